@@ -1,0 +1,137 @@
+#include "db/schema.h"
+
+#include <string>
+#include <vector>
+
+namespace tf::db {
+namespace {
+
+// Never edit a migration that has shipped; append a new one.
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> kMigrations = {
+      // 1: jobs, candidates, builds, results, best configs, workers, leases.
+      R"sql(
+CREATE TABLE kernels(
+  fingerprint TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_ms INTEGER NOT NULL);
+CREATE TABLE jobs(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kernel TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  spec BLOB NOT NULL,
+  sources BLOB NOT NULL,
+  state INTEGER NOT NULL,
+  priority INTEGER NOT NULL DEFAULT 0,
+  device_class TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  candidates_total INTEGER NOT NULL DEFAULT 0,
+  candidates_done INTEGER NOT NULL DEFAULT 0,
+  candidates_failed INTEGER NOT NULL DEFAULT 0,
+  candidates_cached INTEGER NOT NULL DEFAULT 0,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL);
+CREATE INDEX jobs_by_state ON jobs(state);
+CREATE TABLE builds(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  fingerprint TEXT NOT NULL,
+  target TEXT NOT NULL,
+  config_key TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  artifact_sha256 TEXT NOT NULL DEFAULT '',
+  symbol TEXT NOT NULL DEFAULT '',
+  diagnostics TEXT NOT NULL DEFAULT '',
+  UNIQUE(fingerprint, target, config_key));
+CREATE TABLE candidates(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL REFERENCES jobs(id),
+  config_key TEXT NOT NULL,
+  problem_text TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  lease_id INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(job_id, config_key, problem_text));
+CREATE INDEX candidates_by_job ON candidates(job_id, state);
+CREATE TABLE results(
+  candidate_id INTEGER PRIMARY KEY REFERENCES candidates(id),
+  job_id INTEGER NOT NULL,
+  fingerprint TEXT NOT NULL,
+  config_key TEXT NOT NULL,
+  problem_key TEXT NOT NULL,
+  device_class TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  error TEXT NOT NULL DEFAULT '',
+  median_ns REAL, p10_ns REAL, p90_ns REAL, min_ns REAL, mean_ns REAL,
+  repeats INTEGER, gflops REAL, max_abs_error REAL,
+  worker TEXT NOT NULL DEFAULT '',
+  cached INTEGER NOT NULL DEFAULT 0,
+  created_ms INTEGER NOT NULL);
+CREATE INDEX results_by_job ON results(job_id);
+CREATE INDEX results_by_kernel ON results(fingerprint, device_class);
+CREATE TABLE best(
+  kernel TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  problem_key TEXT NOT NULL,
+  device_class TEXT NOT NULL,
+  candidate_id INTEGER NOT NULL REFERENCES results(candidate_id),
+  median_ns REAL NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY(fingerprint, problem_key, device_class));
+CREATE TABLE workers(
+  id TEXT PRIMARY KEY,
+  hostname TEXT NOT NULL,
+  devices BLOB NOT NULL,
+  registered_ms INTEGER NOT NULL);
+CREATE TABLE leases(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL,
+  worker_id TEXT NOT NULL,
+  device_index INTEGER NOT NULL,
+  artifact_sha256 TEXT NOT NULL,
+  active INTEGER NOT NULL);
+)sql",
+      // 2: device clocks and temperature recorded with each result, so that
+      // timings taken at different clocks can be told apart.
+      R"sql(
+ALTER TABLE results ADD COLUMN sm_clock_mhz REAL;
+ALTER TABLE results ADD COLUMN temperature_c REAL;
+CREATE INDEX leases_active ON leases(active);
+)sql",
+  };
+  return kMigrations;
+}
+
+}  // namespace
+
+int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+Result<int> SchemaVersion(Database& db) {
+  TF_RETURN_IF_ERROR(db.Exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)"));
+  TF_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT MAX(version) FROM schema_version"));
+  TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row && !stmt.IsNull(0) ? static_cast<int>(stmt.Int(0)) : 0;
+}
+
+Status Migrate(Database& db, int target) {
+  TF_ASSIGN_OR_RETURN(int version, SchemaVersion(db));
+  if (version > LatestSchemaVersion()) {
+    return Status::FailedPrecondition(
+        db.path() + " has tuning-database schema version " + std::to_string(version) +
+        ", newer than this build understands (" + std::to_string(LatestSchemaVersion()) +
+        "); use a newer tunefleet");
+  }
+  for (int next = version + 1; next <= target; ++next) {
+    Transaction txn(db);
+    TF_RETURN_IF_ERROR(txn.begin_status());
+    Status applied = db.Exec(Migrations()[next - 1]);
+    if (!applied.ok()) {
+      return Status::Internal("migration to schema version " + std::to_string(next) +
+                              " failed: " + applied.message());
+    }
+    TF_RETURN_IF_ERROR(
+        db.Exec("INSERT INTO schema_version(version) VALUES(" + std::to_string(next) + ")"));
+    TF_RETURN_IF_ERROR(txn.Commit());
+  }
+  return Status::Ok();
+}
+
+}  // namespace tf::db

@@ -1,0 +1,417 @@
+#include "db/tuning_db.h"
+
+#include "common/files.h"
+#include "db/schema.h"
+
+namespace tf::db {
+namespace {
+
+std::string SerializeSources(const std::vector<v1::SourceFile>& sources) {
+  v1::SubmitJobRequest holder;
+  for (const auto& s : sources) *holder.add_sources() = s;
+  return holder.SerializeAsString();
+}
+
+std::vector<v1::SourceFile> ParseSources(const std::string& bytes) {
+  v1::SubmitJobRequest holder;
+  holder.ParseFromString(bytes);
+  return {holder.sources().begin(), holder.sources().end()};
+}
+
+constexpr const char* kJobColumns =
+    "id, kernel, fingerprint, spec, sources, state, priority, device_class, error, "
+    "candidates_total, candidates_done, candidates_failed, candidates_cached, created_ms, "
+    "updated_ms";
+
+JobRow ReadJob(const Statement& s) {
+  JobRow job;
+  job.id = s.Int(0);
+  job.kernel = s.Text(1);
+  job.fingerprint = s.Text(2);
+  job.spec.ParseFromString(s.Text(3));
+  job.sources = ParseSources(s.Text(4));
+  job.state = static_cast<v1::JobState>(s.Int(5));
+  job.priority = static_cast<int>(s.Int(6));
+  job.device_class = s.Text(7);
+  job.error = s.Text(8);
+  job.candidates_total = s.Int(9);
+  job.candidates_done = s.Int(10);
+  job.candidates_failed = s.Int(11);
+  job.candidates_cached = s.Int(12);
+  job.created_ms = s.Int(13);
+  job.updated_ms = s.Int(14);
+  return job;
+}
+
+constexpr const char* kResultColumns =
+    "r.candidate_id, r.job_id, r.fingerprint, r.config_key, r.problem_key, r.device_class, "
+    "r.worker, r.cached, r.status, r.error, r.median_ns, r.p10_ns, r.p90_ns, r.min_ns, "
+    "r.mean_ns, r.repeats, r.gflops, r.max_abs_error, r.sm_clock_mhz, r.temperature_c";
+constexpr int kResultColumnCount = 20;
+
+ResultRow ReadResult(const Statement& s) {
+  ResultRow r;
+  r.candidate_id = s.Int(0);
+  r.job_id = s.Int(1);
+  r.fingerprint = s.Text(2);
+  r.config_key = s.Text(3);
+  r.problem_key = s.Text(4);
+  r.device_class = s.Text(5);
+  r.worker = s.Text(6);
+  r.cached = s.Int(7) != 0;
+  r.status = static_cast<v1::ResultStatus>(s.Int(8));
+  r.error = s.Text(9);
+  r.timing.set_median_ns(s.Double(10));
+  r.timing.set_p10_ns(s.Double(11));
+  r.timing.set_p90_ns(s.Double(12));
+  r.timing.set_min_ns(s.Double(13));
+  r.timing.set_mean_ns(s.Double(14));
+  r.timing.set_repeats(static_cast<int32_t>(s.Int(15)));
+  r.timing.set_gflops(s.Double(16));
+  r.max_abs_error = s.Double(17);
+  r.timing.set_sm_clock_mhz(s.Double(18));
+  r.timing.set_temperature_c(s.Double(19));
+  return r;
+}
+
+template <typename Row, typename Reader>
+Result<std::vector<Row>> Collect(Statement& stmt, Reader read) {
+  std::vector<Row> rows;
+  while (true) {
+    TF_ASSIGN_OR_RETURN(bool has_row, stmt.Step());
+    if (!has_row) break;
+    rows.push_back(read(stmt));
+  }
+  return rows;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& path, bool synchronous_full) {
+  TF_ASSIGN_OR_RETURN(auto database, Database::Open(path, synchronous_full));
+  TF_RETURN_IF_ERROR(Migrate(*database, LatestSchemaVersion()));
+  return std::unique_ptr<TuningDb>(new TuningDb(std::move(database)));
+}
+
+Result<int64_t> TuningDb::EnsureKernel(const std::string& fingerprint, const std::string& name,
+                                       int64_t now_ms) {
+  TF_ASSIGN_OR_RETURN(auto insert, db_->Prepare("INSERT OR IGNORE INTO kernels(fingerprint, name, "
+                                                "created_ms) VALUES(?, ?, ?)"));
+  TF_RETURN_IF_ERROR(insert.Bind(1, fingerprint).Bind(2, name).Bind(3, now_ms).Run());
+  TF_ASSIGN_OR_RETURN(auto select,
+                      db_->Prepare("SELECT created_ms FROM kernels WHERE fingerprint = ?"));
+  select.Bind(1, fingerprint);
+  TF_ASSIGN_OR_RETURN(bool row, select.Step());
+  return row ? select.Int(0) : now_ms;
+}
+
+Status TuningDb::InsertJob(JobRow& job) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("INSERT INTO jobs(kernel, fingerprint, spec, sources, state, "
+                                   "priority, device_class, error, candidates_total, created_ms, "
+                                   "updated_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+  stmt.Bind(1, job.kernel)
+      .Bind(2, job.fingerprint)
+      .BindBlob(3, job.spec.SerializeAsString())
+      .BindBlob(4, SerializeSources(job.sources))
+      .Bind(5, static_cast<int64_t>(job.state))
+      .Bind(6, static_cast<int64_t>(job.priority))
+      .Bind(7, job.device_class)
+      .Bind(8, job.error)
+      .Bind(9, job.candidates_total)
+      .Bind(10, job.created_ms)
+      .Bind(11, job.updated_ms);
+  TF_RETURN_IF_ERROR(stmt.Run());
+  job.id = db_->LastInsertId();
+  return Status::Ok();
+}
+
+Status TuningDb::UpdateJob(const JobRow& job) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("UPDATE jobs SET state=?, device_class=?, error=?, "
+                                   "candidates_total=?, candidates_done=?, candidates_failed=?, "
+                                   "candidates_cached=?, updated_ms=? WHERE id=?"));
+  stmt.Bind(1, static_cast<int64_t>(job.state))
+      .Bind(2, job.device_class)
+      .Bind(3, job.error)
+      .Bind(4, job.candidates_total)
+      .Bind(5, job.candidates_done)
+      .Bind(6, job.candidates_failed)
+      .Bind(7, job.candidates_cached)
+      .Bind(8, job.updated_ms)
+      .Bind(9, job.id);
+  return stmt.Run();
+}
+
+Result<std::optional<JobRow>> TuningDb::GetJob(int64_t id) {
+  TF_ASSIGN_OR_RETURN(
+      auto stmt, db_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?"));
+  stmt.Bind(1, id);
+  TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<JobRow>();
+  return std::optional<JobRow>(ReadJob(stmt));
+}
+
+Result<std::vector<JobRow>> TuningDb::LoadJobs(bool unfinished_only, int limit) {
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs";
+  if (unfinished_only) {
+    sql += " WHERE state IN (" + std::to_string(v1::JOB_STATE_QUEUED) + "," +
+           std::to_string(v1::JOB_STATE_RUNNING) + ")";
+  }
+  sql += " ORDER BY id DESC LIMIT ?";
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare(sql));
+  stmt.Bind(1, static_cast<int64_t>(limit));
+  return Collect<JobRow>(stmt, ReadJob);
+}
+
+Status TuningDb::InsertCandidates(std::vector<CandidateRow>& candidates) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("INSERT INTO candidates(job_id, config_key, problem_text, "
+                                   "state, lease_id) VALUES(?,?,?,?,?)"));
+  for (auto& c : candidates) {
+    stmt.Bind(1, c.job_id)
+        .Bind(2, c.config_key)
+        .Bind(3, c.problem_text)
+        .Bind(4, static_cast<int64_t>(c.state))
+        .Bind(5, c.lease_id);
+    TF_RETURN_IF_ERROR(stmt.Run());
+    c.id = db_->LastInsertId();
+  }
+  return Status::Ok();
+}
+
+Status TuningDb::SetCandidateState(const std::vector<int64_t>& ids, CandidateState state,
+                                   int64_t lease_id) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("UPDATE candidates SET state=?, lease_id=? WHERE id=?"));
+  for (int64_t id : ids) {
+    TF_RETURN_IF_ERROR(
+        stmt.Bind(1, static_cast<int64_t>(state)).Bind(2, lease_id).Bind(3, id).Run());
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<CandidateRow>> TuningDb::LoadCandidates(int64_t job_id) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("SELECT id, job_id, config_key, problem_text, "
+                                              "state, lease_id FROM candidates WHERE job_id = ? "
+                                              "ORDER BY id"));
+  stmt.Bind(1, job_id);
+  return Collect<CandidateRow>(stmt, [](const Statement& s) {
+    CandidateRow c;
+    c.id = s.Int(0);
+    c.job_id = s.Int(1);
+    c.config_key = s.Text(2);
+    c.problem_text = s.Text(3);
+    c.state = static_cast<CandidateState>(s.Int(4));
+    c.lease_id = s.Int(5);
+    return c;
+  });
+}
+
+Result<std::map<std::string, BuildRow>> TuningDb::LoadBuilds(const std::string& fingerprint,
+                                                             const std::string& target) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("SELECT config_key, ok, artifact_sha256, symbol, diagnostics "
+                                   "FROM builds WHERE fingerprint = ? AND target = ?"));
+  stmt.Bind(1, fingerprint).Bind(2, target);
+  std::map<std::string, BuildRow> builds;
+  while (true) {
+    TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    BuildRow b{stmt.Text(0), stmt.Int(1) != 0, stmt.Text(2), stmt.Text(3), stmt.Text(4)};
+    builds.emplace(b.config_key, std::move(b));
+  }
+  return builds;
+}
+
+Status TuningDb::PutBuild(const std::string& fingerprint, const std::string& target,
+                          const BuildRow& build) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT OR REPLACE INTO builds(fingerprint, target, "
+                                              "config_key, ok, artifact_sha256, symbol, "
+                                              "diagnostics) VALUES(?,?,?,?,?,?,?)"));
+  stmt.Bind(1, fingerprint)
+      .Bind(2, target)
+      .Bind(3, build.config_key)
+      .Bind(4, static_cast<int64_t>(build.ok))
+      .Bind(5, build.artifact_sha256)
+      .Bind(6, build.symbol)
+      .Bind(7, build.diagnostics);
+  return stmt.Run();
+}
+
+Result<bool> TuningDb::InsertResult(const ResultRow& r) {
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare("INSERT OR IGNORE INTO results(candidate_id, job_id, fingerprint, config_key, "
+                   "problem_key, device_class, worker, cached, status, error, median_ns, p10_ns, "
+                   "p90_ns, min_ns, mean_ns, repeats, gflops, max_abs_error, sm_clock_mhz, "
+                   "temperature_c, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  const auto& t = r.timing;
+  stmt.Bind(1, r.candidate_id)
+      .Bind(2, r.job_id)
+      .Bind(3, r.fingerprint)
+      .Bind(4, r.config_key)
+      .Bind(5, r.problem_key)
+      .Bind(6, r.device_class)
+      .Bind(7, r.worker)
+      .Bind(8, static_cast<int64_t>(r.cached))
+      .Bind(9, static_cast<int64_t>(r.status))
+      .Bind(10, r.error)
+      .Bind(11, t.median_ns())
+      .Bind(12, t.p10_ns())
+      .Bind(13, t.p90_ns())
+      .Bind(14, t.min_ns())
+      .Bind(15, t.mean_ns())
+      .Bind(16, static_cast<int64_t>(t.repeats()))
+      .Bind(17, t.gflops())
+      .Bind(18, r.max_abs_error)
+      .Bind(19, t.sm_clock_mhz())
+      .Bind(20, t.temperature_c())
+      .Bind(21, NowUnixMs());
+  TF_RETURN_IF_ERROR(stmt.Run());
+  return db_->Changes() > 0;
+}
+
+Result<std::vector<ResultRow>> TuningDb::ListResults(int64_t job_id) {
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare(std::string("SELECT ") + kResultColumns +
+                   ", c.problem_text FROM results r JOIN candidates c ON c.id = r.candidate_id "
+                   "WHERE r.job_id = ? ORDER BY (r.status != " +
+                   std::to_string(v1::RESULT_STATUS_OK) + "), r.median_ns, r.candidate_id"));
+  stmt.Bind(1, job_id);
+  return Collect<ResultRow>(stmt, [](const Statement& s) {
+    ResultRow r = ReadResult(s);
+    r.problem_text = s.Text(kResultColumnCount);
+    return r;
+  });
+}
+
+Result<std::vector<ResultRow>> TuningDb::FindResults(const std::string& fingerprint,
+                                                     const std::string& device_class) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare(std::string("SELECT ") + kResultColumns +
+                                   " FROM results r WHERE r.fingerprint = ? AND r.device_class = ?"));
+  stmt.Bind(1, fingerprint).Bind(2, device_class);
+  return Collect<ResultRow>(stmt, ReadResult);
+}
+
+Result<bool> TuningDb::OfferBest(const std::string& kernel, const ResultRow& result,
+                                 int64_t now_ms) {
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare("INSERT INTO best(kernel, fingerprint, problem_key, device_class, "
+                   "candidate_id, median_ns, updated_ms) VALUES(?,?,?,?,?,?,?) "
+                   "ON CONFLICT(fingerprint, problem_key, device_class) DO UPDATE SET "
+                   "candidate_id = excluded.candidate_id, median_ns = excluded.median_ns, "
+                   "updated_ms = excluded.updated_ms WHERE excluded.median_ns < best.median_ns"));
+  stmt.Bind(1, kernel)
+      .Bind(2, result.fingerprint)
+      .Bind(3, result.problem_key)
+      .Bind(4, result.device_class)
+      .Bind(5, result.candidate_id)
+      .Bind(6, result.timing.median_ns())
+      .Bind(7, now_ms);
+  TF_RETURN_IF_ERROR(stmt.Run());
+  return db_->Changes() > 0;
+}
+
+Result<std::vector<BestRow>> TuningDb::LoadBest() {
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare(std::string("SELECT ") + kResultColumns +
+                   ", b.kernel, k.created_ms FROM best b JOIN results r ON r.candidate_id = "
+                   "b.candidate_id JOIN kernels k ON k.fingerprint = b.fingerprint"));
+  return Collect<BestRow>(stmt, [](const Statement& s) {
+    BestRow b;
+    b.result = ReadResult(s);
+    b.kernel = s.Text(kResultColumnCount);
+    b.fingerprint_created_ms = s.Int(kResultColumnCount + 1);
+    b.fingerprint = b.result.fingerprint;
+    b.problem_key = b.result.problem_key;
+    b.device_class = b.result.device_class;
+    return b;
+  });
+}
+
+Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
+  // SQLite returns the row holding MIN() for the other bare columns.
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare(std::string("SELECT ") + kResultColumns +
+                   ", c.problem_text, MIN(r.median_ns) FROM results r JOIN candidates c ON c.id = "
+                   "r.candidate_id WHERE r.job_id = ? AND r.status = " +
+                   std::to_string(v1::RESULT_STATUS_OK) + " GROUP BY r.problem_key ORDER BY c.id"));
+  stmt.Bind(1, job_id);
+  return Collect<ResultRow>(stmt, [](const Statement& s) {
+    ResultRow r = ReadResult(s);
+    r.problem_text = s.Text(kResultColumnCount);
+    return r;
+  });
+}
+
+Status TuningDb::PutWorker(const WorkerRow& worker) {
+  v1::RegisterRequest holder;
+  for (const auto& d : worker.devices) *holder.add_devices() = d;
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT OR REPLACE INTO workers(id, hostname, "
+                                              "devices, registered_ms) VALUES(?,?,?,?)"));
+  stmt.Bind(1, worker.id)
+      .Bind(2, worker.hostname)
+      .BindBlob(3, holder.SerializeAsString())
+      .Bind(4, worker.registered_ms);
+  return stmt.Run();
+}
+
+Result<std::vector<WorkerRow>> TuningDb::LoadWorkers() {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("SELECT id, hostname, devices, registered_ms FROM workers"));
+  return Collect<WorkerRow>(stmt, [](const Statement& s) {
+    WorkerRow w;
+    w.id = s.Text(0);
+    w.hostname = s.Text(1);
+    v1::RegisterRequest holder;
+    holder.ParseFromString(s.Text(2));
+    w.devices.assign(holder.devices().begin(), holder.devices().end());
+    w.registered_ms = s.Int(3);
+    return w;
+  });
+}
+
+Status TuningDb::InsertLease(LeaseRow& lease) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT INTO leases(job_id, worker_id, device_index, "
+                                              "artifact_sha256, active) VALUES(?,?,?,?,1)"));
+  stmt.Bind(1, lease.job_id)
+      .Bind(2, lease.worker_id)
+      .Bind(3, static_cast<int64_t>(lease.device_index))
+      .Bind(4, lease.artifact_sha256);
+  TF_RETURN_IF_ERROR(stmt.Run());
+  lease.id = db_->LastInsertId();
+  return Status::Ok();
+}
+
+Status TuningDb::EndLease(int64_t lease_id) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("UPDATE leases SET active = 0 WHERE id = ?"));
+  return stmt.Bind(1, lease_id).Run();
+}
+
+Result<std::vector<LeaseRow>> TuningDb::LoadActiveLeases() {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("SELECT l.id, l.job_id, l.worker_id, l.device_index, "
+                                   "l.artifact_sha256, c.id FROM leases l JOIN candidates c ON "
+                                   "c.lease_id = l.id AND c.state = " +
+                                   std::to_string(static_cast<int>(CandidateState::kLeased)) +
+                                   " WHERE l.active = 1 ORDER BY l.id, c.id"));
+  std::vector<LeaseRow> leases;
+  while (true) {
+    TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    if (leases.empty() || leases.back().id != stmt.Int(0)) {
+      leases.push_back({stmt.Int(0), stmt.Int(1), stmt.Text(2), static_cast<int>(stmt.Int(3)),
+                        stmt.Text(4), {}});
+    }
+    leases.back().candidate_ids.push_back(stmt.Int(5));
+  }
+  return leases;
+}
+
+}  // namespace tf::db

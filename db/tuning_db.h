@@ -1,0 +1,161 @@
+// The tuning database: jobs, their candidates, compiled builds, every
+// candidate's result, the best configuration per (kernel fingerprint,
+// problem, device class), registered workers and leases. SQLite in WAL mode.
+//
+// Not thread-safe: the coordinator serialises access. Callers group related
+// writes with Begin() so that a state change is stored whole or not at all.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/sqlite.h"
+#include "tunefleet/v1/tunefleet.pb.h"
+#include "tunefleet/v1/worker.pb.h"
+
+namespace tf::db {
+
+namespace v1 = ::tunefleet::v1;
+
+struct JobRow {
+  int64_t id = 0;
+  std::string kernel;
+  std::string fingerprint;
+  v1::KernelSpec spec;
+  std::vector<v1::SourceFile> sources;
+  v1::JobState state = v1::JOB_STATE_QUEUED;
+  int priority = 0;
+  std::string device_class;
+  std::string error;
+  int64_t candidates_total = 0;
+  int64_t candidates_done = 0;
+  int64_t candidates_failed = 0;
+  int64_t candidates_cached = 0;
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;
+};
+
+enum class CandidateState { kWaitingBuild = 0, kReady = 1, kLeased = 2, kDone = 3 };
+
+struct CandidateRow {
+  int64_t id = 0;
+  int64_t job_id = 0;
+  std::string config_key;
+  std::string problem_text;  // variables in spec order: "M=256,N=256,K=256"
+  CandidateState state = CandidateState::kWaitingBuild;
+  int64_t lease_id = 0;
+};
+
+struct BuildRow {
+  std::string config_key;
+  bool ok = false;
+  std::string artifact_sha256;
+  std::string symbol;
+  std::string diagnostics;
+};
+
+struct ResultRow {
+  int64_t candidate_id = 0;
+  int64_t job_id = 0;
+  std::string fingerprint;
+  std::string config_key;
+  std::string problem_key;
+  std::string problem_text;  // filled when listing
+  std::string device_class;
+  std::string worker;
+  bool cached = false;
+  v1::ResultStatus status = v1::RESULT_STATUS_UNSPECIFIED;
+  std::string error;
+  v1::TimingStats timing;
+  double max_abs_error = 0;
+};
+
+struct BestRow {
+  std::string kernel;
+  std::string fingerprint;
+  int64_t fingerprint_created_ms = 0;
+  std::string problem_key;
+  std::string device_class;
+  ResultRow result;
+};
+
+struct WorkerRow {
+  std::string id;
+  std::string hostname;
+  std::vector<v1::DeviceInfo> devices;
+  int64_t registered_ms = 0;
+};
+
+struct LeaseRow {
+  int64_t id = 0;
+  int64_t job_id = 0;
+  std::string worker_id;
+  int device_index = 0;
+  std::string artifact_sha256;
+  std::vector<int64_t> candidate_ids;  // filled when loading
+};
+
+class TuningDb {
+ public:
+  // Opens or creates the database at `path` and migrates it to the latest
+  // schema. `synchronous_full`: every commit is fsynced.
+  static Result<std::unique_ptr<TuningDb>> Open(const std::string& path,
+                                                bool synchronous_full = true);
+
+  Database& database() { return *db_; }
+  // A transaction over this database; commit it to keep the writes.
+  std::unique_ptr<Transaction> Begin() { return std::make_unique<Transaction>(*db_); }
+
+  // Records the kernel fingerprint the first time it is seen; returns when.
+  Result<int64_t> EnsureKernel(const std::string& fingerprint, const std::string& name,
+                               int64_t now_ms);
+
+  Status InsertJob(JobRow& job);  // sets job.id
+  // Stores state, device class, error, counters and updated_ms.
+  Status UpdateJob(const JobRow& job);
+  Result<std::optional<JobRow>> GetJob(int64_t id);
+  // Newest first; `unfinished_only` keeps queued and running jobs.
+  Result<std::vector<JobRow>> LoadJobs(bool unfinished_only, int limit);
+
+  Status InsertCandidates(std::vector<CandidateRow>& candidates);  // sets ids
+  Status SetCandidateState(const std::vector<int64_t>& ids, CandidateState state,
+                           int64_t lease_id);
+  Result<std::vector<CandidateRow>> LoadCandidates(int64_t job_id);
+
+  // Builds of one kernel for one target, by configuration key.
+  Result<std::map<std::string, BuildRow>> LoadBuilds(const std::string& fingerprint,
+                                                     const std::string& target);
+  Status PutBuild(const std::string& fingerprint, const std::string& target, const BuildRow& build);
+
+  // false when the candidate already has a result (it is not replaced).
+  Result<bool> InsertResult(const ResultRow& result);
+  // Every result of a job; OK results first by median time, then the rest.
+  Result<std::vector<ResultRow>> ListResults(int64_t job_id);
+  // Earlier results of this kernel on this device class, for reuse.
+  Result<std::vector<ResultRow>> FindResults(const std::string& fingerprint,
+                                             const std::string& device_class);
+
+  // Keeps `result` as the best of its (fingerprint, problem, device class)
+  // when it is faster than the one stored; true when it became the best.
+  Result<bool> OfferBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
+  Result<std::vector<BestRow>> LoadBest();
+  // The fastest OK result of each problem of a job.
+  Result<std::vector<ResultRow>> JobBest(int64_t job_id);
+
+  Status PutWorker(const WorkerRow& worker);
+  Result<std::vector<WorkerRow>> LoadWorkers();
+
+  Status InsertLease(LeaseRow& lease);  // sets lease.id
+  Status EndLease(int64_t lease_id);
+  // Active leases with the candidates still leased under them.
+  Result<std::vector<LeaseRow>> LoadActiveLeases();
+
+ private:
+  explicit TuningDb(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  std::unique_ptr<Database> db_;
+};
+
+}  // namespace tf::db

@@ -1,0 +1,931 @@
+#include "scheduler/coordinator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "common/files.h"
+#include "compiler/fingerprint.h"
+#include "compiler/toolchain.h"
+#include "scheduler/space.h"
+#include "spec/config.h"
+
+namespace tf::scheduler {
+namespace {
+
+bool IsTerminal(v1::JobState state) {
+  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
+         state == v1::JOB_STATE_CANCELLED;
+}
+
+bool IsFailure(v1::ResultStatus status) { return status != v1::RESULT_STATUS_OK; }
+
+Status JobNotFound(int64_t job_id) {
+  return Status::NotFound("job " + std::to_string(job_id) + " does not exist");
+}
+
+}  // namespace
+
+Coordinator::Coordinator(const CoordinatorOptions& options) : options_(options) {}
+
+Result<std::unique_ptr<Coordinator>> Coordinator::Start(const CoordinatorOptions& options) {
+  std::unique_ptr<Coordinator> c(new Coordinator(options));
+  TF_ASSIGN_OR_RETURN(c->store_, compiler::ArtifactStore::Open(options.artifact_dir));
+  TF_ASSIGN_OR_RETURN(c->db_, db::TuningDb::Open(options.db_path, options.db_synchronous_full));
+  compiler::BuildOptions build_options;
+  build_options.batch_size = options.build_batch_size;
+  build_options.parallelism = options.build_parallelism;
+  build_options.timeout_s = options.build_timeout_s;
+  Coordinator* self = c.get();
+  c->builds_ = std::make_unique<BuildQueue>(
+      *c->store_, build_options,
+      [self](int64_t job_id, std::vector<compiler::ConfigBuild> builds) {
+        self->OnBatchBuilt(job_id, builds);
+      });
+  {
+    std::lock_guard lock(c->mu_);
+    TF_RETURN_IF_ERROR(c->Load());
+  }
+  c->reaper_ = std::thread([self] { self->ReaperLoop(); });
+  return c;
+}
+
+Coordinator::~Coordinator() {
+  stopping_ = true;
+  work_cv_.notify_all();
+  change_cv_.notify_all();
+  if (reaper_.joinable()) reaper_.join();
+  builds_.reset();  // its callbacks use this object
+}
+
+// Rebuilds memory from the database: unfinished jobs and their candidates,
+// active leases (given a fresh deadline), workers and the best configs.
+Status Coordinator::Load() {
+  TF_ASSIGN_OR_RETURN(auto best, db_->LoadBest());
+  for (const auto& row : best) best_.Put(row);
+  TF_ASSIGN_OR_RETURN(auto workers, db_->LoadWorkers());
+  for (auto& row : workers) {
+    Worker w;
+    w.row = std::move(row);
+    next_worker_seq_++;
+    workers_[w.row.id] = std::move(w);
+  }
+  TF_ASSIGN_OR_RETURN(auto leases, db_->LoadActiveLeases());
+  std::unordered_map<int64_t, int64_t> lease_of_candidate;
+  int64_t now = NowUnixMs();
+  for (const auto& l : leases) {
+    Lease lease{l.id, l.job_id, l.worker_id, l.device_index, l.artifact_sha256, l.candidate_ids,
+                now + options_.lease_ttl_ms};
+    for (int64_t id : l.candidate_ids) lease_of_candidate[id] = l.id;
+    leases_[l.id] = std::move(lease);
+  }
+  TF_ASSIGN_OR_RETURN(auto rows, db_->LoadJobs(/*unfinished_only=*/true, 1 << 30));
+  for (auto& row : rows) {
+    Job& job = jobs_[row.id];
+    job.row = std::move(row);
+    auto toolchain = compiler::MakeToolchain(job.row.spec);
+    if (!toolchain.ok()) {
+      FailJobLocked(job, toolchain.status().message());
+      continue;
+    }
+    job.target = (*toolchain)->target();
+    if (job.row.device_class.empty()) continue;  // still waiting for a device
+    TF_ASSIGN_OR_RETURN(auto candidate_rows, db_->LoadCandidates(job.row.id));
+    TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
+    std::vector<v1::Config> to_build;
+    std::set<std::string> queued_configs;
+    for (const auto& cr : candidate_rows) {
+      Candidate c;
+      c.id = cr.id;
+      c.job_id = cr.job_id;
+      c.config_key = cr.config_key;
+      TF_ASSIGN_OR_RETURN(c.config, spec::ParseConfigKey(cr.config_key));
+      TF_ASSIGN_OR_RETURN(c.problem, spec::ParseProblem(cr.problem_text));
+      c.problem_key = spec::ProblemKey(c.problem);
+      c.state = cr.state;
+      auto build = builds.find(cr.config_key);
+      bool built = build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
+      if (built) {
+        c.artifact_sha256 = build->second.artifact_sha256;
+        c.symbol = build->second.symbol;
+      }
+      job.candidate_ids.push_back(c.id);
+      Candidate& stored = candidates_[c.id] = std::move(c);
+      if (stored.state == db::CandidateState::kDone) continue;
+      if (stored.state == db::CandidateState::kLeased && lease_of_candidate.count(stored.id) &&
+          built) {
+        stored.lease_id = lease_of_candidate[stored.id];
+        job.active_leases++;
+        continue;
+      }
+      if (built) {
+        MarkReadyLocked(job, stored);
+      } else {
+        stored.state = db::CandidateState::kWaitingBuild;
+        if (queued_configs.insert(stored.config_key).second) to_build.push_back(stored.config);
+      }
+    }
+    ScheduleBuildsLocked(job, to_build);
+    spdlog::info("resumed job {} ({}): {}/{} candidates done, {} ready, {} to build", job.row.id,
+                 job.row.kernel, job.row.candidates_done, job.row.candidates_total,
+                 job.ready.size(), to_build.size());
+    FinishIfDoneLocked(job);
+  }
+  // Leases whose candidates were all done or dropped above have nothing left.
+  std::erase_if(leases_, [&](const auto& entry) {
+    return std::none_of(entry.second.candidate_ids.begin(), entry.second.candidate_ids.end(),
+                        [&](int64_t id) {
+                          auto it = candidates_.find(id);
+                          return it != candidates_.end() && it->second.lease_id == entry.first;
+                        });
+  });
+  return Status::Ok();
+}
+
+bool Coordinator::Matches(const v1::Target& target, const v1::DeviceInfo& device) const {
+  if (!target.vendor().empty() && target.vendor() != device.vendor()) return false;
+  if (!target.arch().empty() && target.arch() != device.arch()) return false;
+  if (!target.device_class().empty() && target.device_class() != device.device_class()) {
+    return false;
+  }
+  if (!target.label().empty() &&
+      std::find(device.labels().begin(), device.labels().end(), target.label()) ==
+          device.labels().end()) {
+    return false;
+  }
+  return true;
+}
+
+Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request) {
+  const auto& spec = request.spec();
+  std::vector<v1::SourceFile> sources(request.sources().begin(), request.sources().end());
+  TF_RETURN_IF_ERROR(spec::ValidateSpec(spec, sources, options_.limits));
+  TF_ASSIGN_OR_RETURN(auto toolchain, compiler::MakeToolchain(spec));
+  TF_RETURN_IF_ERROR(toolchain->Validate(spec));
+
+  db::JobRow row;
+  row.kernel = spec.name();
+  row.fingerprint = compiler::KernelFingerprint(spec, sources, toolchain->version());
+  row.spec = spec;
+  row.sources = std::move(sources);
+  row.state = v1::JOB_STATE_QUEUED;
+  row.priority = request.priority();
+  row.created_ms = row.updated_ms = NowUnixMs();
+
+  std::lock_guard lock(mu_);
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(db_->EnsureKernel(row.fingerprint, row.kernel, row.created_ms).status());
+    TF_RETURN_IF_ERROR(db_->InsertJob(row));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  Job& job = jobs_[row.id];
+  job.row = std::move(row);
+  job.target = toolchain->target();
+  spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
+               job.row.fingerprint.substr(0, 12));
+  BindQueuedJobsLocked();
+  return ToProto(job);
+}
+
+void Coordinator::BindQueuedJobsLocked() {
+  int64_t now = NowUnixMs();
+  for (auto& [id, job] : jobs_) {
+    if (job.row.state != v1::JOB_STATE_QUEUED) continue;
+    for (const auto& [worker_id, worker] : workers_) {
+      if (now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) continue;
+      const v1::DeviceInfo* match = nullptr;
+      for (const auto& device : worker.row.devices) {
+        if (Matches(job.row.spec.target(), device)) match = &device;
+      }
+      if (!match) continue;
+      Status bound = BindJobLocked(job, *match);
+      if (!bound.ok()) {
+        spdlog::error("job {}: cannot bind to {}: {}", id, match->device_class(), bound.message());
+      }
+      break;
+    }
+  }
+}
+
+// Fixes the job's device class, enumerates its candidates with that device's
+// properties, reuses earlier results and builds, and starts the builds.
+Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
+  const auto& spec = job.row.spec;
+  DeviceProperties properties(device.properties().begin(), device.properties().end());
+  std::vector<std::pair<v1::Config, v1::Problem>> pairs;
+  std::map<std::string, v1::Config> distinct_configs;
+  for (const auto& problem : spec.problems()) {
+    auto space = SearchSpace::Create(spec, problem, properties);
+    Result<std::vector<v1::Config>> selected =
+        space.ok() ? space->Select(spec.search(), options_.limits.max_space_size) : space.status();
+    if (!selected.ok()) {
+      FailJobLocked(job, "problem " + spec::ProblemText(problem) + " on " + device.device_class() +
+                             ": " + selected.status().message());
+      return selected.status();
+    }
+    for (auto& config : *selected) {
+      distinct_configs.emplace(spec::ConfigKey(config), config);
+      pairs.emplace_back(std::move(config), problem);
+    }
+  }
+  TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
+  std::map<std::string, const db::ResultRow*> earlier_by_key;
+  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
+  TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
+
+  db::JobRow updated = job.row;
+  updated.device_class = device.device_class();
+  updated.state = v1::JOB_STATE_RUNNING;
+  updated.updated_ms = NowUnixMs();
+  updated.candidates_total = static_cast<int64_t>(pairs.size());
+  std::vector<db::CandidateRow> rows;
+  std::vector<Candidate> candidates;
+  for (const auto& [config, problem] : pairs) {
+    Candidate c;
+    c.job_id = job.row.id;
+    c.config = config;
+    c.config_key = spec::ConfigKey(config);
+    c.problem = problem;
+    c.problem_key = spec::ProblemKey(problem);
+    auto build = builds.find(c.config_key);
+    bool reusable = earlier_by_key.count(c.config_key + "|" + c.problem_key) > 0;
+    bool built = build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
+    if (built) {
+      c.artifact_sha256 = build->second.artifact_sha256;
+      c.symbol = build->second.symbol;
+    }
+    c.state = reusable ? db::CandidateState::kDone
+              : built  ? db::CandidateState::kReady
+                       : db::CandidateState::kWaitingBuild;
+    rows.push_back({0, job.row.id, c.config_key, spec::ProblemText(problem), c.state, 0});
+    candidates.push_back(std::move(c));
+  }
+
+  std::vector<db::ResultRow> reused;
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(db_->InsertCandidates(rows));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      candidates[i].id = rows[i].id;
+      if (candidates[i].state != db::CandidateState::kDone) continue;
+      db::ResultRow r = *earlier_by_key[candidates[i].config_key + "|" + candidates[i].problem_key];
+      r.candidate_id = rows[i].id;
+      r.job_id = job.row.id;
+      r.cached = true;
+      TF_RETURN_IF_ERROR(db_->InsertResult(r).status());
+      updated.candidates_done++;
+      updated.candidates_cached++;
+      if (IsFailure(r.status)) updated.candidates_failed++;
+      reused.push_back(std::move(r));
+    }
+    TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  job.row = std::move(updated);
+  std::vector<v1::Config> to_build;
+  std::set<std::string> queued_configs;
+  for (auto& c : candidates) {
+    job.candidate_ids.push_back(c.id);
+    Candidate& stored = candidates_[c.id] = std::move(c);
+    if (stored.state == db::CandidateState::kReady) {
+      stored.state = db::CandidateState::kWaitingBuild;  // MarkReadyLocked sets it
+      MarkReadyLocked(job, stored);
+    } else if (stored.state == db::CandidateState::kWaitingBuild &&
+               queued_configs.insert(stored.config_key).second) {
+      to_build.push_back(stored.config);
+    }
+  }
+  spdlog::info("job {} bound to {}: {} candidates ({} configurations), {} reused, {} to build",
+               job.row.id, job.row.device_class, job.row.candidates_total, distinct_configs.size(),
+               reused.size(), to_build.size());
+  ScheduleBuildsLocked(job, to_build);
+  ChangedLocked(job);
+  FinishIfDoneLocked(job);
+  return Status::Ok();
+}
+
+void Coordinator::ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs) {
+  if (configs.empty()) return;
+  builds_->Enqueue({job.row.id, job.row.spec, job.row.sources, configs});
+}
+
+void Coordinator::MarkReadyLocked(Job& job, Candidate& candidate) {
+  candidate.state = db::CandidateState::kReady;
+  candidate.lease_id = 0;
+  job.ready.push_back(candidate.id);
+  work_cv_.notify_all();
+}
+
+void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  Job& job = it->second;
+  std::map<std::string, const compiler::ConfigBuild*> by_key;
+  for (const auto& b : builds) by_key[spec::ConfigKey(b.config)] = &b;
+
+  db::JobRow updated = job.row;
+  std::vector<std::pair<Candidate*, db::ResultRow>> failed;
+  std::vector<Candidate*> ready;
+  for (int64_t id : job.candidate_ids) {
+    Candidate& c = candidates_[id];
+    auto b = by_key.find(c.config_key);
+    if (b == by_key.end() || c.state != db::CandidateState::kWaitingBuild) continue;
+    if (b->second->ok) {
+      ready.push_back(&c);
+      continue;
+    }
+    v1::CandidateResult result;
+    result.set_candidate_id(c.id);
+    result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+    result.set_error(b->second->diagnostics);
+    failed.emplace_back(&c, MakeResultRow(job, c, result, ""));
+    updated.candidates_done++;
+    updated.candidates_failed++;
+  }
+  updated.updated_ms = NowUnixMs();
+  auto txn = db_->Begin();
+  Status status = txn->begin_status();
+  for (const auto& [key, b] : by_key) {
+    if (status.ok()) {
+      status = db_->PutBuild(job.row.fingerprint, job.target,
+                             {key, b->ok, b->artifact_sha256, b->symbol, b->diagnostics});
+    }
+  }
+  std::vector<int64_t> ready_ids, failed_ids;
+  for (auto* c : ready) ready_ids.push_back(c->id);
+  for (auto& [c, row] : failed) {
+    failed_ids.push_back(c->id);
+    if (status.ok()) status = db_->InsertResult(row).status();
+  }
+  if (status.ok()) status = db_->SetCandidateState(ready_ids, db::CandidateState::kReady, 0);
+  if (status.ok()) status = db_->SetCandidateState(failed_ids, db::CandidateState::kDone, 0);
+  if (status.ok()) status = db_->UpdateJob(updated);
+  if (status.ok()) status = txn->Commit();
+  if (!status.ok()) {
+    // The builds stay in the artifact store; a restart rebuilds the records.
+    spdlog::error("job {}: cannot record builds: {}", job_id, status.message());
+    return;
+  }
+  job.row = std::move(updated);
+  for (auto* c : ready) {
+    const auto* b = by_key[c->config_key];
+    c->artifact_sha256 = b->artifact_sha256;
+    c->symbol = b->symbol;
+    MarkReadyLocked(job, *c);
+  }
+  for (auto& [c, row] : failed) c->state = db::CandidateState::kDone;
+  ChangedLocked(job);
+  FinishIfDoneLocked(job);
+}
+
+void Coordinator::ChangedLocked(Job& job) {
+  job.version++;
+  change_cv_.notify_all();
+}
+
+void Coordinator::FailJobLocked(Job& job, const std::string& error) {
+  db::JobRow updated = job.row;
+  updated.state = v1::JOB_STATE_FAILED;
+  updated.error = error;
+  updated.updated_ms = NowUnixMs();
+  Status stored = db_->UpdateJob(updated);
+  if (!stored.ok()) {
+    spdlog::error("job {}: cannot record failure: {}", job.row.id, stored.message());
+    return;
+  }
+  spdlog::warn("job {} failed: {}", job.row.id, error);
+  job.row = std::move(updated);
+  job.ready.clear();
+  ChangedLocked(job);
+}
+
+// Ends the job once every candidate has its result, and forgets its
+// candidates (they live on in the database).
+void Coordinator::FinishIfDoneLocked(Job& job) {
+  if (job.row.state != v1::JOB_STATE_RUNNING || job.row.candidates_done < job.row.candidates_total) {
+    return;
+  }
+  db::JobRow updated = job.row;
+  bool any_ok = updated.candidates_failed < updated.candidates_total;
+  updated.state = any_ok ? v1::JOB_STATE_SUCCEEDED : v1::JOB_STATE_FAILED;
+  if (!any_ok) {
+    updated.error = updated.candidates_total == 0
+                        ? "the constraints leave no configuration to run"
+                        : "no candidate succeeded (see `tunefleet results " +
+                              std::to_string(job.row.id) + "`)";
+  }
+  updated.updated_ms = NowUnixMs();
+  Status stored = db_->UpdateJob(updated);
+  if (!stored.ok()) {
+    spdlog::error("job {}: cannot record its end: {}", job.row.id, stored.message());
+    return;
+  }
+  job.row = std::move(updated);
+  spdlog::info("job {} {}: {} candidates, {} failed, {} reused", job.row.id,
+               job.row.state == v1::JOB_STATE_SUCCEEDED ? "succeeded" : "failed",
+               job.row.candidates_total, job.row.candidates_failed, job.row.candidates_cached);
+  for (int64_t id : job.candidate_ids) candidates_.erase(id);
+  job.candidate_ids.clear();
+  job.ready.clear();
+  ChangedLocked(job);
+}
+
+v1::Job Coordinator::ToProto(const db::JobRow& row) {
+  v1::Job job;
+  job.set_job_id(row.id);
+  job.set_kernel(row.kernel);
+  job.set_state(row.state);
+  job.set_fingerprint(row.fingerprint);
+  job.set_device_class(row.device_class);
+  job.set_candidates_total(row.candidates_total);
+  job.set_candidates_done(row.candidates_done);
+  job.set_candidates_failed(row.candidates_failed);
+  job.set_candidates_cached(row.candidates_cached);
+  job.set_created_unix_ms(row.created_ms);
+  job.set_updated_unix_ms(row.updated_ms);
+  job.set_error(row.error);
+  job.set_priority(row.priority);
+  auto best = db_->JobBest(row.id);
+  if (best.ok()) {
+    for (const auto& r : *best) {
+      auto* entry = job.add_best();
+      auto problem = spec::ParseProblem(r.problem_text);
+      auto config = spec::ParseConfigKey(r.config_key);
+      if (problem.ok()) *entry->mutable_problem() = *problem;
+      if (config.ok()) *entry->mutable_config() = *config;
+      *entry->mutable_timing() = r.timing;
+      entry->set_candidate_id(r.candidate_id);
+    }
+  }
+  return job;
+}
+
+v1::Job Coordinator::ToProto(const Job& job) {
+  v1::Job proto = ToProto(job.row);
+  std::set<std::string> configs, built;
+  for (int64_t id : job.candidate_ids) {
+    const Candidate& c = candidates_[id];
+    configs.insert(c.config_key);
+    if (c.state != db::CandidateState::kWaitingBuild) built.insert(c.config_key);
+  }
+  proto.set_configurations(static_cast<int64_t>(configs.size()));
+  proto.set_builds_done(static_cast<int64_t>(built.size()));
+  return proto;
+}
+
+Result<v1::Job> Coordinator::GetJob(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it != jobs_.end()) return ToProto(it->second);
+  TF_ASSIGN_OR_RETURN(auto row, db_->GetJob(job_id));
+  if (!row) return JobNotFound(job_id);
+  return ToProto(*row);
+}
+
+Status Coordinator::WatchJob(int64_t job_id, const std::function<bool(const v1::Job&)>& on_change,
+                             const std::function<bool()>& cancelled) {
+  uint64_t seen = ~uint64_t{0};
+  while (!stopping_ && !cancelled()) {
+    v1::Job snapshot;
+    {
+      std::unique_lock lock(mu_);
+      auto it = jobs_.find(job_id);
+      if (it == jobs_.end()) break;  // finished before this coordinator started
+      change_cv_.wait_for(lock, std::chrono::milliseconds(500),
+                          [&] { return stopping_ || it->second.version != seen; });
+      if (it->second.version == seen) continue;
+      seen = it->second.version;
+      snapshot = ToProto(it->second);
+    }
+    if (!on_change(snapshot) || IsTerminal(snapshot.state())) return Status::Ok();
+  }
+  TF_ASSIGN_OR_RETURN(auto job, GetJob(job_id));
+  on_change(job);
+  return Status::Ok();
+}
+
+Result<v1::Job> Coordinator::Cancel(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) {
+    TF_ASSIGN_OR_RETURN(auto row, db_->GetJob(job_id));
+    if (!row) return JobNotFound(job_id);
+    return ToProto(*row);  // already ended: nothing to cancel
+  }
+  Job& job = it->second;
+  if (IsTerminal(job.row.state)) return ToProto(job);
+  db::JobRow updated = job.row;
+  updated.state = v1::JOB_STATE_CANCELLED;
+  updated.updated_ms = NowUnixMs();
+  std::vector<int64_t> job_leases;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.job_id == job_id) job_leases.push_back(id);
+  }
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
+    for (int64_t id : job_leases) TF_RETURN_IF_ERROR(db_->EndLease(id));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  job.row = std::move(updated);
+  for (int64_t id : job_leases) leases_.erase(id);
+  for (int64_t id : job.candidate_ids) candidates_.erase(id);
+  job.candidate_ids.clear();
+  job.ready.clear();
+  job.active_leases = 0;
+  builds_->CancelJob(job_id);
+  spdlog::info("job {} cancelled", job_id);
+  ChangedLocked(job);
+  return ToProto(job);
+}
+
+Result<std::vector<v1::Job>> Coordinator::ListJobs(int limit) {
+  std::lock_guard lock(mu_);
+  TF_ASSIGN_OR_RETURN(auto rows, db_->LoadJobs(false, limit > 0 ? limit : 100));
+  std::vector<v1::Job> jobs;
+  for (const auto& row : rows) {
+    auto it = jobs_.find(row.id);
+    jobs.push_back(it != jobs_.end() ? ToProto(it->second) : ToProto(row));
+  }
+  return jobs;
+}
+
+Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  TF_ASSIGN_OR_RETURN(auto job, db_->GetJob(job_id));
+  if (!job) return JobNotFound(job_id);
+  TF_ASSIGN_OR_RETURN(auto rows, db_->ListResults(job_id));
+  std::vector<v1::CandidateResult> results;
+  for (const auto& r : rows) {
+    v1::CandidateResult out;
+    out.set_candidate_id(r.candidate_id);
+    out.set_status(r.status);
+    out.set_error(r.error);
+    *out.mutable_timing() = r.timing;
+    out.set_max_abs_error(r.max_abs_error);
+    auto config = spec::ParseConfigKey(r.config_key);
+    auto problem = spec::ParseProblem(r.problem_text);
+    if (config.ok()) *out.mutable_config() = *config;
+    if (problem.ok()) *out.mutable_problem() = *problem;
+    out.set_device_class(r.device_class);
+    out.set_worker(r.cached ? "(reused)" : r.worker);
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
+v1::QueryBestResponse Coordinator::QueryBest(const v1::QueryBestRequest& request) const {
+  return best_.Query(request);
+}
+
+std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
+  std::lock_guard lock(mu_);
+  int64_t now = NowUnixMs();
+  std::vector<v1::WorkerInfo> out;
+  for (const auto& [id, w] : workers_) {
+    v1::WorkerInfo info;
+    info.set_worker_id(id);
+    info.set_hostname(w.row.hostname);
+    for (const auto& d : w.row.devices) *info.add_devices() = d;
+    info.set_alive(now - w.last_heartbeat_ms <= 3 * options_.heartbeat_interval_ms);
+    info.set_last_heartbeat_unix_ms(w.last_heartbeat_ms);
+    info.set_active_leases(std::count_if(leases_.begin(), leases_.end(),
+                                         [&](const auto& l) { return l.second.worker_id == id; }));
+    info.set_results_reported(w.results_reported);
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& request) {
+  if (request.devices_size() == 0) {
+    return Status::InvalidArgument("a worker must register at least one device");
+  }
+  std::lock_guard lock(mu_);
+  Worker w;
+  w.row.id = !request.previous_worker_id().empty()
+                 ? request.previous_worker_id()
+                 : request.hostname() + "-" + std::to_string(NowUnixMs() % 1000000) + "-" +
+                       std::to_string(next_worker_seq_++);
+  w.row.hostname = request.hostname();
+  w.row.devices.assign(request.devices().begin(), request.devices().end());
+  w.row.registered_ms = NowUnixMs();
+  w.last_heartbeat_ms = w.row.registered_ms;
+  TF_RETURN_IF_ERROR(db_->PutWorker(w.row));
+  std::string id = w.row.id;
+  if (auto old = workers_.find(id); old != workers_.end()) {
+    w.results_reported = old->second.results_reported;
+  }
+  workers_[id] = std::move(w);
+  spdlog::info("worker {} registered from {} with {} device(s), first {}", id, request.hostname(),
+               request.devices_size(), request.devices(0).device_class());
+  BindQueuedJobsLocked();
+  v1::RegisterResponse response;
+  response.set_worker_id(id);
+  response.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+  response.set_lease_ttl_ms(options_.lease_ttl_ms);
+  return response;
+}
+
+Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest& request) {
+  std::lock_guard lock(mu_);
+  v1::HeartbeatResponse response;
+  auto w = workers_.find(request.worker_id());
+  if (w == workers_.end()) {
+    response.set_reregister(true);
+    return response;
+  }
+  int64_t now = NowUnixMs();
+  w->second.last_heartbeat_ms = now;
+  for (int64_t lease_id : request.lease_ids()) {
+    auto l = leases_.find(lease_id);
+    if (l == leases_.end() || l->second.worker_id != request.worker_id()) {
+      response.add_cancelled_lease_ids(lease_id);
+    } else {
+      l->second.deadline_ms = now + options_.lease_ttl_ms;
+    }
+  }
+  return response;
+}
+
+const v1::DeviceInfo* Coordinator::FindDeviceLocked(const std::string& worker_id,
+                                                    int device_index) const {
+  auto w = workers_.find(worker_id);
+  if (w == workers_.end()) return nullptr;
+  for (const auto& d : w->second.row.devices) {
+    if (d.index() == device_index) return &d;
+  }
+  return nullptr;
+}
+
+// Highest priority first; among equals the job with the fewest leases out
+// (workers are shared fairly), then the oldest.
+Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
+  Job* pick = nullptr;
+  for (auto& [id, job] : jobs_) {
+    if (job.row.state != v1::JOB_STATE_RUNNING || job.ready.empty() ||
+        job.row.device_class != device.device_class()) {
+      continue;
+    }
+    if (!pick || job.row.priority > pick->row.priority ||
+        (job.row.priority == pick->row.priority && job.active_leases < pick->active_leases)) {
+      pick = &job;
+    }
+  }
+  return pick;
+}
+
+Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeaseRequest& request) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(std::clamp<int64_t>(request.wait_ms(), 0, 30000));
+  int max_candidates = request.max_candidates() > 0
+                           ? std::min(request.max_candidates(), options_.max_lease_candidates)
+                           : options_.max_lease_candidates;
+  std::unique_lock lock(mu_);
+  while (true) {
+    const v1::DeviceInfo* device = FindDeviceLocked(request.worker_id(), request.device_index());
+    if (!device) {
+      return Status::NotFound("worker " + request.worker_id() + " has no registered device " +
+                              std::to_string(request.device_index()) + "; register again");
+    }
+    workers_[request.worker_id()].last_heartbeat_ms = NowUnixMs();
+    if (Job* job = PickJobLocked(*device)) {
+      TF_ASSIGN_OR_RETURN(auto lease, GrantLeaseLocked(*job, request.worker_id(),
+                                                       request.device_index(), max_candidates));
+      v1::AcquireLeaseResponse response;
+      *response.mutable_lease() = std::move(lease);
+      return response;
+    }
+    if (stopping_ || work_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      return v1::AcquireLeaseResponse();
+    }
+  }
+}
+
+Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& worker_id,
+                                                int device_index, int max_candidates) {
+  // One artifact per lease: the first ready candidate's, and the others
+  // built into the same artifact, so a worker loads one library.
+  const std::string artifact = candidates_[job.ready.front()].artifact_sha256;
+  std::vector<int64_t> picked;
+  for (int64_t id : job.ready) {
+    if (static_cast<int>(picked.size()) == max_candidates) break;
+    if (candidates_[id].artifact_sha256 == artifact) picked.push_back(id);
+  }
+  db::LeaseRow row{0, job.row.id, worker_id, device_index, artifact, picked};
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(db_->InsertLease(row));
+    TF_RETURN_IF_ERROR(db_->SetCandidateState(picked, db::CandidateState::kLeased, row.id));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  std::set<int64_t> picked_set(picked.begin(), picked.end());
+  std::erase_if(job.ready, [&](int64_t id) { return picked_set.count(id) > 0; });
+  Lease lease{row.id, job.row.id, worker_id, device_index, artifact, picked,
+              NowUnixMs() + options_.lease_ttl_ms};
+  job.active_leases++;
+
+  v1::Lease proto;
+  proto.set_lease_id(lease.id);
+  proto.set_job_id(job.row.id);
+  *proto.mutable_spec() = job.row.spec;
+  proto.set_artifact_sha256(artifact);
+  std::error_code size_error;
+  auto size = std::filesystem::file_size(store_->PathOf(artifact), size_error);
+  proto.set_artifact_size(size_error ? 0 : static_cast<int64_t>(size));
+  if (!job.row.spec.verify().reference().empty()) proto.set_reference_symbol(spec::kReferenceSymbol);
+  proto.set_deadline_unix_ms(lease.deadline_ms);
+  for (int64_t id : picked) {
+    Candidate& c = candidates_[id];
+    c.state = db::CandidateState::kLeased;
+    c.lease_id = lease.id;
+    auto* lc = proto.add_candidates();
+    lc->set_candidate_id(id);
+    *lc->mutable_config() = c.config;
+    *lc->mutable_problem() = c.problem;
+    lc->set_symbol(c.symbol);
+  }
+  leases_[lease.id] = std::move(lease);
+  return proto;
+}
+
+db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candidate,
+                                         const v1::CandidateResult& result,
+                                         const std::string& worker) const {
+  db::ResultRow row;
+  row.candidate_id = candidate.id;
+  row.job_id = job.row.id;
+  row.fingerprint = job.row.fingerprint;
+  row.config_key = candidate.config_key;
+  row.problem_key = candidate.problem_key;
+  row.device_class = job.row.device_class;
+  row.worker = worker;
+  row.status = result.status() == v1::RESULT_STATUS_UNSPECIFIED ? v1::RESULT_STATUS_RUNTIME_FAILED
+                                                                 : result.status();
+  row.error = result.error();
+  row.timing = result.timing();
+  row.max_abs_error = result.max_abs_error();
+  return row;
+}
+
+void Coordinator::ApplyResultLocked(Job& job, Candidate& candidate, const db::ResultRow& row,
+                                    bool became_best) {
+  candidate.state = db::CandidateState::kDone;
+  candidate.lease_id = 0;
+  if (became_best) {
+    db::BestRow best;
+    best.kernel = job.row.kernel;
+    best.fingerprint = row.fingerprint;
+    auto created = db_->EnsureKernel(job.row.fingerprint, job.row.kernel, job.row.created_ms);
+    best.fingerprint_created_ms = created.ok() ? *created : job.row.created_ms;
+    best.problem_key = row.problem_key;
+    best.device_class = row.device_class;
+    best.result = row;
+    best_.Put(best);
+  }
+}
+
+Result<v1::ReportResultsResponse> Coordinator::ReportResults(
+    const v1::ReportResultsRequest& request) {
+  std::lock_guard lock(mu_);
+  v1::ReportResultsResponse response;
+  // A result counts once, whoever reports it: also after its lease expired
+  // and went to another worker, as long as the candidate has none yet.
+  struct Accepted {
+    Job* job;
+    Candidate* candidate;
+    db::ResultRow row;
+  };
+  std::vector<Accepted> accepted;
+  std::map<int64_t, db::JobRow> updated_jobs;
+  for (const auto& result : request.results()) {
+    auto c = candidates_.find(result.candidate_id());
+    Job* job = c == candidates_.end() ? nullptr : &jobs_[c->second.job_id];
+    bool already = std::any_of(accepted.begin(), accepted.end(), [&](const Accepted& a) {
+      return a.candidate->id == result.candidate_id();
+    });
+    if (!job || c->second.state == db::CandidateState::kDone || already) {
+      response.set_duplicates(response.duplicates() + 1);
+      continue;
+    }
+    if (job->row.state == v1::JOB_STATE_CANCELLED) {
+      response.set_job_cancelled(true);
+      continue;
+    }
+    auto [it, inserted] = updated_jobs.emplace(job->row.id, job->row);
+    db::JobRow& row = it->second;
+    row.candidates_done++;
+    if (IsFailure(result.status())) row.candidates_failed++;
+    row.updated_ms = NowUnixMs();
+    accepted.push_back({job, &c->second, MakeResultRow(*job, c->second, result, request.worker_id())});
+  }
+  std::vector<bool> became_best(accepted.size(), false);
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    for (size_t i = 0; i < accepted.size(); ++i) {
+      const auto& a = accepted[i];
+      TF_RETURN_IF_ERROR(db_->InsertResult(a.row).status());
+      TF_RETURN_IF_ERROR(db_->SetCandidateState({a.candidate->id}, db::CandidateState::kDone, 0));
+      if (a.row.status == v1::RESULT_STATUS_OK) {
+        TF_ASSIGN_OR_RETURN(became_best[i], db_->OfferBest(a.job->row.kernel, a.row, NowUnixMs()));
+      }
+    }
+    for (const auto& [id, row] : updated_jobs) TF_RETURN_IF_ERROR(db_->UpdateJob(row));
+    if (request.lease_finished() && leases_.count(request.lease_id())) {
+      TF_RETURN_IF_ERROR(db_->EndLease(request.lease_id()));
+    }
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  for (size_t i = 0; i < accepted.size(); ++i) {
+    ApplyResultLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row, became_best[i]);
+  }
+  for (auto& [id, row] : updated_jobs) jobs_[id].row = std::move(row);
+  response.set_recorded(static_cast<int32_t>(accepted.size()));
+  if (auto w = workers_.find(request.worker_id()); w != workers_.end()) {
+    w->second.results_reported += response.recorded();
+    w->second.last_heartbeat_ms = NowUnixMs();
+  }
+  if (request.lease_finished()) {
+    Status released = ReleaseLeaseLocked(request.lease_id());
+    if (!released.ok()) spdlog::error("lease {}: {}", request.lease_id(), released.message());
+  }
+  for (auto& [id, row] : updated_jobs) {
+    ChangedLocked(jobs_[id]);
+    FinishIfDoneLocked(jobs_[id]);
+  }
+  return response;
+}
+
+Status Coordinator::ReleaseLeaseLocked(int64_t lease_id) {
+  auto l = leases_.find(lease_id);
+  if (l == leases_.end()) return Status::Ok();
+  std::vector<Candidate*> unreported;
+  for (int64_t id : l->second.candidate_ids) {
+    auto c = candidates_.find(id);
+    if (c != candidates_.end() && c->second.state == db::CandidateState::kLeased &&
+        c->second.lease_id == lease_id) {
+      unreported.push_back(&c->second);
+    }
+  }
+  std::vector<int64_t> ids;
+  for (auto* c : unreported) ids.push_back(c->id);
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(db_->SetCandidateState(ids, db::CandidateState::kReady, 0));
+    TF_RETURN_IF_ERROR(db_->EndLease(lease_id));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  auto job = jobs_.find(l->second.job_id);
+  if (job != jobs_.end()) {
+    job->second.active_leases = std::max(0, job->second.active_leases - 1);
+    // Back at the front: these are the oldest work of the job.
+    for (auto it = unreported.rbegin(); it != unreported.rend(); ++it) {
+      (*it)->state = db::CandidateState::kReady;
+      (*it)->lease_id = 0;
+      job->second.ready.push_front((*it)->id);
+    }
+  }
+  if (!unreported.empty()) {
+    spdlog::warn("lease {} of worker {} ended with {} candidates unreported; they go to the next "
+                 "worker",
+                 lease_id, l->second.worker_id, unreported.size());
+    work_cv_.notify_all();
+  }
+  leases_.erase(l);
+  return Status::Ok();
+}
+
+void Coordinator::ReaperLoop() {
+  while (!stopping_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard lock(mu_);
+    int64_t now = NowUnixMs();
+    std::vector<int64_t> expired;
+    for (const auto& [id, lease] : leases_) {
+      if (lease.deadline_ms < now) expired.push_back(id);
+    }
+    for (int64_t id : expired) {
+      spdlog::warn("lease {} of worker {} expired", id, leases_[id].worker_id);
+      Status released = ReleaseLeaseLocked(id);
+      if (!released.ok()) spdlog::error("lease {}: {}", id, released.message());
+    }
+  }
+}
+
+Result<std::string> Coordinator::ArtifactPath(const std::string& sha256) const {
+  if (!store_->Has(sha256)) return Status::NotFound("no artifact with sha256 " + sha256);
+  return store_->PathOf(sha256);
+}
+
+}  // namespace tf::scheduler

@@ -1,0 +1,153 @@
+// The coordinator's state machine: jobs, their candidates and builds, workers,
+// leases and results. The gRPC services (grpc_services.h) are thin adapters
+// over this class, which tests can also drive directly.
+//
+// Durability: every change is written to the tuning database in one
+// transaction before memory is updated and before the caller is answered; a
+// coordinator constructed on an existing database resumes every unfinished
+// job where it stood. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/artifact_store.h"
+#include "db/tuning_db.h"
+#include "scheduler/best_index.h"
+#include "scheduler/build_queue.h"
+#include "spec/validate.h"
+#include "tunefleet/v1/tunefleet.pb.h"
+#include "tunefleet/v1/worker.pb.h"
+
+namespace tf::scheduler {
+
+struct CoordinatorOptions {
+  std::string db_path;
+  std::string artifact_dir;
+  bool db_synchronous_full = true;
+  int64_t heartbeat_interval_ms = 1000;
+  // A lease not renewed by a heartbeat for this long goes to another worker.
+  int64_t lease_ttl_ms = 10000;
+  int max_lease_candidates = 32;
+  int build_batch_size = 16;
+  int build_parallelism = 0;  // 0: one per core
+  double build_timeout_s = 120;
+  spec::SpecLimits limits;
+};
+
+class Coordinator {
+ public:
+  static Result<std::unique_ptr<Coordinator>> Start(const CoordinatorOptions& options);
+  ~Coordinator();
+
+  // Client-facing.
+  Result<v1::Job> Submit(const v1::SubmitJobRequest& request);
+  Result<v1::Job> GetJob(int64_t job_id);
+  // Calls `on_change` with the job now and on every change until the job
+  // ends, `on_change` returns false, or `cancelled` becomes true.
+  Status WatchJob(int64_t job_id, const std::function<bool(const v1::Job&)>& on_change,
+                  const std::function<bool()>& cancelled);
+  Result<v1::Job> Cancel(int64_t job_id);
+  Result<std::vector<v1::Job>> ListJobs(int limit);
+  Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id);
+  v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
+  std::vector<v1::WorkerInfo> ListWorkers();
+
+  // Worker-facing.
+  Result<v1::RegisterResponse> Register(const v1::RegisterRequest& request);
+  Result<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request);
+  Result<v1::AcquireLeaseResponse> AcquireLease(const v1::AcquireLeaseRequest& request);
+  Result<v1::ReportResultsResponse> ReportResults(const v1::ReportResultsRequest& request);
+  // Path of a stored artifact, checked against its hash.
+  Result<std::string> ArtifactPath(const std::string& sha256) const;
+
+ private:
+  struct Candidate {
+    int64_t id = 0;
+    int64_t job_id = 0;
+    v1::Config config;
+    std::string config_key;
+    v1::Problem problem;
+    std::string problem_key;
+    db::CandidateState state = db::CandidateState::kWaitingBuild;
+    int64_t lease_id = 0;
+    std::string artifact_sha256;
+    std::string symbol;
+  };
+  struct Job {
+    db::JobRow row;
+    std::string target;           // toolchain target, e.g. "host"
+    std::deque<int64_t> ready;    // candidate ids, in build order
+    std::vector<int64_t> candidate_ids;
+    int active_leases = 0;
+    uint64_t version = 0;         // bumped on every change, for watchers
+  };
+  struct Lease {
+    int64_t id = 0;
+    int64_t job_id = 0;
+    std::string worker_id;
+    int device_index = 0;
+    std::string artifact_sha256;
+    std::vector<int64_t> candidate_ids;
+    int64_t deadline_ms = 0;
+  };
+  struct Worker {
+    db::WorkerRow row;
+    int64_t last_heartbeat_ms = 0;
+    int64_t results_reported = 0;
+  };
+
+  explicit Coordinator(const CoordinatorOptions& options);
+  Status Load();
+  void ReaperLoop();
+
+  // All *Locked members run with mu_ held.
+  bool Matches(const v1::Target& target, const v1::DeviceInfo& device) const;
+  void BindQueuedJobsLocked();
+  Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
+  void FailJobLocked(Job& job, const std::string& error);
+  void FinishIfDoneLocked(Job& job);
+  void MarkReadyLocked(Job& job, Candidate& candidate);
+  void ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs);
+  void OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
+  Job* PickJobLocked(const v1::DeviceInfo& device);
+  Result<v1::Lease> GrantLeaseLocked(Job& job, const std::string& worker_id, int device_index,
+                                     int max_candidates);
+  // Returns the lease's unreported candidates to the ready queue.
+  Status ReleaseLeaseLocked(int64_t lease_id);
+  db::ResultRow MakeResultRow(const Job& job, const Candidate& candidate,
+                              const v1::CandidateResult& result, const std::string& worker) const;
+  void ApplyResultLocked(Job& job, Candidate& candidate, const db::ResultRow& row, bool became_best);
+  v1::Job ToProto(const Job& job);
+  v1::Job ToProto(const db::JobRow& row);
+  void ChangedLocked(Job& job);
+  const v1::DeviceInfo* FindDeviceLocked(const std::string& worker_id, int device_index) const;
+
+  CoordinatorOptions options_;
+  std::unique_ptr<compiler::ArtifactStore> store_;
+  BestIndex best_;
+  std::unique_ptr<BuildQueue> builds_;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;    // new ready candidates
+  std::condition_variable change_cv_;  // any job changed
+  std::unique_ptr<db::TuningDb> db_;
+  std::map<int64_t, Job> jobs_;  // unfinished jobs
+  std::unordered_map<int64_t, Candidate> candidates_;
+  std::map<int64_t, Lease> leases_;
+  std::map<std::string, Worker> workers_;
+  int64_t next_worker_seq_ = 1;
+
+  std::atomic<bool> stopping_{false};
+  std::thread reaper_;
+};
+
+}  // namespace tf::scheduler

@@ -1,0 +1,86 @@
+// tunefleet-coordinator: serves the client- and worker-facing APIs over gRPC,
+// keeps jobs and results in the tuning database, compiles candidates.
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <thread>
+
+#include "common/files.h"
+#include "scheduler/grpc_services.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"TuneFleet coordinator: accepts tuning jobs, compiles candidates, leases them to "
+               "workers and keeps the best configurations in the tuning database.\n"
+               "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db "
+               "--artifacts artifacts/"};
+  tf::scheduler::CoordinatorOptions options;
+  std::string listen = "127.0.0.1:50051";
+  std::string sync = "full";
+  std::string port_file;
+  app.add_option("--listen", listen, "address to serve on, HOST:PORT")->capture_default_str();
+  app.add_option("--db", options.db_path, "tuning database file (SQLite, created if missing)")
+      ->required();
+  app.add_option("--artifacts", options.artifact_dir, "directory of compiled artifacts")
+      ->required();
+  app.add_option("--lease-ttl-ms", options.lease_ttl_ms,
+                 "a lease not renewed by heartbeats for this long goes to another worker")
+      ->capture_default_str();
+  app.add_option("--heartbeat-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
+      ->capture_default_str();
+  app.add_option("--batch-size", options.build_batch_size, "configurations per compiled batch")
+      ->capture_default_str();
+  app.add_option("--build-jobs", options.build_parallelism,
+                 "compiler processes in parallel (0: one per core)")
+      ->capture_default_str();
+  app.add_option("--db-sync", sync,
+                 "full: fsync every commit (survives power loss); normal: survives process "
+                 "crashes only")
+      ->check(CLI::IsMember({"full", "normal"}))
+      ->capture_default_str();
+  app.add_option("--port-file", port_file,
+                 "write the port being served on to this file once ready (for scripts and tests)");
+  CLI11_PARSE(app, argc, argv);
+  options.db_synchronous_full = sync == "full";
+
+  auto coordinator = tf::scheduler::Coordinator::Start(options);
+  if (!coordinator.ok()) {
+    spdlog::critical("cannot start: {}", coordinator.status().message());
+    return 1;
+  }
+  tf::scheduler::TuneFleetService client_service(**coordinator);
+  tf::scheduler::WorkerServiceImpl worker_service(**coordinator);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&client_service);
+  builder.RegisterService(&worker_service);
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    spdlog::critical("cannot listen on {}", listen);
+    return 1;
+  }
+  spdlog::warn("serving PLAINTEXT (no TLS, no authentication) on {} (port {})", listen, port);
+  spdlog::info("database {}, artifacts {}", options.db_path, options.artifact_dir);
+  if (!port_file.empty()) {
+    tf::Status written = tf::WriteFileAtomic(port_file, std::to_string(port) + "\n");
+    if (!written.ok()) spdlog::error("{}", written.message());
+  }
+
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  spdlog::info("shutting down");
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  return 0;
+}

@@ -1,0 +1,153 @@
+#include "scheduler/grpc_services.h"
+
+#include <fstream>
+
+namespace tf::scheduler {
+namespace {
+
+// Fills `out` from a Result, or returns its error.
+template <typename T, typename Out>
+grpc::Status Reply(Result<T> result, Out* out) {
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *out = std::move(result).value();
+  return grpc::Status::OK;
+}
+
+grpc::Status RequireJobId(int64_t job_id) {
+  if (job_id <= 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_id must be a positive job id");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const Status& status) {
+  static const std::map<Code, grpc::StatusCode> kCodes = {
+      {Code::kOk, grpc::StatusCode::OK},
+      {Code::kInvalidArgument, grpc::StatusCode::INVALID_ARGUMENT},
+      {Code::kNotFound, grpc::StatusCode::NOT_FOUND},
+      {Code::kAlreadyExists, grpc::StatusCode::ALREADY_EXISTS},
+      {Code::kFailedPrecondition, grpc::StatusCode::FAILED_PRECONDITION},
+      {Code::kResourceExhausted, grpc::StatusCode::RESOURCE_EXHAUSTED},
+      {Code::kUnavailable, grpc::StatusCode::UNAVAILABLE},
+      {Code::kDeadlineExceeded, grpc::StatusCode::DEADLINE_EXCEEDED},
+      {Code::kCancelled, grpc::StatusCode::CANCELLED},
+      {Code::kPermissionDenied, grpc::StatusCode::PERMISSION_DENIED},
+      {Code::kUnauthenticated, grpc::StatusCode::UNAUTHENTICATED},
+      {Code::kInternal, grpc::StatusCode::INTERNAL},
+  };
+  return grpc::Status(kCodes.at(status.code()), status.message());
+}
+
+grpc::Status TuneFleetService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+                                         v1::Job* job) {
+  return Reply(c_.Submit(*request), job);
+}
+
+grpc::Status TuneFleetService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                      v1::Job* job) {
+  if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
+  return Reply(c_.GetJob(request->job_id()), job);
+}
+
+grpc::Status TuneFleetService::WatchJob(grpc::ServerContext* context,
+                                        const v1::GetJobRequest* request,
+                                        grpc::ServerWriter<v1::JobEvent>* writer) {
+  if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
+  Status status = c_.WatchJob(
+      request->job_id(),
+      [&](const v1::Job& job) {
+        v1::JobEvent event;
+        *event.mutable_job() = job;
+        return writer->Write(event);
+      },
+      [&] { return context->IsCancelled(); });
+  return ToGrpcStatus(status);
+}
+
+grpc::Status TuneFleetService::CancelJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                         v1::Job* job) {
+  if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
+  return Reply(c_.Cancel(request->job_id()), job);
+}
+
+grpc::Status TuneFleetService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+                                        v1::ListJobsResponse* response) {
+  auto jobs = c_.ListJobs(request->limit());
+  if (!jobs.ok()) return ToGrpcStatus(jobs.status());
+  for (auto& job : *jobs) *response->add_jobs() = std::move(job);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuneFleetService::ListResults(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                           v1::ListResultsResponse* response) {
+  if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
+  auto results = c_.ListResults(request->job_id());
+  if (!results.ok()) return ToGrpcStatus(results.status());
+  for (auto& r : *results) *response->add_results() = std::move(r);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuneFleetService::QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
+                                         v1::QueryBestResponse* response) {
+  if (request->kernel().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "kernel must be set");
+  }
+  if (request->problem().vars_size() == 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "problem must name at least one variable, e.g. M=4096");
+  }
+  *response = c_.QueryBest(*request);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuneFleetService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
+                                           v1::ListWorkersResponse* response) {
+  for (auto& w : c_.ListWorkers()) *response->add_workers() = std::move(w);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::Register(grpc::ServerContext*, const v1::RegisterRequest* request,
+                                         v1::RegisterResponse* response) {
+  return Reply(c_.Register(*request), response);
+}
+
+grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+                                          v1::HeartbeatResponse* response) {
+  return Reply(c_.Heartbeat(*request), response);
+}
+
+grpc::Status WorkerServiceImpl::AcquireLease(grpc::ServerContext*,
+                                             const v1::AcquireLeaseRequest* request,
+                                             v1::AcquireLeaseResponse* response) {
+  return Reply(c_.AcquireLease(*request), response);
+}
+
+grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext*,
+                                              const v1::ReportResultsRequest* request,
+                                              v1::ReportResultsResponse* response) {
+  return Reply(c_.ReportResults(*request), response);
+}
+
+grpc::Status WorkerServiceImpl::FetchArtifact(grpc::ServerContext*,
+                                              const v1::FetchArtifactRequest* request,
+                                              grpc::ServerWriter<v1::ArtifactChunk>* writer) {
+  auto path = c_.ArtifactPath(request->sha256());
+  if (!path.ok()) return ToGrpcStatus(path.status());
+  std::ifstream in(*path, std::ios::binary | std::ios::ate);
+  if (!in) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot read artifact " + *path);
+  int64_t total = in.tellg();
+  in.seekg(0);
+  std::string buffer(1 << 20, '\0');
+  do {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    v1::ArtifactChunk chunk;
+    chunk.set_data(buffer.data(), static_cast<size_t>(in.gcount()));
+    chunk.set_total_size(total);
+    if (!writer->Write(chunk)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+  } while (in);
+  return grpc::Status::OK;
+}
+
+}  // namespace tf::scheduler

@@ -1,0 +1,57 @@
+// The gRPC faces of the coordinator: TuneFleet for clients and WorkerService
+// for workers. Each RPC validates its request, calls the Coordinator and maps
+// tf::Status onto gRPC status codes.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include "scheduler/coordinator.h"
+#include "tunefleet/v1/tunefleet.grpc.pb.h"
+#include "tunefleet/v1/worker.grpc.pb.h"
+
+namespace tf::scheduler {
+
+grpc::Status ToGrpcStatus(const Status& status);
+
+class TuneFleetService final : public v1::TuneFleet::Service {
+ public:
+  explicit TuneFleetService(Coordinator& coordinator) : c_(coordinator) {}
+
+  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*, v1::Job*) override;
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::Job*) override;
+  grpc::Status WatchJob(grpc::ServerContext*, const v1::GetJobRequest*,
+                        grpc::ServerWriter<v1::JobEvent>*) override;
+  grpc::Status CancelJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::Job*) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
+                        v1::ListJobsResponse*) override;
+  grpc::Status ListResults(grpc::ServerContext*, const v1::GetJobRequest*,
+                           v1::ListResultsResponse*) override;
+  grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest*,
+                         v1::QueryBestResponse*) override;
+  grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
+                           v1::ListWorkersResponse*) override;
+
+ private:
+  Coordinator& c_;
+};
+
+class WorkerServiceImpl final : public v1::WorkerService::Service {
+ public:
+  explicit WorkerServiceImpl(Coordinator& coordinator) : c_(coordinator) {}
+
+  grpc::Status Register(grpc::ServerContext*, const v1::RegisterRequest*,
+                        v1::RegisterResponse*) override;
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*,
+                         v1::HeartbeatResponse*) override;
+  grpc::Status AcquireLease(grpc::ServerContext*, const v1::AcquireLeaseRequest*,
+                            v1::AcquireLeaseResponse*) override;
+  grpc::Status ReportResults(grpc::ServerContext*, const v1::ReportResultsRequest*,
+                             v1::ReportResultsResponse*) override;
+  grpc::Status FetchArtifact(grpc::ServerContext*, const v1::FetchArtifactRequest*,
+                             grpc::ServerWriter<v1::ArtifactChunk>*) override;
+
+ private:
+  Coordinator& c_;
+};
+
+}  // namespace tf::scheduler
