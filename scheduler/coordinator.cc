@@ -128,6 +128,10 @@ Status Coordinator::Load() {
         if (queued_configs.insert(stored.config_key).second) to_build.push_back(stored.config);
       }
     }
+    std::set<std::string> configs;
+    for (int64_t id : job.candidate_ids) configs.insert(candidates_[id].config_key);
+    job.configurations = static_cast<int64_t>(configs.size());
+    job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
     ScheduleBuildsLocked(job, to_build);
     spdlog::info("resumed job {} ({}): {}/{} candidates done, {} ready, {} to build", job.row.id,
                  job.row.kernel, job.row.candidates_done, job.row.candidates_total,
@@ -301,6 +305,8 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
       to_build.push_back(stored.config);
     }
   }
+  job.configurations = static_cast<int64_t>(distinct_configs.size());
+  job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
   spdlog::info("job {} bound to {}: {} candidates ({} configurations), {} reused, {} to build",
                job.row.id, job.row.device_class, job.row.candidates_total, distinct_configs.size(),
                reused.size(), to_build.size());
@@ -333,10 +339,12 @@ void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::Confi
   db::JobRow updated = job.row;
   std::vector<std::pair<Candidate*, db::ResultRow>> failed;
   std::vector<Candidate*> ready;
+  std::set<std::string> resolved_configs;
   for (int64_t id : job.candidate_ids) {
     Candidate& c = candidates_[id];
     auto b = by_key.find(c.config_key);
     if (b == by_key.end() || c.state != db::CandidateState::kWaitingBuild) continue;
+    resolved_configs.insert(c.config_key);
     if (b->second->ok) {
       ready.push_back(&c);
       continue;
@@ -374,6 +382,7 @@ void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::Confi
     return;
   }
   job.row = std::move(updated);
+  job.builds_done += static_cast<int64_t>(resolved_configs.size());
   for (auto* c : ready) {
     const auto* b = by_key[c->config_key];
     c->artifact_sha256 = b->artifact_sha256;
@@ -469,14 +478,8 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
 
 v1::Job Coordinator::ToProto(const Job& job) {
   v1::Job proto = ToProto(job.row);
-  std::set<std::string> configs, built;
-  for (int64_t id : job.candidate_ids) {
-    const Candidate& c = candidates_[id];
-    configs.insert(c.config_key);
-    if (c.state != db::CandidateState::kWaitingBuild) built.insert(c.config_key);
-  }
-  proto.set_configurations(static_cast<int64_t>(configs.size()));
-  proto.set_builds_done(static_cast<int64_t>(built.size()));
+  proto.set_configurations(job.configurations);
+  proto.set_builds_done(job.builds_done);
   return proto;
 }
 
@@ -697,6 +700,7 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
                               std::to_string(request.device_index()) + "; register again");
     }
     workers_[request.worker_id()].last_heartbeat_ms = NowUnixMs();
+    BindQueuedJobsLocked();  // a job may have waited for a device like this one
     if (Job* job = PickJobLocked(*device)) {
       TF_ASSIGN_OR_RETURN(auto lease, GrantLeaseLocked(*job, request.worker_id(),
                                                        request.device_index(), max_candidates));

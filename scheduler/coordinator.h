@@ -87,6 +87,8 @@ class Coordinator {
     std::string target;           // toolchain target, e.g. "host"
     std::deque<int64_t> ready;    // candidate ids, in build order
     std::vector<int64_t> candidate_ids;
+    int64_t configurations = 0;  // distinct configurations to build
+    int64_t builds_done = 0;
     int active_leases = 0;
     uint64_t version = 0;         // bumped on every change, for watchers
   };

@@ -1,0 +1,86 @@
+// BestConfigCache: best-config lookups answered from memory after the first
+// one reached the coordinator. Built for the hot path of an application that
+// picks a kernel configuration per call: a hit with a prebuilt BestConfigKey
+// takes a shared lock, one hash probe and a clock read, and allocates
+// nothing.
+//
+// Answers expire after a TTL so that newly tuned results are picked up;
+// "not tuned" answers expire sooner. Errors other than not-found (coordinator
+// unreachable, ...) are never cached. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include "client/client.h"
+
+namespace tf::client {
+
+struct BestConfigCacheOptions {
+  std::chrono::steady_clock::duration ttl = std::chrono::seconds(60);
+  std::chrono::steady_clock::duration not_found_ttl = std::chrono::seconds(5);
+};
+
+// A lookup key built once (kernel, problem, device class; the problem's
+// variable order does not matter) and reused for every lookup.
+class BestConfigKey {
+ public:
+  BestConfigKey(std::string kernel, v1::Problem problem, std::string device_class);
+
+  const std::string& kernel() const { return kernel_; }
+  const v1::Problem& problem() const { return problem_; }
+  const std::string& device_class() const { return device_class_; }
+
+ private:
+  friend class BestConfigCache;
+
+  std::string kernel_;
+  v1::Problem problem_;
+  std::string device_class_;
+  std::string text_;  // identity: kernel, problem key and device class
+  size_t hash_;
+};
+
+// A shared, immutable answer: handing it out costs a reference count.
+using BestConfig = std::shared_ptr<const v1::QueryBestResponse>;
+
+class BestConfigCache {
+ public:
+  // `client` must outlive the cache.
+  explicit BestConfigCache(Client* client, BestConfigCacheOptions options = {});
+
+  // The hot path. Code::kNotFound when nothing of the kernel is tuned.
+  Result<BestConfig> Lookup(const BestConfigKey& key);
+  // Convenience for occasional lookups: builds the key and copies the answer.
+  Result<v1::QueryBestResponse> Lookup(const std::string& kernel, const v1::Problem& problem,
+                                       const std::string& device_class);
+
+  // The next lookup of the key asks the coordinator again.
+  void Invalidate(const BestConfigKey& key);
+  void InvalidateAll();
+
+ private:
+  struct Entry {
+    Result<BestConfig> answer;
+    std::chrono::steady_clock::time_point expires;
+  };
+  struct KeyHash {
+    size_t operator()(const BestConfigKey& key) const { return key.hash_; }
+  };
+  struct KeyEqual {
+    bool operator()(const BestConfigKey& a, const BestConfigKey& b) const {
+      return a.text_ == b.text_;
+    }
+  };
+
+  Client* client_;
+  BestConfigCacheOptions options_;
+  std::shared_mutex mu_;
+  std::unordered_map<BestConfigKey, Entry, KeyHash, KeyEqual> entries_;
+};
+
+}  // namespace tf::client

@@ -1,0 +1,57 @@
+// The subcommands of `tunefleet`, one function each. They print their output
+// (text, or JSON with --json) and return the process exit code; cli_main.cc
+// only parses flags and dispatches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tf::cli {
+
+// What scripts can rely on.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitJobFailed = 1,  // the job failed or was cancelled, or an unexpected error
+  kExitUsage = 2,      // bad flags, unreadable or invalid spec
+  kExitUnreachable = 3,
+  kExitNotFound = 4,
+};
+
+struct GlobalOptions {
+  std::string coordinator;  // HOST:PORT
+  bool json = false;
+};
+
+struct SubmitOptions {
+  std::string spec_path;
+  bool wait = false;
+  int priority = 0;
+};
+
+struct BestOptions {
+  std::string kernel;
+  std::string problem;  // "M=4096,N=4096,K=4096"
+  std::string device_class;
+};
+
+struct CompileOptions {
+  std::string spec_path;
+  std::string target;  // empty: the spec's own target arch
+  int batch_size = 16;
+  int jobs = 0;                           // 0: one compiler per hardware thread
+  std::string out_dir;                    // artifact store
+  std::vector<std::string> device_props;  // NAME=VALUE
+};
+
+int RunSubmit(const GlobalOptions& global, const SubmitOptions& options);
+int RunStatus(const GlobalOptions& global, int64_t job_id);
+int RunJobs(const GlobalOptions& global, int limit);
+int RunCancel(const GlobalOptions& global, int64_t job_id);
+int RunResults(const GlobalOptions& global, int64_t job_id);
+int RunWorkers(const GlobalOptions& global);
+int RunBest(const GlobalOptions& global, const BestOptions& options);
+// Builds the candidates locally: no coordinator, no workers.
+int RunCompile(const GlobalOptions& global, const CompileOptions& options);
+
+}  // namespace tf::cli

@@ -1,0 +1,169 @@
+// `tunefleet compile`: builds a spec's candidates on this machine, the way the
+// coordinator would, to check a kernel and its space before submitting it.
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "client/cli/cli_util.h"
+#include "client/cli/commands.h"
+#include "client/cli/text_format.h"
+#include "compiler/artifact_store.h"
+#include "compiler/batch_builder.h"
+#include "compiler/toolchain.h"
+#include "scheduler/space.h"
+#include "spec/config.h"
+#include "spec/spec_loader.h"
+#include "spec/validate.h"
+#include "worker/cpu_devices.h"
+
+namespace tf::cli {
+namespace {
+
+using client::Json;
+using scheduler::DeviceProperties;
+
+// The host's own properties (as a worker using all its cores would advertise
+// them) when compiling for the host; overridden by --device-prop NAME=VALUE.
+Result<DeviceProperties> TargetProperties(const v1::KernelSpec& spec,
+                                          const std::vector<std::string>& flags) {
+  DeviceProperties props;
+  if (spec.target().arch() == "host" || spec.target().vendor() == "cpu") {
+    TF_ASSIGN_OR_RETURN(std::vector<worker::Device> host, worker::DiscoverCpuDevices(1, 0, ""));
+    props.insert(host[0].info.properties().begin(), host[0].info.properties().end());
+  }
+  for (const std::string& flag : flags) {
+    const size_t eq = flag.find('=');
+    char* end = nullptr;
+    const long long value = eq == std::string::npos ? 0 : std::strtoll(&flag[eq + 1], &end, 10);
+    if (eq == std::string::npos || eq == 0 || end == &flag[eq + 1] || *end != '\0') {
+      return Status::InvalidArgument("--device-prop '" + flag +
+                                     "' is not NAME=INTEGER, e.g. max_shared_mem_per_block=232448");
+    }
+    props[flag.substr(0, eq)] = value;
+  }
+  return props;
+}
+
+// Distinct configurations over all problems, in first-seen order.
+Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
+                                                 const DeviceProperties& props) {
+  std::vector<v1::Config> configs;
+  std::set<std::string> seen;
+  for (const v1::Problem& problem : spec.problems()) {
+    Result<scheduler::SearchSpace> space = scheduler::SearchSpace::Create(spec, problem, props);
+    if (!space.ok()) {
+      return Status(
+          space.status().code(),
+          space.status().message() + "\n(set a device property with --device-prop NAME=VALUE)");
+    }
+    TF_ASSIGN_OR_RETURN(std::vector<v1::Config> selected,
+                        space->Select(spec.search(), spec::SpecLimits().max_space_size));
+    for (v1::Config& config : selected) {
+      if (seen.insert(spec::ConfigKey(config)).second) configs.push_back(std::move(config));
+    }
+  }
+  return configs;
+}
+
+// Everything wrong with the spec or the flags, found before building.
+Result<std::vector<v1::Config>> PlanCandidates(const v1::KernelSpec& spec,
+                                               const std::vector<v1::SourceFile>& sources,
+                                               const std::vector<std::string>& device_prop_flags) {
+  TF_RETURN_IF_ERROR(spec::ValidateSpec(spec, sources, spec::SpecLimits()));
+  TF_ASSIGN_OR_RETURN(DeviceProperties props, TargetProperties(spec, device_prop_flags));
+  return EnumerateConfigs(spec, props);
+}
+
+// $XDG_CACHE_HOME/tunefleet/artifacts, else ~/.cache/tunefleet/artifacts:
+// content-addressed, so a second compile of the same candidates is cheap.
+std::string DefaultArtifactDir() {
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache) {
+    return std::string(cache) + "/tunefleet/artifacts";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return std::string(home) + "/.cache/tunefleet/artifacts";
+  }
+  return "tunefleet-artifacts";
+}
+
+}  // namespace
+
+int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
+  Result<spec::LoadedSpec> loaded = spec::LoadSpecFile(options.spec_path);
+  if (!loaded.ok()) return FailUsage(loaded.status());
+  v1::KernelSpec& spec = loaded->spec;
+  if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
+  Result<std::vector<v1::Config>> configs =
+      PlanCandidates(spec, loaded->sources, options.device_props);
+  if (!configs.ok()) return FailUsage(configs.status());
+  Result<std::unique_ptr<compiler::Toolchain>> toolchain = compiler::MakeToolchain(spec);
+  if (!toolchain.ok()) return FailUsage(toolchain.status());
+  const std::string out_dir = options.out_dir.empty() ? DefaultArtifactDir() : options.out_dir;
+  Result<std::unique_ptr<compiler::ArtifactStore>> store = compiler::ArtifactStore::Open(out_dir);
+  if (!store.ok()) return Fail(store.status());
+
+  std::fprintf(stderr, "%s: %zu configurations over %d problems, toolchain %s for %s\n",
+               spec.name().c_str(), configs->size(), spec.problems_size(),
+               (*toolchain)->name().c_str(), (*toolchain)->target().c_str());
+  std::vector<compiler::ConfigBuild> failures;
+  std::set<std::string> artifacts;
+  size_t resolved = 0;
+  compiler::BuildOptions build_options;
+  build_options.batch_size = options.batch_size;
+  build_options.parallelism = options.jobs;
+  compiler::BatchBuilder builder(**toolchain, **store, build_options);
+  // The builder calls this from its threads, one call at a time.
+  Result<compiler::BuildStats> stats =
+      builder.Build(spec, loaded->sources, *configs, [&](std::vector<compiler::ConfigBuild> batch) {
+        resolved += batch.size();
+        size_t failed = 0;
+        for (compiler::ConfigBuild& build : batch) {
+          if (build.ok) {
+            artifacts.insert(build.artifact_sha256);
+          } else {
+            ++failed;
+            failures.push_back(std::move(build));
+          }
+        }
+        std::fprintf(stderr, "[%zu/%zu] %zu built, %zu failed\n", resolved, configs->size(),
+                     batch.size() - failed, failed);
+      });
+  if (!stats.ok()) return Fail(stats.status());
+
+  if (global.json) {
+    Json failed = Json::array();
+    for (const compiler::ConfigBuild& build : failures) {
+      failed.push_back({{"config", client::ConfigJson(build.config)},
+                        {"diagnostics", FirstLine(build.diagnostics)}});
+    }
+    PrintJson({{"kernel", spec.name()},
+               {"toolchain", (*toolchain)->name()},
+               {"target", (*toolchain)->target()},
+               {"configurations", stats->configs},
+               {"batches", stats->batches},
+               {"compiler_runs", stats->compiler_runs},
+               {"failed_configs", stats->failed_configs},
+               {"wall_seconds", stats->wall_seconds},
+               {"cpu_seconds", stats->cpu_seconds},
+               {"artifact_dir", (*store)->dir()},
+               {"artifacts", Json(artifacts)},
+               {"failures", std::move(failed)}});
+  } else {
+    std::printf("%lld configurations in %lld batches, %lld compiler runs, %lld failed\n",
+                static_cast<long long>(stats->configs), static_cast<long long>(stats->batches),
+                static_cast<long long>(stats->compiler_runs),
+                static_cast<long long>(stats->failed_configs));
+    std::printf("build time %s wall, %.1f CPU seconds; %zu artifacts in %s\n",
+                FormatSeconds(stats->wall_seconds).c_str(), stats->cpu_seconds, artifacts.size(),
+                (*store)->dir().c_str());
+    for (const compiler::ConfigBuild& build : failures) {
+      std::printf("failed %s: %s\n", spec::ConfigKey(build.config).c_str(),
+                  FirstLine(build.diagnostics).c_str());
+    }
+  }
+  return failures.empty() ? kExitOk : kExitJobFailed;
+}
+
+}  // namespace tf::cli

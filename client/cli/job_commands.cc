@@ -1,0 +1,217 @@
+// The subcommands that talk to the coordinator.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "client/cli/cli_util.h"
+#include "client/cli/commands.h"
+#include "client/cli/progress.h"
+#include "client/cli/text_format.h"
+#include "client/job_state.h"
+#include "common/files.h"
+#include "spec/config.h"
+#include "spec/spec_loader.h"
+
+namespace tf::cli {
+namespace {
+
+using client::Json;
+
+// The best configuration of each problem of a job.
+void PrintBestTable(const v1::Job& job) {
+  Table table({"PROBLEM", "CONFIG", "MEDIAN", "P10", "P90", "GFLOP/S"});
+  for (const v1::BestEntry& best : job.best()) {
+    table.AddRow({spec::ProblemText(best.problem()), spec::ConfigKey(best.config()),
+                  FormatNanos(best.timing().median_ns()), FormatNanos(best.timing().p10_ns()),
+                  FormatNanos(best.timing().p90_ns()), FormatGflops(best.timing().gflops())});
+  }
+  if (table.empty()) {
+    std::printf("no candidate succeeded\n");
+  } else {
+    table.Print(stdout);
+  }
+}
+
+void PrintJobSummary(const v1::Job& job) {
+  std::printf("job %lld %s: kernel %s on %s\n", static_cast<long long>(job.job_id()),
+              client::JobStateName(job.state()), job.kernel().c_str(),
+              job.device_class().empty() ? "(no device class yet)" : job.device_class().c_str());
+  std::printf("candidates: %lld done of %lld, %lld failed, %lld from earlier results\n",
+              static_cast<long long>(job.candidates_done()),
+              static_cast<long long>(job.candidates_total()),
+              static_cast<long long>(job.candidates_failed()),
+              static_cast<long long>(job.candidates_cached()));
+  std::printf("builds: %lld of %lld configurations\n", static_cast<long long>(job.builds_done()),
+              static_cast<long long>(job.configurations()));
+  if (!job.error().empty()) std::printf("error: %s\n", job.error().c_str());
+}
+
+int JobExitCode(const v1::Job& job) {
+  return job.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitJobFailed;
+}
+
+}  // namespace
+
+int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
+  Result<spec::LoadedSpec> loaded = spec::LoadSpecFile(options.spec_path);
+  if (!loaded.ok()) return FailUsage(loaded.status());
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<v1::Job> job = (*client)->Submit(loaded->spec, loaded->sources, options.priority);
+  if (!job.ok()) return Fail(job.status());
+  if (!options.wait) {
+    if (global.json) {
+      PrintJson(client::JobJson(*job));
+    } else {
+      std::printf("submitted job %lld (kernel %s)\n", static_cast<long long>(job->job_id()),
+                  job->kernel().c_str());
+    }
+    return kExitOk;
+  }
+  // Progress goes to stderr so that stdout holds only the result.
+  std::fprintf(stderr, "submitted job %lld (kernel %s)\n", static_cast<long long>(job->job_id()),
+               job->kernel().c_str());
+  JobProgress progress(stderr, isatty(STDERR_FILENO));
+  Result<v1::Job> final_job =
+      (*client)->WatchJob(job->job_id(), [&](const v1::Job& update) { progress.Update(update); });
+  progress.Finish();
+  if (!final_job.ok()) return Fail(final_job.status());
+  if (global.json) {
+    PrintJson(client::JobJson(*final_job));
+  } else {
+    PrintJobSummary(*final_job);
+    PrintBestTable(*final_job);
+  }
+  return JobExitCode(*final_job);
+}
+
+int RunStatus(const GlobalOptions& global, int64_t job_id) {
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<v1::Job> job = (*client)->GetJob(job_id);
+  if (!job.ok()) return Fail(job.status());
+  if (global.json) {
+    PrintJson(client::JobJson(*job));
+  } else {
+    PrintJobSummary(*job);
+    if (job->best_size() > 0) PrintBestTable(*job);
+  }
+  return kExitOk;
+}
+
+int RunJobs(const GlobalOptions& global, int limit) {
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<std::vector<v1::Job>> jobs = (*client)->ListJobs(limit);
+  if (!jobs.ok()) return Fail(jobs.status());
+  if (global.json) {
+    Json out = Json::array();
+    for (const v1::Job& job : *jobs) out.push_back(client::JobJson(job));
+    PrintJson(out);
+    return kExitOk;
+  }
+  Table table({"ID", "KERNEL", "STATE", "DEVICE CLASS", "DONE", "FAILED", "AGE"});
+  const int64_t now_ms = NowUnixMs();
+  for (const v1::Job& job : *jobs) {
+    table.AddRow(
+        {std::to_string(job.job_id()), job.kernel(), client::JobStateName(job.state()),
+         job.device_class(),
+         std::to_string(job.candidates_done()) + "/" + std::to_string(job.candidates_total()),
+         std::to_string(job.candidates_failed()),
+         FormatSeconds((now_ms - job.created_unix_ms()) / 1e3)});
+  }
+  table.Print(stdout);
+  return kExitOk;
+}
+
+int RunCancel(const GlobalOptions& global, int64_t job_id) {
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<v1::Job> job = (*client)->Cancel(job_id);
+  if (!job.ok()) return Fail(job.status());
+  if (global.json) {
+    PrintJson(client::JobJson(*job));
+  } else {
+    std::printf("job %lld is %s\n", static_cast<long long>(job->job_id()),
+                client::JobStateName(job->state()));
+  }
+  return kExitOk;
+}
+
+int RunResults(const GlobalOptions& global, int64_t job_id) {
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<std::vector<v1::CandidateResult>> results = (*client)->ListResults(job_id);
+  if (!results.ok()) return Fail(results.status());
+  if (global.json) {
+    Json out = Json::array();
+    for (const v1::CandidateResult& result : *results) out.push_back(client::ResultJson(result));
+    PrintJson(out);
+    return kExitOk;
+  }
+  Table table({"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "ERROR"});
+  for (const v1::CandidateResult& result : *results) {
+    const v1::TimingStats& timing = result.timing();
+    table.AddRow({client::ResultStatusName(result.status()), spec::ConfigKey(result.config()),
+                  spec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
+                  FormatNanos(timing.p10_ns()), FormatNanos(timing.p90_ns()),
+                  FormatGflops(timing.gflops()), FirstLine(result.error())});
+  }
+  table.Print(stdout);
+  return kExitOk;
+}
+
+int RunWorkers(const GlobalOptions& global) {
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<std::vector<v1::WorkerInfo>> workers = (*client)->ListWorkers();
+  if (!workers.ok()) return Fail(workers.status());
+  if (global.json) {
+    Json out = Json::array();
+    for (const v1::WorkerInfo& worker : *workers) out.push_back(client::WorkerJson(worker));
+    PrintJson(out);
+    return kExitOk;
+  }
+  Table table({"ID", "HOST", "DEVICES", "ALIVE", "LEASES", "RESULTS"});
+  for (const v1::WorkerInfo& worker : *workers) {
+    std::string devices;
+    for (const v1::DeviceInfo& device : worker.devices()) {
+      if (!devices.empty()) devices += " ";
+      devices += std::to_string(device.index()) + ":" + device.device_class();
+    }
+    table.AddRow({worker.worker_id(), worker.hostname(), devices, worker.alive() ? "yes" : "no",
+                  std::to_string(worker.active_leases()),
+                  std::to_string(worker.results_reported())});
+  }
+  table.Print(stdout);
+  return kExitOk;
+}
+
+int RunBest(const GlobalOptions& global, const BestOptions& options) {
+  Result<v1::Problem> problem = spec::ParseProblem(options.problem);
+  if (!problem.ok()) return FailUsage(problem.status());
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  Result<v1::QueryBestResponse> best =
+      (*client)->QueryBest(options.kernel, *problem, options.device_class);
+  if (!best.ok()) return Fail(best.status());
+  if (global.json) {
+    PrintJson(client::BestJson(*best));
+    return kExitOk;
+  }
+  std::printf("kernel:   %s on %s\n", best->kernel().c_str(), best->device_class().c_str());
+  std::printf("problem:  %s%s\n", spec::ProblemText(best->problem()).c_str(),
+              best->exact() ? "" : "  (nearest tuned problem; this exact one was never tuned)");
+  std::printf("config:   %s\n", spec::ConfigKey(best->config()).c_str());
+  std::printf("median:   %s (p10 %s, p90 %s)\n", FormatNanos(best->timing().median_ns()).c_str(),
+              FormatNanos(best->timing().p10_ns()).c_str(),
+              FormatNanos(best->timing().p90_ns()).c_str());
+  if (best->timing().gflops() > 0) {
+    std::printf("GFLOP/s:  %s\n", FormatGflops(best->timing().gflops()).c_str());
+  }
+  std::printf("from:     job %lld, kernel fingerprint %s\n", static_cast<long long>(best->job_id()),
+              best->fingerprint().c_str());
+  return kExitOk;
+}
+
+}  // namespace tf::cli

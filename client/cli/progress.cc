@@ -1,0 +1,63 @@
+#include "client/cli/progress.h"
+
+#include "client/cli/text_format.h"
+#include "client/job_state.h"
+
+namespace tf::cli {
+namespace {
+
+constexpr int kBarWidth = 24;
+constexpr auto kPlainInterval = std::chrono::seconds(1);
+
+std::string Bar(int64_t done, int64_t total) {
+  const int filled = total > 0 ? static_cast<int>(kBarWidth * done / total) : 0;
+  return "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "]";
+}
+
+}  // namespace
+
+JobProgress::JobProgress(std::FILE* out, bool redraw)
+    : out_(out), redraw_(redraw), start_(std::chrono::steady_clock::now()) {}
+
+std::string JobProgress::Line(const v1::Job& job) const {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const int64_t done = job.candidates_done();
+  const int64_t total = job.candidates_total();
+  std::string line = "job " + std::to_string(job.job_id()) + " " +
+                     client::JobStateName(job.state()) + " " + Bar(done, total) + " " +
+                     std::to_string(done) + "/" + std::to_string(total) + " candidates, " +
+                     std::to_string(job.candidates_failed()) + " failed, builds " +
+                     std::to_string(job.builds_done()) + "/" +
+                     std::to_string(job.configurations()) + ", " + FormatSeconds(elapsed);
+  // The rate since watching began: earlier progress may come from a cache.
+  const int64_t progressed = done - done_at_start_;
+  if (progressed > 0 && done < total && !client::IsTerminal(job.state())) {
+    line += ", ETA " + FormatSeconds(elapsed * static_cast<double>(total - done) / progressed);
+  }
+  return line;
+}
+
+void JobProgress::Update(const v1::Job& job) {
+  if (done_at_start_ < 0) done_at_start_ = job.candidates_done();
+  const auto now = std::chrono::steady_clock::now();
+  const bool state_changed = job.state() != last_state_;
+  last_state_ = job.state();
+  if (redraw_) {
+    std::fprintf(out_, "\r\033[K%s", Line(job).c_str());
+    std::fflush(out_);
+    printed_ = true;
+    return;
+  }
+  if (!state_changed && printed_ && now - last_print_ < kPlainInterval) return;
+  std::fprintf(out_, "%s\n", Line(job).c_str());
+  std::fflush(out_);
+  last_print_ = now;
+  printed_ = true;
+}
+
+void JobProgress::Finish() {
+  if (redraw_ && printed_) std::fprintf(out_, "\n");
+}
+
+}  // namespace tf::cli

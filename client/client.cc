@@ -1,0 +1,196 @@
+#include "client/client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+#include "client/job_state.h"
+#include "spec/config.h"
+
+namespace tf::client {
+namespace {
+
+// Results of a large job and the sources of a submitted kernel can exceed
+// gRPC's 4 MiB default.
+constexpr int kMaxMessageBytes = 256 << 20;
+
+// The one place channels are made; TLS credentials will be chosen here.
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+// Accepts HOST:PORT, [IPv6]:PORT and gRPC target URIs (dns:///..., unix:...).
+Status CheckAddress(const std::string& address) {
+  if (address.empty())
+    return Status::InvalidArgument("coordinator address is empty; use HOST:PORT");
+  if (address.find(':') == std::string::npos || address.back() == ':') {
+    return Status::InvalidArgument("coordinator address '" + address +
+                                   "' has no port; use HOST:PORT, e.g. 127.0.0.1:50051");
+  }
+  return Status::Ok();
+}
+
+Code CodeFromGrpc(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return Code::kOk;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return Code::kInvalidArgument;
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return Code::kInvalidArgument;
+    case grpc::StatusCode::NOT_FOUND:
+      return Code::kNotFound;
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return Code::kAlreadyExists;
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return Code::kFailedPrecondition;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return Code::kResourceExhausted;
+    case grpc::StatusCode::UNAVAILABLE:
+      return Code::kUnavailable;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return Code::kDeadlineExceeded;
+    case grpc::StatusCode::CANCELLED:
+      return Code::kCancelled;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return Code::kPermissionDenied;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return Code::kUnauthenticated;
+    default:
+      return Code::kInternal;
+  }
+}
+
+v1::GetJobRequest JobRequest(int64_t job_id) {
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  return request;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, ClientOptions options) {
+  TF_RETURN_IF_ERROR(CheckAddress(address));
+  if (options.call_timeout_s <= 0) {
+    return Status::InvalidArgument("call_timeout_s must be positive, got " +
+                                   std::to_string(options.call_timeout_s));
+  }
+  return std::unique_ptr<Client>(new Client(address, options));
+}
+
+Client::Client(std::string address, ClientOptions options)
+    : address_(std::move(address)),
+      options_(options),
+      stub_(v1::TuneFleet::NewStub(MakeChannel(address_))) {}
+
+template <typename Request, typename Response>
+Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::ClientContext*,
+                                                                          const Request&,
+                                                                          Response*),
+                              const Request& request) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                           std::chrono::duration<double>(options_.call_timeout_s)));
+  Response response;
+  TF_RETURN_IF_ERROR(FromGrpc((stub_.get()->*method)(&context, request, &response)));
+  return response;
+}
+
+Status Client::FromGrpc(const grpc::Status& status) const {
+  const Code code = CodeFromGrpc(status.error_code());
+  switch (code) {
+    case Code::kOk:
+      return Status::Ok();
+    case Code::kUnavailable:
+      return Status::Unavailable("cannot reach coordinator at " + address_ + ": " +
+                                 status.error_message());
+    case Code::kDeadlineExceeded:
+      return Status::DeadlineExceeded("coordinator at " + address_ + " did not answer within " +
+                                      std::to_string(options_.call_timeout_s) + " s");
+    default:
+      return Status(code, status.error_message());
+  }
+}
+
+Result<v1::Job> Client::Submit(const v1::KernelSpec& spec,
+                               const std::vector<v1::SourceFile>& sources, int priority) {
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = spec;
+  request.mutable_sources()->Assign(sources.begin(), sources.end());
+  request.set_priority(priority);
+  return Call(&v1::TuneFleet::Stub::SubmitJob, request);
+}
+
+Result<v1::Job> Client::GetJob(int64_t job_id) {
+  return Call(&v1::TuneFleet::Stub::GetJob, JobRequest(job_id));
+}
+
+Result<v1::Job> Client::WatchJob(int64_t job_id,
+                                 const std::function<void(const v1::Job&)>& on_update) {
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader =
+      stub_->WatchJob(&context, JobRequest(job_id));
+  v1::JobEvent event;
+  v1::Job last;
+  while (reader->Read(&event)) {
+    last = event.job();
+    on_update(last);
+    if (IsTerminal(last.state())) {
+      context.TryCancel();  // the final state is all we wait for
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (IsTerminal(last.state())) return last;
+  TF_RETURN_IF_ERROR(FromGrpc(status));
+  return Status::Unavailable("coordinator at " + address_ + " ended the watch of job " +
+                             std::to_string(job_id) + " while it was " +
+                             (last.job_id() == 0 ? "unknown" : JobStateName(last.state())));
+}
+
+Result<v1::Job> Client::Cancel(int64_t job_id) {
+  return Call(&v1::TuneFleet::Stub::CancelJob, JobRequest(job_id));
+}
+
+Result<std::vector<v1::Job>> Client::ListJobs(int limit) {
+  v1::ListJobsRequest request;
+  request.set_limit(limit);
+  TF_ASSIGN_OR_RETURN(v1::ListJobsResponse response, Call(&v1::TuneFleet::Stub::ListJobs, request));
+  return std::vector<v1::Job>(response.jobs().begin(), response.jobs().end());
+}
+
+Result<std::vector<v1::CandidateResult>> Client::ListResults(int64_t job_id) {
+  TF_ASSIGN_OR_RETURN(v1::ListResultsResponse response,
+                      Call(&v1::TuneFleet::Stub::ListResults, JobRequest(job_id)));
+  return std::vector<v1::CandidateResult>(response.results().begin(), response.results().end());
+}
+
+Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
+                                                const v1::Problem& problem,
+                                                const std::string& device_class) {
+  v1::QueryBestRequest request;
+  request.set_kernel(kernel);
+  *request.mutable_problem() = problem;
+  request.set_device_class(device_class);
+  TF_ASSIGN_OR_RETURN(v1::QueryBestResponse response,
+                      Call(&v1::TuneFleet::Stub::QueryBest, request));
+  if (!response.found()) {
+    return Status::NotFound(
+        "no tuned configuration of kernel '" + kernel + "' for " + spec::ProblemText(problem) +
+        " on " +
+        (device_class.empty() ? "any device class" : "device class '" + device_class + "'"));
+  }
+  return response;
+}
+
+Result<std::vector<v1::WorkerInfo>> Client::ListWorkers() {
+  TF_ASSIGN_OR_RETURN(v1::ListWorkersResponse response,
+                      Call(&v1::TuneFleet::Stub::ListWorkers, v1::ListWorkersRequest()));
+  return std::vector<v1::WorkerInfo>(response.workers().begin(), response.workers().end());
+}
+
+}  // namespace tf::client

@@ -1,0 +1,66 @@
+// Client: the C++ API of a TuneFleet coordinator. Every call returns a
+// tf::Status carrying the coordinator's own message; a coordinator that cannot
+// be reached reads "cannot reach coordinator at ADDRESS: ...". Thread-safe:
+// one Client may serve many threads.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "tunefleet/v1/tunefleet.grpc.pb.h"
+
+namespace tf::client {
+
+namespace v1 = ::tunefleet::v1;
+
+struct ClientOptions {
+  // Deadline of every call except WatchJob, which lasts as long as the job.
+  double call_timeout_s = 30;
+};
+
+class Client {
+ public:
+  // Fails on a malformed address; does not wait for the coordinator, so the
+  // first call reports an unreachable one.
+  static Result<std::unique_ptr<Client>> Connect(const std::string& address,
+                                                 ClientOptions options = {});
+
+  const std::string& address() const { return address_; }
+
+  Result<v1::Job> Submit(const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,
+                         int priority);
+  Result<v1::Job> GetJob(int64_t job_id);
+  // Calls on_update with every state the coordinator streams and returns the
+  // final one. Fails when the stream breaks before the job ends.
+  Result<v1::Job> WatchJob(int64_t job_id, const std::function<void(const v1::Job&)>& on_update);
+  Result<v1::Job> Cancel(int64_t job_id);
+  // Most recent first; limit 0 lets the coordinator choose.
+  Result<std::vector<v1::Job>> ListJobs(int limit);
+  // Every candidate's result, best first.
+  Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id);
+  // The best tuned configuration, or the nearest tuned problem's (exact ==
+  // false). An empty device_class matches any. Code::kNotFound when nothing of
+  // the kernel was tuned on a matching device.
+  Result<v1::QueryBestResponse> QueryBest(const std::string& kernel, const v1::Problem& problem,
+                                          const std::string& device_class);
+  Result<std::vector<v1::WorkerInfo>> ListWorkers();
+
+ private:
+  Client(std::string address, ClientOptions options);
+
+  // One unary call with the configured deadline.
+  template <typename Request, typename Response>
+  Result<Response> Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::ClientContext*,
+                                                                    const Request&, Response*),
+                        const Request& request);
+  Status FromGrpc(const grpc::Status& status) const;
+
+  std::string address_;
+  ClientOptions options_;
+  std::unique_ptr<v1::TuneFleet::Stub> stub_;
+};
+
+}  // namespace tf::client

@@ -1,0 +1,253 @@
+#include "compiler/batch_builder.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "common/files.h"
+#include "compiler/source_tree.h"
+#include "spec/config.h"
+
+namespace tf::compiler {
+namespace {
+
+using Batch = std::vector<v1::Config>;
+using OnBatch = std::function<void(std::vector<ConfigBuild>)>;
+
+// The private build directory lives only as long as one Build call.
+struct DirectoryRemover {
+  std::string path;
+  ~DirectoryRemover() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+Result<std::string> MakeWorkDir(const std::string& work_root) {
+  std::string root =
+      work_root.empty() ? std::filesystem::temp_directory_path().string() : work_root;
+  TF_RETURN_IF_ERROR(MakeDirs(root));
+  std::string pattern = root + "/tf-build-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::FailedPrecondition("cannot create a build directory under " + root + ": " +
+                                      std::strerror(errno));
+  }
+  return pattern;
+}
+
+std::string Trim(std::string text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t dropped = text.size() - max_bytes;
+  text.resize(max_bytes);
+  return text + "\n[... " + std::to_string(dropped) + " more bytes]";
+}
+
+std::string Describe(const CompileOutcome& outcome, double timeout_s) {
+  std::string output = outcome.diagnostics.empty() ? "" : ":\n" + outcome.diagnostics;
+  if (outcome.timed_out) {
+    std::ostringstream limit;
+    limit << timeout_s;
+    return "compilation timed out after " + limit.str() + " s" + output;
+  }
+  return "compilation failed" + output;
+}
+
+// The state of one Build call: a queue of batches drained by worker threads.
+// A failed batch's halves go to the front of the queue, so that each planned
+// batch is resolved before later ones start.
+class BuildRun {
+ public:
+  BuildRun(const Toolchain& toolchain, ArtifactStore& store, const BuildOptions& options,
+           const v1::KernelSpec& spec, std::string work_dir, const OnBatch& on_batch,
+           const std::atomic<bool>* cancel)
+      : toolchain_(toolchain),
+        store_(store),
+        options_(options),
+        spec_(spec),
+        work_dir_(std::move(work_dir)),
+        on_batch_(on_batch),
+        cancel_(cancel) {}
+
+  void Enqueue(Batch batch) { queue_.push_back(std::move(batch)); }
+
+  // Drains the queue on `threads` threads; the first setup error, if any.
+  Status Run(int threads, BuildStats* stats) {
+    std::vector<std::thread> workers;
+    for (int i = 0; i < threads; ++i) workers.emplace_back([this] { Work(); });
+    for (auto& worker : workers) worker.join();
+    stats->compiler_runs = compiler_runs_;
+    stats->failed_configs = failed_configs_;
+    stats->cpu_seconds = cpu_seconds_;
+    if (!error_.ok()) return error_;
+    if (Cancelled()) {
+      return Status(Code::kCancelled,
+                    "build cancelled after " + std::to_string(compiler_runs_) + " compiler runs");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  bool Cancelled() const { return cancel_ != nullptr && cancel_->load(); }
+  bool Stopped() const { return Cancelled() || !error_.ok(); }  // with mu_ held
+
+  void Work() {
+    while (true) {
+      Batch batch;
+      int id;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty() || in_flight_ == 0 || Stopped(); });
+        if (queue_.empty() || Stopped()) break;
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+        ++in_flight_;
+        id = next_id_++;
+      }
+      std::vector<Batch> halves = Process(batch, id);
+      {
+        std::lock_guard lock(mu_);
+        --in_flight_;
+        for (auto it = halves.rbegin(); it != halves.rend(); ++it) {
+          queue_.push_front(std::move(*it));
+        }
+      }
+      cv_.notify_all();
+    }
+    cv_.notify_all();
+  }
+
+  // Compiles one batch. Returns its halves when it failed and can be split.
+  std::vector<Batch> Process(const Batch& batch, int id) {
+    std::string tu = "batch_" + std::to_string(id) + ".cc";
+    std::string so = "batch_" + std::to_string(id) + ".so";
+    auto source = toolchain_.GenerateBatch(spec_, batch);
+    if (!source.ok()) return Fail(source.status());
+    Status written = WriteFileAtomic(work_dir_ + "/" + tu, *source);
+    if (!written.ok()) return Fail(written);
+    auto outcome = toolchain_.Compile(work_dir_, tu, so, spec_, options_.timeout_s);
+    std::filesystem::remove(work_dir_ + "/" + tu);
+    if (!outcome.ok()) return Fail(outcome.status());
+    {
+      std::lock_guard lock(mu_);
+      ++compiler_runs_;
+      cpu_seconds_ += outcome->cpu_seconds;
+    }
+    if (outcome->ok) {
+      auto sha256 = store_.PutFile(work_dir_ + "/" + so);
+      if (!sha256.ok()) return Fail(sha256.status());
+      Deliver(batch, *sha256, "");
+      return {};
+    }
+    std::filesystem::remove(work_dir_ + "/" + so);
+    if (batch.size() > 1) {
+      auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
+      return {Batch(batch.begin(), middle), Batch(middle, batch.end())};
+    }
+    Deliver(batch, "",
+            Trim(Describe(*outcome, options_.timeout_s), options_.max_diagnostics_bytes));
+    return {};
+  }
+
+  std::vector<Batch> Fail(const Status& status) {
+    std::lock_guard lock(mu_);
+    if (error_.ok()) error_ = status;
+    return {};
+  }
+
+  void Deliver(const Batch& batch, const std::string& sha256, const std::string& diagnostics) {
+    std::vector<ConfigBuild> builds;
+    for (const auto& config : batch) {
+      ConfigBuild& build = builds.emplace_back();
+      build.config = config;
+      build.ok = diagnostics.empty();
+      build.artifact_sha256 = sha256;
+      build.symbol = spec::CandidateSymbol(config);
+      build.diagnostics = diagnostics;
+    }
+    std::lock_guard lock(deliver_mu_);
+    if (!diagnostics.empty()) failed_configs_ += static_cast<int64_t>(builds.size());
+    on_batch_(std::move(builds));
+  }
+
+  const Toolchain& toolchain_;
+  ArtifactStore& store_;
+  const BuildOptions& options_;
+  const v1::KernelSpec& spec_;
+  const std::string work_dir_;
+  const OnBatch& on_batch_;
+  const std::atomic<bool>* cancel_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Batch> queue_;
+  int in_flight_ = 0;
+  int next_id_ = 0;
+  Status error_;
+  int64_t compiler_runs_ = 0;
+  double cpu_seconds_ = 0;
+
+  std::mutex deliver_mu_;  // serialises on_batch_
+  int64_t failed_configs_ = 0;
+};
+
+}  // namespace
+
+BatchBuilder::BatchBuilder(const Toolchain& toolchain, ArtifactStore& store, BuildOptions options)
+    : toolchain_(toolchain), store_(store), options_(std::move(options)) {}
+
+Result<BuildStats> BatchBuilder::Build(const v1::KernelSpec& spec,
+                                       const std::vector<v1::SourceFile>& sources,
+                                       const std::vector<v1::Config>& configs,
+                                       const OnBatch& on_batch, const std::atomic<bool>* cancel) {
+  auto start = std::chrono::steady_clock::now();
+  if (options_.batch_size < 1) {
+    return Status::InvalidArgument("batch_size must be at least 1, got " +
+                                   std::to_string(options_.batch_size));
+  }
+  TF_RETURN_IF_ERROR(toolchain_.Validate(spec));
+  if (std::none_of(sources.begin(), sources.end(),
+                   [&](const auto& s) { return s.path() == spec.source(); })) {
+    return Status::InvalidArgument("source '" + spec.source() + "' is not among the " +
+                                   std::to_string(sources.size()) + " source files sent");
+  }
+  std::set<std::string> symbols;
+  for (const auto& config : configs) {
+    TF_RETURN_IF_ERROR(spec::InstantiateEntry(spec.entry(), config).status());
+    if (!symbols.insert(spec::CandidateSymbol(config)).second) {
+      return Status::InvalidArgument("configuration " + spec::ConfigKey(config) +
+                                     " is listed twice");
+    }
+  }
+  TF_ASSIGN_OR_RETURN(std::string work_dir, MakeWorkDir(options_.work_root));
+  DirectoryRemover remover{work_dir};
+  TF_RETURN_IF_ERROR(WriteSourceTree(work_dir, sources));
+
+  BuildStats stats;
+  stats.configs = static_cast<int64_t>(configs.size());
+  BuildRun run(toolchain_, store_, options_, spec, work_dir, on_batch, cancel);
+  for (size_t i = 0; i < configs.size(); i += options_.batch_size) {
+    size_t end = std::min(configs.size(), i + options_.batch_size);
+    run.Enqueue(Batch(configs.begin() + i, configs.begin() + end));
+    ++stats.batches;
+  }
+  int threads = options_.parallelism > 0
+                    ? options_.parallelism
+                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  threads = std::min<int64_t>(threads, stats.configs);
+  TF_RETURN_IF_ERROR(run.Run(threads, &stats));
+  stats.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace tf::compiler

@@ -1,0 +1,168 @@
+#include "compiler/host_toolchain.h"
+
+#include <regex>
+#include <sstream>
+
+#include "common/subprocess.h"
+#include "compiler/source_tree.h"
+#include "spec/config.h"
+
+namespace tf::compiler {
+namespace {
+
+// Before the user's options, so that theirs win (g++ takes the last -O, -march
+// and -std). Hidden visibility keeps template instantiations out of the
+// dynamic symbol table: only the exported wrappers are visible, and artifacts
+// of different jobs loaded into one runner cannot interpose each other.
+const char* const kBaseFlags[] = {"-std=c++20", "-O3",   "-march=native",      "-fPIC",
+                                  "-shared",    "-pipe", "-fvisibility=hidden"};
+
+const char kAllowedSummary[] =
+    "-O0..-O3, -Os, -Ofast, -march=, -mtune=, -m<isa feature>, -fno-<x>, -ffast-math, "
+    "-funroll-loops and similar optimisations, -DNAME[=VALUE] with VALUE of [A-Za-z0-9_.+-], "
+    "-UNAME, -std=c++17|20|23, -W<warning>, -g, -I<relative dir>";
+
+bool IsAllowedFlag(const std::string& flag) {
+  static const std::regex kAllowed(
+      "-O[0-3s]|-Ofast"
+      "|-(march|mtune)=[A-Za-z0-9_.+-]+"
+      "|-m(no-)?[a-z0-9][a-z0-9.-]*"
+      "|-f(no-[a-z0-9-]+|fast-math|unroll-loops|unroll-all-loops|openmp|openmp-simd"
+      "|omit-frame-pointer|tree-vectorize|tree-loop-vectorize|strict-aliasing|peel-loops"
+      "|prefetch-loop-arrays|loop-interchange|ipa-pta|vect-cost-model=[a-z]+)"
+      "|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?"
+      "|-U[A-Za-z_][A-Za-z0-9_]*"
+      "|-std=(c|gnu)\\+\\+(17|20|23|2a|2b)"
+      "|-W(no-)?[a-z][a-z0-9-]*(=[0-9]+)?"
+      "|-g[0-3]?");
+  if (flag.starts_with("-I")) return CheckSourcePath(flag.substr(2)).ok();
+  return std::regex_match(flag, kAllowed);
+}
+
+// spec.compile_options as compiler arguments. An entry may hold several
+// whitespace-separated options, and "-D NAME", "-U NAME", "-I DIR" may be
+// split over two tokens; both are normalised to one argument per option.
+Result<std::vector<std::string>> UserFlags(const v1::KernelSpec& spec) {
+  std::vector<std::string> tokens;
+  for (const auto& option : spec.compile_options()) {
+    std::istringstream words(option);
+    std::string word;
+    while (words >> word) tokens.push_back(word);
+  }
+  std::vector<std::string> flags;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::string flag = tokens[i];
+    if ((flag == "-D" || flag == "-U" || flag == "-I") && i + 1 < tokens.size()) {
+      flag += tokens[++i];
+    }
+    if (!IsAllowedFlag(flag)) {
+      return Status::InvalidArgument(
+          "compile_options: '" + flag +
+          "' is not allowed by the host-g++ toolchain (allowed: " + kAllowedSummary + ")");
+    }
+    flags.push_back(flag);
+  }
+  return flags;
+}
+
+Result<std::string> ElementType(const v1::Buffer& buffer) {
+  static const std::pair<const char*, const char*> kTypes[] = {
+      {"f32", "float"},     {"f64", "double"}, {"f16", "_Float16"},
+      {"bf16", "uint16_t"}, {"i8", "int8_t"},  {"i32", "int32_t"},
+      {"i64", "int64_t"},   {"u8", "uint8_t"}, {"u32", "uint32_t"}};
+  for (const auto& [dtype, type] : kTypes) {
+    if (buffer.dtype() == dtype) return std::string(type);
+  }
+  return Status::InvalidArgument("buffer " + buffer.name() + ": dtype '" + buffer.dtype() +
+                                 "' is not one of f32 f64 f16 bf16 i8 i32 i64 u8 u32");
+}
+
+// "static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0], s[1]":
+// the arguments every wrapper passes, given its parameters `b` and `s`.
+Result<std::string> CallArguments(const v1::KernelSpec& spec) {
+  std::string args;
+  auto append = [&args](const std::string& arg) { args += (args.empty() ? "" : ", ") + arg; };
+  for (int i = 0; i < spec.buffers_size(); ++i) {
+    const v1::Buffer& buffer = spec.buffers(i);
+    TF_ASSIGN_OR_RETURN(std::string type, ElementType(buffer));
+    append("static_cast<" + std::string(buffer.output() ? "" : "const ") + type + "*>(b[" +
+           std::to_string(i) + "])");
+  }
+  for (size_t i = 0; i < spec::ScalarNames(spec).size(); ++i) {
+    append("s[" + std::to_string(i) + "]");
+  }
+  return args;
+}
+
+std::string ExportedFunction(const std::string& symbol, const std::string& comment,
+                             const std::string& callee, const std::string& args) {
+  return "// " + comment + "\nTF_EXPORT void " + symbol +
+         "([[maybe_unused]] void* const* b, [[maybe_unused]] const int64_t* s) {\n  " + callee +
+         "(" + args + ");\n}\n\n";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HostToolchain>> HostToolchain::Detect(const std::string& compiler) {
+  RunOptions options;
+  options.timeout_s = 30;
+  auto run = RunProcess({compiler, "--version"}, options);
+  if (!run.ok() || !run->success()) {
+    std::string why = run.ok() ? run->output : run.status().message();
+    return Status::Unavailable("host-g++ toolchain: cannot run '" + compiler +
+                               " --version' (is g++ installed?): " + why);
+  }
+  std::string version = run->output.substr(0, run->output.find('\n'));
+  return std::unique_ptr<HostToolchain>(new HostToolchain(compiler, version));
+}
+
+Status HostToolchain::Validate(const v1::KernelSpec& spec) const {
+  if (spec.source().empty()) {
+    return Status::InvalidArgument("source is empty: name the main source file to compile");
+  }
+  TF_RETURN_IF_ERROR(CheckSourcePath(spec.source()));
+  TF_RETURN_IF_ERROR(CallArguments(spec).status());
+  return UserFlags(spec).status();
+}
+
+Result<std::string> HostToolchain::GenerateBatch(const v1::KernelSpec& spec,
+                                                 const std::vector<v1::Config>& configs) const {
+  TF_ASSIGN_OR_RETURN(std::string args, CallArguments(spec));
+  std::string tu =
+      "// Generated by TuneFleet " + name() + ": " + std::to_string(configs.size()) +
+      " candidates of kernel " + spec.name() + ".\n#include <cstdint>\n#include \"" +
+      spec.source() +
+      "\"\n\n#define TF_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n\n";
+  for (const auto& config : configs) {
+    TF_ASSIGN_OR_RETURN(std::string callee, spec::InstantiateEntry(spec.entry(), config));
+    tu += ExportedFunction(spec::CandidateSymbol(config), spec::ConfigKey(config), callee, args);
+  }
+  if (!spec.verify().reference().empty()) {
+    tu += ExportedFunction(spec::kReferenceSymbol, "reference", spec.verify().reference(), args);
+  }
+  return tu;
+}
+
+Result<CompileOutcome> HostToolchain::Compile(const std::string& work_dir,
+                                              const std::string& tu_path,
+                                              const std::string& out_path,
+                                              const v1::KernelSpec& spec, double timeout_s) const {
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> flags, UserFlags(spec));
+  std::vector<std::string> argv = {compiler_};
+  argv.insert(argv.end(), std::begin(kBaseFlags), std::end(kBaseFlags));
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-o", out_path, tu_path});
+  RunOptions options;
+  options.cwd = work_dir;
+  options.timeout_s = timeout_s;
+  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, options));
+  CompileOutcome outcome;
+  outcome.ok = run.success();
+  outcome.timed_out = run.timed_out;
+  outcome.diagnostics = std::move(run.output);
+  outcome.cpu_seconds = run.cpu_seconds;
+  outcome.wall_seconds = run.wall_seconds;
+  return outcome;
+}
+
+}  // namespace tf::compiler

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job on one machine: installs and builds, starts a coordinator and a
+# CPU worker on 127.0.0.1 with the embedded database, tunes the example GEMM,
+# prints the best configuration per problem, and stops what it started.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/build.sh"
+bin="${BUILD_DIR:-$root/build}"
+state="${TUNEFLEET_STATE:-$root/.tunefleet}"
+mkdir -p "$state"
+rm -f "$state/port"
+
+"$bin/scheduler/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/tunefleet.db" \
+  --artifacts "$state/artifacts" --port-file "$state/port" >"$state/coordinator.log" 2>&1 &
+coordinator=$!
+worker=""
+cleanup() {
+  [ -n "$worker" ] && kill "$worker" 2>/dev/null || true
+  kill "$coordinator" 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done
+[ -s "$state/port" ] || { cat "$state/coordinator.log"; exit 1; }
+export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
+echo "coordinator at $TUNEFLEET_COORDINATOR (logs in $state)"
+
+devices="cpu:$(( $(nproc) > 1 ? 2 : 1 ))"
+"$bin/worker/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices "$devices" \
+  --cache "$state/worker-cache" >"$state/worker.log" 2>&1 &
+worker=$!
+
+"$bin/client/tunefleet" submit "$root/examples/cpu/gemm/gemm.yaml" --wait
+"$bin/client/tunefleet" workers

@@ -1,0 +1,205 @@
+// The service end to end: real coordinator and worker processes on
+// 127.0.0.1, a real SQLite database, the real CLI.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+
+#include "client/client.h"
+#include "db/sqlite.h"
+#include "spec/config.h"
+#include "spec/spec_loader.h"
+#include "tests/test_util.h"
+
+namespace tf::testing {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using std::chrono::seconds;
+
+nlohmann::json Json(const ProcessResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+}
+
+class FleetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    coordinator_ = std::make_unique<CoordinatorProcess>(
+        dir_.path(), std::vector<std::string>{"--lease-ttl-ms", "1500", "--heartbeat-ms", "300",
+                                              "--db-sync", "normal"});
+    coordinator_->Start();
+    auto client = client::Client::Connect(coordinator_->address());
+    ASSERT_TRUE(client.ok());
+    client_ = std::move(*client);
+  }
+
+  void TearDown() override {
+    if (HasFailure()) {
+      std::cerr << "coordinator log:\n" << coordinator_->Log() << "\n";
+      for (auto& w : workers_) std::cerr << "worker log:\n" << w->Log() << "\n";
+    }
+  }
+
+  Process& AddWorker(const std::string& devices, std::vector<std::string> extra = {}) {
+    std::string name = "worker" + std::to_string(workers_.size());
+    workers_.push_back(StartWorker(coordinator_->address(), dir_.path(), name, devices, extra));
+    return *workers_.back();
+  }
+
+  v1::Job Submit(const std::string& spec_path) {
+    auto loaded = spec::LoadSpecFile(spec_path);
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    auto job = client_->Submit(loaded->spec, loaded->sources, 0);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return *job;
+  }
+
+  v1::Job WaitForEnd(int64_t job_id, seconds timeout) {
+    v1::Job job;
+    WaitFor(
+        [&] {
+          auto got = client_->GetJob(job_id);
+          if (got.ok()) job = *got;
+          return got.ok() && (job.state() == v1::JOB_STATE_SUCCEEDED ||
+                              job.state() == v1::JOB_STATE_FAILED ||
+                              job.state() == v1::JOB_STATE_CANCELLED);
+        },
+        timeout);
+    return job;
+  }
+
+  // Every candidate of the job has exactly one result in the database.
+  void ExpectExactlyOneResultPerCandidate(int64_t job_id) {
+    auto db = db::Database::Open(coordinator_->db_path(), false);
+    ASSERT_TRUE(db.ok());
+    auto count = [&](const std::string& sql) {
+      auto stmt = (*db)->Prepare(sql);
+      EXPECT_TRUE(stmt.ok());
+      stmt->Bind(1, job_id);
+      EXPECT_TRUE(*stmt->Step());
+      return stmt->Int(0);
+    };
+    int64_t candidates = count("SELECT COUNT(*) FROM candidates WHERE job_id = ?");
+    EXPECT_GT(candidates, 0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM results WHERE job_id = ?"), candidates);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM candidates c WHERE job_id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM results r WHERE r.candidate_id = c.id)"),
+              0);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+  std::unique_ptr<client::Client> client_;
+  std::vector<std::unique_ptr<Process>> workers_;
+};
+
+TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
+  AddWorker("cpu:2");
+  auto submitted = RunCli(coordinator_->address(),
+                          {"submit", SourcePath("examples/cpu/gemm/gemm.yaml"), "--wait"}, 900);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+
+  auto jobs = client_->ListJobs(10);
+  ASSERT_TRUE(jobs.ok() && jobs->size() == 1);
+  int64_t job_id = (*jobs)[0].job_id();
+  auto status = Json(RunCli(coordinator_->address(), {"status", std::to_string(job_id), "--json"}));
+  EXPECT_EQ(status["state"], "succeeded");
+  EXPECT_GT(status["candidates_total"].get<int64_t>(), 100);
+  EXPECT_EQ(status["candidates_done"], status["candidates_total"]);
+  ExpectExactlyOneResultPerCandidate(job_id);
+
+  // The winner of the first problem, as the results list ranks it.
+  auto results = client_->ListResults(job_id);
+  ASSERT_TRUE(results.ok());
+  const v1::Problem& problem = (*jobs)[0].best(0).problem();
+  const v1::CandidateResult* winner = nullptr;
+  for (const auto& r : *results) {
+    if (!winner && r.status() == v1::RESULT_STATUS_OK &&
+        spec::ProblemKey(r.problem()) == spec::ProblemKey(problem)) {
+      winner = &r;
+    }
+  }
+  ASSERT_NE(winner, nullptr);
+  auto best = Json(RunCli(coordinator_->address(),
+                          {"best", "gemm_f32_cpu", "--problem", spec::ProblemText(problem), "--json"}));
+  EXPECT_EQ(best["kernel"], "gemm_f32_cpu");
+  EXPECT_EQ(best["exact"], true);
+  EXPECT_DOUBLE_EQ(best["median_ns"].get<double>(), winner->timing().median_ns());
+  for (const auto& s : winner->config().settings()) {
+    EXPECT_EQ(best["config"][s.name()].dump(), spec::ValueText(s.value())) << s.name();
+  }
+
+  // A shape never tuned gets the nearest tuned one, marked inexact.
+  v1::Problem other = problem;
+  other.mutable_vars(0)->set_value(other.vars(0).value() + 1);
+  auto nearest = Json(RunCli(coordinator_->address(),
+                             {"best", "gemm_f32_cpu", "--problem", spec::ProblemText(other), "--json"}));
+  EXPECT_EQ(nearest["exact"], false);
+}
+
+TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes) {
+  AddWorker("cpu:1");
+  v1::Job job = Submit(SourcePath("examples/cpu/faulty/faulty.yaml"));
+  v1::Job done = WaitForEnd(job.job_id(), seconds(180));
+  ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok());
+  std::map<v1::ResultStatus, std::vector<std::string>> errors;
+  for (const auto& r : *results) errors[r.status()].push_back(r.error());
+  ASSERT_EQ(errors[v1::RESULT_STATUS_RUNTIME_FAILED].size(), 1u);
+  EXPECT_NE(errors[v1::RESULT_STATUS_RUNTIME_FAILED][0].find("SIGSEGV"), std::string::npos)
+      << errors[v1::RESULT_STATUS_RUNTIME_FAILED][0];
+  ASSERT_EQ(errors[v1::RESULT_STATUS_TIMEOUT].size(), 1u);
+  EXPECT_NE(errors[v1::RESULT_STATUS_TIMEOUT][0].find("timed out"), std::string::npos);
+  EXPECT_EQ(errors[v1::RESULT_STATUS_WRONG_RESULT].size(), 1u);
+  EXPECT_GE(errors[v1::RESULT_STATUS_OK].size(), 2u);
+  EXPECT_EQ(done.candidates_failed(), 3);
+  ExpectExactlyOneResultPerCandidate(job.job_id());
+}
+
+TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
+  Process& doomed = AddWorker("cpu:1");
+  v1::Job job = Submit(SourcePath("tests/integration/data/slow/slow.yaml"));
+  // Strike once the worker holds a lease and has reported part of the job.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto workers = client_->ListWorkers();
+        auto now = client_->GetJob(job.job_id());
+        return workers.ok() && now.ok() && !workers->empty() &&
+               (*workers)[0].active_leases() > 0 && now->candidates_done() >= 2;
+      },
+      seconds(120)));
+  doomed.Kill();
+  auto before = client_->GetJob(job.job_id());
+  ASSERT_TRUE(before.ok());
+  EXPECT_LT(before->candidates_done(), before->candidates_total());
+  AddWorker("cpu:1");
+  v1::Job done = WaitForEnd(job.job_id(), seconds(180));
+  EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
+  EXPECT_EQ(done.candidates_done(), done.candidates_total());
+  EXPECT_EQ(done.candidates_failed(), 0);
+  ExpectExactlyOneResultPerCandidate(job.job_id());
+}
+
+TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
+  AddWorker("cpu:1");
+  v1::Job job = Submit(SourcePath("tests/integration/data/slow/slow.yaml"));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto now = client_->GetJob(job.job_id());
+        return now.ok() && now->candidates_done() >= 3;
+      },
+      seconds(120)));
+  coordinator_->Kill();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  coordinator_->Start();  // same database, same port; the worker reconnects
+  v1::Job done = WaitForEnd(job.job_id(), seconds(180));
+  EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
+  EXPECT_EQ(done.candidates_done(), done.candidates_total());
+  EXPECT_EQ(done.candidates_failed(), 0);
+  ExpectExactlyOneResultPerCandidate(job.job_id());
+}
+
+}  // namespace
+}  // namespace tf::testing

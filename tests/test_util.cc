@@ -1,0 +1,133 @@
+#include "tests/test_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "common/files.h"
+
+namespace tf::testing {
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "tunefleet-test-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!std::getenv("TF_KEEP_TEST_DIRS")) std::filesystem::remove_all(path_, ec);
+}
+
+std::unique_ptr<Process> Process::Start(const std::vector<std::string>& argv,
+                                        const std::string& log_path) {
+  auto process = std::unique_ptr<Process>(new Process);
+  process->log_path_ = log_path;
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  process->pid_ = pid;
+  return process;
+}
+
+Process::~Process() { Kill(); }
+
+void Process::Kill() {
+  if (reaped_ || pid_ <= 0) return;
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  reaped_ = true;
+}
+
+int Process::Terminate() {
+  if (reaped_) return 0;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 500; ++i) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      reaped_ = true;
+      kill(-pid_, SIGKILL);  // leftovers of its group, such as runners
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Kill();
+  return -1;
+}
+
+bool Process::Running() {
+  if (reaped_) return false;
+  if (waitpid(pid_, nullptr, WNOHANG) == pid_) reaped_ = true;
+  return !reaped_;
+}
+
+std::string Process::Log() const {
+  auto log = ReadFile(log_path_);
+  return log.ok() ? *log : "";
+}
+
+std::string BinaryPath(const std::string& relative) { return std::string(TF_BINARY_DIR) + "/" + relative; }
+std::string SourcePath(const std::string& relative) { return std::string(TF_SOURCE_DIR) + "/" + relative; }
+
+bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return condition();
+}
+
+CoordinatorProcess::CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args)
+    : dir_(dir), extra_args_(std::move(extra_args)) {}
+
+void CoordinatorProcess::Start() {
+  std::string port_file = dir_ + "/coordinator.port";
+  std::filesystem::remove(port_file);
+  std::vector<std::string> argv = {BinaryPath("scheduler/tunefleet-coordinator"),
+                                   "--listen", "127.0.0.1:" + std::to_string(port_),
+                                   "--db", db_path(),
+                                   "--artifacts", dir_ + "/artifacts",
+                                   "--port-file", port_file};
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  process_ = Process::Start(argv, dir_ + "/coordinator." + std::to_string(starts_++) + ".log");
+  bool ready = WaitFor([&] { return std::filesystem::exists(port_file); }, std::chrono::seconds(30));
+  if (!ready) throw std::runtime_error("coordinator did not start:\n" + process_->Log());
+  port_ = std::stoi(*ReadFile(port_file));
+}
+
+std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
+                                     const std::string& name, const std::string& devices,
+                                     std::vector<std::string> extra_args) {
+  std::vector<std::string> argv = {BinaryPath("worker/tunefleet-worker"), "--coordinator", address,
+                                   "--devices", devices, "--cache", dir + "/" + name + "-cache"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  return Process::Start(argv, dir + "/" + name + ".log");
+}
+
+ProcessResult RunCli(const std::string& address, std::vector<std::string> args, double timeout_s) {
+  std::vector<std::string> argv = {BinaryPath("client/tunefleet"), "--coordinator", address};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.timeout_s = timeout_s;
+  auto result = RunProcess(argv, options);
+  return result.ok() ? *result : ProcessResult{};
+}
+
+}  // namespace tf::testing

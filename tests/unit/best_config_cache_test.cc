@@ -1,0 +1,145 @@
+#include "client/best_config_cache.h"
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "spec/config.h"
+
+namespace tf::client {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A coordinator that knows one tuned kernel, "gemm", and counts how often it
+// is asked.
+class CountingQueryBest final : public v1::TuneFleet::Service {
+ public:
+  grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
+                         v1::QueryBestResponse* response) override {
+    ++calls;
+    if (request->kernel() != "gemm") return grpc::Status::OK;  // found == false
+    response->set_found(true);
+    response->set_exact(true);
+    response->set_kernel(request->kernel());
+    *response->mutable_problem() = request->problem();
+    response->set_device_class(request->device_class());
+    *response->mutable_config() = *spec::ParseConfigKey("BM=64,BN=128");
+    response->mutable_timing()->set_median_ns(1234);
+    return grpc::Status::OK;
+  }
+
+  std::atomic<int> calls{0};
+};
+
+class BestConfigCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(port, 0);
+    auto client = Client::Connect("127.0.0.1:" + std::to_string(port));
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(client).value();
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  static v1::Problem Problem(const std::string& text) { return *spec::ParseProblem(text); }
+
+  CountingQueryBest service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(BestConfigCacheTest, SecondLookupIsAnsweredFromMemory) {
+  BestConfigCache cache(client_.get());
+  BestConfigKey key("gemm", Problem("M=4096,N=4096,K=4096"), "cpu-test");
+
+  Result<BestConfig> first = cache.Lookup(key);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(spec::ConfigKey((*first)->config()), "BM=64,BN=128");
+  EXPECT_EQ(service_.calls, 1);
+
+  Result<BestConfig> second = cache.Lookup(key);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->get(), first->get());
+  EXPECT_EQ(service_.calls, 1);
+}
+
+TEST_F(BestConfigCacheTest, ProblemVariableOrderDoesNotMatter) {
+  BestConfigCache cache(client_.get());
+  ASSERT_TRUE(cache.Lookup("gemm", Problem("M=1,N=2,K=3"), "").ok());
+  Result<v1::QueryBestResponse> again = cache.Lookup("gemm", Problem("K=3,M=1,N=2"), "");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->timing().median_ns(), 1234);
+  EXPECT_EQ(service_.calls, 1);
+}
+
+TEST_F(BestConfigCacheTest, DeviceClassesAreSeparateEntries) {
+  BestConfigCache cache(client_.get());
+  ASSERT_TRUE(cache.Lookup("gemm", Problem("M=1"), "a").ok());
+  Result<v1::QueryBestResponse> b = cache.Lookup("gemm", Problem("M=1"), "b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->device_class(), "b");
+  EXPECT_EQ(service_.calls, 2);
+}
+
+TEST_F(BestConfigCacheTest, ExpiredEntryAsksAgain) {
+  BestConfigCache cache(client_.get(), {.ttl = 50ms});
+  BestConfigKey key("gemm", Problem("M=8"), "");
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  EXPECT_EQ(service_.calls, 1);
+  std::this_thread::sleep_for(80ms);
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  EXPECT_EQ(service_.calls, 2);
+}
+
+TEST_F(BestConfigCacheTest, InvalidateAsksAgain) {
+  BestConfigCache cache(client_.get());
+  BestConfigKey key("gemm", Problem("M=8"), "");
+  BestConfigKey other("gemm", Problem("M=9"), "");
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  ASSERT_TRUE(cache.Lookup(other).ok());
+  cache.Invalidate(key);
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  ASSERT_TRUE(cache.Lookup(other).ok());
+  EXPECT_EQ(service_.calls, 3);
+  cache.InvalidateAll();
+  ASSERT_TRUE(cache.Lookup(other).ok());
+  EXPECT_EQ(service_.calls, 4);
+}
+
+TEST_F(BestConfigCacheTest, NotFoundIsCachedForItsOwnTtl) {
+  BestConfigCache cache(client_.get(), {.ttl = 1h, .not_found_ttl = 50ms});
+  BestConfigKey key("never_tuned", Problem("M=8"), "");
+  Result<BestConfig> missing = cache.Lookup(key);
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_NE(missing.status().message().find("never_tuned"), std::string::npos);
+  EXPECT_EQ(cache.Lookup(key).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_.calls, 1);
+  std::this_thread::sleep_for(80ms);
+  EXPECT_EQ(cache.Lookup(key).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_.calls, 2);
+}
+
+TEST_F(BestConfigCacheTest, UnreachableCoordinatorIsReportedAndNotCached) {
+  server_->Shutdown();
+  BestConfigCache cache(client_.get());
+  BestConfigKey key("gemm", Problem("M=8"), "");
+  for (int i = 0; i < 2; ++i) {
+    Result<BestConfig> down = cache.Lookup(key);
+    EXPECT_EQ(down.status().code(), Code::kUnavailable);
+    EXPECT_NE(down.status().message().find("cannot reach coordinator at 127.0.0.1:"),
+              std::string::npos)
+        << down.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace tf::client

@@ -1,0 +1,103 @@
+// The `tunefleet` binary against a coordinator that knows one tuned kernel:
+// exit codes and JSON output, as scripts see them.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/subprocess.h"
+#include "spec/config.h"
+#include "tunefleet/v1/tunefleet.grpc.pb.h"
+
+namespace tf {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+
+class OneKernelCoordinator final : public v1::TuneFleet::Service {
+ public:
+  grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
+                         v1::QueryBestResponse* response) override {
+    if (request->kernel() != "gemm") return grpc::Status::OK;  // found == false
+    response->set_found(true);
+    response->set_exact(true);
+    response->set_kernel("gemm");
+    *response->mutable_problem() = request->problem();
+    response->set_device_class("cpu/test/4c");
+    *response->mutable_config() = *spec::ParseConfigKey("BM=64,BN=128");
+    response->mutable_timing()->set_median_ns(5000);
+    return grpc::Status::OK;
+  }
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request, v1::Job*) override {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(request->job_id()));
+  }
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(port_, 0);
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  ProcessResult Run(std::vector<std::string> args, int port = 0) {
+    args.insert(args.begin(), {std::string(TF_BINARY_DIR) + "/client/tunefleet", "--coordinator",
+                               "127.0.0.1:" + std::to_string(port ? port : port_)});
+    RunOptions options;
+    options.timeout_s = 30;
+    Result<ProcessResult> result = RunProcess(args, options);
+    EXPECT_TRUE(result.ok()) << result.status().ToString() << " (build the tunefleet target)";
+    return result.ok() ? *result : ProcessResult();
+  }
+
+  OneKernelCoordinator service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+TEST_F(CliTest, BestPrintsJsonWithIntegerConfig) {
+  ProcessResult result = Run({"best", "gemm", "--problem", "M=64,N=64,K=64", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  nlohmann::json json = nlohmann::json::parse(result.output);
+  EXPECT_EQ(json["kernel"], "gemm");
+  EXPECT_EQ(json["config"]["BM"], 64);
+  EXPECT_EQ(json["problem"]["K"], 64);
+  EXPECT_EQ(json["device_class"], "cpu/test/4c");
+  EXPECT_EQ(json["median_ns"], 5000.0);
+  EXPECT_EQ(json["exact"], true);
+}
+
+TEST_F(CliTest, BestOfUntunedKernelExits4) {
+  ProcessResult result = Run({"best", "conv", "--problem", "N=1"});
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("no tuned configuration of kernel 'conv'"), std::string::npos)
+      << result.output;
+}
+
+TEST_F(CliTest, UnknownJobExits4WithTheCoordinatorsMessage) {
+  ProcessResult result = Run({"status", "99"});
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("no job 99"), std::string::npos) << result.output;
+}
+
+TEST_F(CliTest, MalformedProblemExits2) {
+  ProcessResult result = Run({"best", "gemm", "--problem", "M"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+}
+
+TEST_F(CliTest, UnreachableCoordinatorExits3) {
+  const int port = port_;
+  server_->Shutdown();
+  ProcessResult result = Run({"best", "gemm", "--problem", "M=1"}, port);
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_NE(result.output.find("cannot reach coordinator at 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << result.output;
+}
+
+}  // namespace
+}  // namespace tf

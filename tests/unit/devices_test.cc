@@ -1,0 +1,66 @@
+#include "worker/devices.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <set>
+
+namespace tf::worker {
+namespace {
+
+int AllowedCores() {
+  cpu_set_t set;
+  sched_getaffinity(0, sizeof set, &set);
+  return CPU_COUNT(&set);
+}
+
+TEST(DevicesTest, CpuDevicesGetDisjointEqualCoreSetsAndProperties) {
+  if (AllowedCores() < 2) GTEST_SKIP() << "needs 2 cores";
+  auto devices = DiscoverDevices("cpu:2", "bench");
+  ASSERT_TRUE(devices.ok()) << devices.status().ToString();
+  ASSERT_EQ(devices->size(), 2u);
+  std::set<int> seen;
+  for (int d = 0; d < 2; ++d) {
+    const Device& device = (*devices)[d];
+    const v1::DeviceInfo& info = device.info;
+    EXPECT_EQ(info.index(), d);
+    EXPECT_EQ(info.vendor(), "cpu");
+    EXPECT_EQ(info.arch(), "host");
+    EXPECT_FALSE(info.model().empty());
+    const int cores = AllowedCores() / 2;
+    EXPECT_EQ(static_cast<int>(device.cpus.size()), cores);
+    EXPECT_EQ(info.compute_units(), cores);
+    for (int cpu : device.cpus) EXPECT_TRUE(seen.insert(cpu).second) << "cpu " << cpu << " shared";
+    EXPECT_TRUE(info.device_class().starts_with("cpu/"));
+    EXPECT_TRUE(info.device_class().ends_with("/" + std::to_string(cores) + "c/bench"))
+        << info.device_class();
+    EXPECT_EQ(info.device_class().find(' '), std::string::npos);
+    EXPECT_EQ(std::vector<std::string>(info.labels().begin(), info.labels().end()),
+              std::vector<std::string>{"bench"});
+    EXPECT_GT(info.memory_bytes(), 0);
+    for (const char* name : {"cores", "l1d_bytes", "l2_bytes", "l3_bytes", "memory_bytes"}) {
+      ASSERT_TRUE(info.properties().contains(name)) << name;
+      EXPECT_GT(info.properties().at(name), 0) << name;
+    }
+    EXPECT_EQ(info.properties().at("cores"), cores);
+  }
+  EXPECT_EQ((*devices)[0].info.device_class(), (*devices)[1].info.device_class());
+}
+
+TEST(DevicesTest, BadDeviceFlagsNameTheProblem) {
+  EXPECT_NE(DiscoverDevices("gpu:1", "").status().message().find("unknown device kind 'gpu'"),
+            std::string::npos);
+  EXPECT_NE(DiscoverDevices("cpu:0", "").status().message().find("must be a positive integer"),
+            std::string::npos);
+  EXPECT_NE(DiscoverDevices("cpu:100000", "").status().message().find("cannot make 100000 CPU"),
+            std::string::npos);
+  EXPECT_NE(DiscoverDevices("cpu,cpu", "").status().message().find("given twice"),
+            std::string::npos);
+  auto one = DiscoverDevices("cpu", "");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->size(), 1u);
+  EXPECT_TRUE(one->front().info.labels().empty());
+}
+
+}  // namespace
+}  // namespace tf::worker

@@ -1,0 +1,98 @@
+#include "compiler/fingerprint.h"
+
+#include <gtest/gtest.h>
+
+#include "spec/config.h"
+
+namespace tf::compiler {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+
+v1::SourceFile Source(const std::string& path, const std::string& content) {
+  v1::SourceFile file;
+  file.set_path(path);
+  file.set_content(content);
+  return file;
+}
+
+class FingerprintTest : public ::testing::Test {
+ protected:
+  FingerprintTest() {
+    spec_.set_name("scale");
+    spec_.set_language("cpp");
+    spec_.set_source("scale.h");
+    spec_.set_entry("scale<{U}>");
+    auto* in = spec_.add_buffers();
+    in->set_name("in");
+    in->set_dtype("f32");
+    auto* out = spec_.add_buffers();
+    out->set_name("out");
+    out->set_dtype("f32");
+    out->set_output(true);
+    spec_.add_scalars("N");
+    spec_.mutable_verify()->set_reference("scale_reference");
+    sources_ = {Source("scale.h", "#include \"detail.h\"\n"), Source("detail.h", "// v1\n")};
+  }
+
+  std::string Fingerprint() const { return KernelFingerprint(spec_, sources_, "g++ 12.2.0"); }
+
+  v1::KernelSpec spec_;
+  std::vector<v1::SourceFile> sources_;
+};
+
+TEST_F(FingerprintTest, SameInputsSameFingerprint) {
+  std::string first = Fingerprint();
+  EXPECT_EQ(first.size(), 64u);
+  EXPECT_EQ(Fingerprint(), first);
+  std::swap(sources_[0], sources_[1]);
+  EXPECT_EQ(Fingerprint(), first);
+}
+
+TEST_F(FingerprintTest, AnySourceByteChangesIt) {
+  std::string before = Fingerprint();
+  sources_[1].set_content("// v2\n");
+  EXPECT_NE(Fingerprint(), before);
+}
+
+TEST_F(FingerprintTest, SourcePathChangesIt) {
+  std::string before = Fingerprint();
+  sources_[1].set_path("detail2.h");
+  EXPECT_NE(Fingerprint(), before);
+}
+
+TEST_F(FingerprintTest, ToolchainVersionChangesIt) {
+  EXPECT_NE(KernelFingerprint(spec_, sources_, "g++ 12.2.0"),
+            KernelFingerprint(spec_, sources_, "g++ 13.1.0"));
+}
+
+TEST_F(FingerprintTest, WhatIsCompiledOrCalledChangesIt) {
+  std::string before = Fingerprint();
+  auto changed = [&](auto mutate) {
+    v1::KernelSpec saved = spec_;
+    mutate(spec_);
+    std::string after = Fingerprint();
+    spec_ = saved;
+    return after != before;
+  };
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_entry("scale<{U}, 2>"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.add_compile_options("-ffast-math"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_dtype("f64"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_output(true); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.add_scalars("M"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_reference("other"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_target()->set_arch("znver4"); }));
+}
+
+// Results stay reusable when only the search around the kernel changes.
+TEST_F(FingerprintTest, NameParamsAndProblemsDoNotChangeIt) {
+  std::string before = Fingerprint();
+  spec_.set_name("renamed");
+  spec_.add_params()->set_name("U");
+  *spec_.add_problems() = *spec::ParseProblem("N=4096");
+  spec_.mutable_benchmark()->set_warmup_ms(50);
+  EXPECT_EQ(Fingerprint(), before);
+}
+
+}  // namespace
+}  // namespace tf::compiler

@@ -1,0 +1,125 @@
+#include "compiler/host_toolchain.h"
+
+#include <gtest/gtest.h>
+
+#include "spec/config.h"
+
+namespace tf::compiler {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+
+v1::Config Config(int64_t u) {
+  v1::Config config;
+  auto* setting = config.add_settings();
+  setting->set_name("U");
+  *setting->mutable_value() = spec::IntValue(u);
+  return config;
+}
+
+class HostToolchainTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto host = HostToolchain::Detect();
+    ASSERT_TRUE(host.ok()) << host.status().ToString();
+    host_ = std::move(*host);
+    spec_.set_language("cpp");
+    spec_.set_source("kernels/scale.h");
+    spec_.set_entry("scale<{U}>");
+    auto* in = spec_.add_buffers();
+    in->set_name("in");
+    in->set_dtype("f16");
+    auto* out = spec_.add_buffers();
+    out->set_name("out");
+    out->set_dtype("i32");
+    out->set_output(true);
+    *spec_.add_problems() = *spec::ParseProblem("N=8,M=2");
+    spec_.mutable_verify()->set_reference("scale_reference");
+  }
+
+  std::unique_ptr<HostToolchain> host_;
+  v1::KernelSpec spec_;
+};
+
+TEST_F(HostToolchainTest, ReportsTheCompilerVersion) {
+  EXPECT_EQ(host_->name(), "host-g++");
+  EXPECT_EQ(host_->target(), "host");
+  EXPECT_NE(host_->version().find("g++"), std::string::npos) << host_->version();
+  EXPECT_EQ(host_->version().find('\n'), std::string::npos);
+}
+
+TEST_F(HostToolchainTest, BatchExportsOneWrapperPerConfigAndTheReference) {
+  auto tu = host_->GenerateBatch(spec_, {Config(1), Config(4)});
+  ASSERT_TRUE(tu.ok()) << tu.status().ToString();
+  EXPECT_NE(tu->find("#include \"kernels/scale.h\""), std::string::npos);
+  std::string call =
+      "(static_cast<const _Float16*>(b[0]), static_cast<int32_t*>(b[1]), s[0], s[1]);";
+  for (int64_t u : {1, 4}) {
+    std::string symbol = spec::CandidateSymbol(Config(u));
+    EXPECT_NE(tu->find("TF_EXPORT void " + symbol + "("), std::string::npos) << *tu;
+    EXPECT_NE(tu->find("scale<" + std::to_string(u) + ">" + call), std::string::npos) << *tu;
+  }
+  EXPECT_NE(tu->find(std::string("TF_EXPORT void ") + spec::kReferenceSymbol + "("),
+            std::string::npos);
+  EXPECT_NE(tu->find("scale_reference" + call), std::string::npos) << *tu;
+}
+
+TEST_F(HostToolchainTest, NoReferenceExportedWithoutVerification) {
+  spec_.mutable_verify()->clear_reference();
+  auto tu = host_->GenerateBatch(spec_, {Config(1)});
+  ASSERT_TRUE(tu.ok()) << tu.status().ToString();
+  EXPECT_EQ(tu->find(spec::kReferenceSymbol), std::string::npos);
+}
+
+TEST_F(HostToolchainTest, UnknownDtypeNamesTheBuffer) {
+  spec_.mutable_buffers(1)->set_dtype("f8");
+  Status status = host_->Validate(spec_);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("buffer out"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("'f8'"), std::string::npos) << status.message();
+}
+
+TEST_F(HostToolchainTest, AcceptsOptimisationAndDefineOptions) {
+  for (std::string option :
+       {"-O2", "-Ofast -ffast-math -funroll-loops", "-march=znver4", "-mavx2", "-fno-exceptions",
+        "-DTILE=4", "-D TILE=4", "-UNDEBUG", "-std=c++23", "-Wall", "-g", "-Ikernels"}) {
+    spec_.clear_compile_options();
+    spec_.add_compile_options(option);
+    EXPECT_TRUE(host_->Validate(spec_).ok()) << option << ": " << host_->Validate(spec_).message();
+  }
+}
+
+TEST_F(HostToolchainTest, RefusesOptionsOutsideTheAllowlistByName) {
+  for (std::string option : {"-fplugin=evil.so", "-Wl,-rpath,/tmp", "-o", "-I/etc", "-I../x",
+                             "-DX=\"quoted\"", "--param=max-inline-insns-auto=1", "-save-temps"}) {
+    spec_.clear_compile_options();
+    spec_.add_compile_options("-O2");
+    spec_.add_compile_options(option);
+    Status status = host_->Validate(spec_);
+    EXPECT_EQ(status.code(), Code::kInvalidArgument) << option;
+    EXPECT_NE(status.message().find("'" + option + "'"), std::string::npos) << status.message();
+  }
+}
+
+TEST(MakeToolchainTest, PicksTheHostCompilerForCpp) {
+  v1::KernelSpec spec;
+  spec.set_language("cpp");
+  auto toolchain = MakeToolchain(spec);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status().ToString();
+  EXPECT_EQ((*toolchain)->name(), "host-g++");
+}
+
+TEST(MakeToolchainTest, NamesLanguagesItCannotBuild) {
+  v1::KernelSpec spec;
+  spec.set_language("cuda");
+  auto cuda = MakeToolchain(spec);
+  EXPECT_EQ(cuda.status().code(), Code::kUnavailable);
+  EXPECT_NE(cuda.status().message().find("cuda"), std::string::npos);
+  spec.set_language("fortran");
+  auto fortran = MakeToolchain(spec);
+  EXPECT_EQ(fortran.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(fortran.status().message().find("'fortran'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tf::compiler

@@ -1,0 +1,372 @@
+// The runner end to end: a real artifact built with g++, run in-process for
+// verification and timing, and through the real tunefleet-runner child for
+// fault containment (crash, hang, wrong answer), as the worker runs it.
+#include "worker/runner.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "common/files.h"
+#include "common/subprocess.h"
+#include "worker/cpu_devices.h"
+#include "worker/host_buffers.h"
+#include "worker/runner_supervisor.h"
+
+namespace tf::worker {
+namespace {
+
+// Y = 2 * X over N elements, with faulty variants.
+constexpr const char* kKernelSource = R"(
+#include <cstdint>
+static int* volatile null_pointer = nullptr;
+static void scale(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = 2 * x[i];
+}
+extern "C" void tf_reference(void* const* b, const int64_t* s) {
+  if (s[0] == 13) *null_pointer = 1;  // a problem whose reference crashes
+  scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
+}
+extern "C" void good(void* const* b, const int64_t* s) {
+  scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
+}
+extern "C" void off_by_one_at_7(void* const* b, const int64_t* s) {
+  scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
+  static_cast<float*>(b[1])[7] += 1;
+}
+extern "C" void writes_half(void* const* b, const int64_t* s) {
+  scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0] / 2);
+}
+extern "C" void crash(void* const*, const int64_t*) { *null_pointer = 1; }
+extern "C" void hang(void* const*, const int64_t*) { for (;;) asm volatile(""); }
+)";
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(std::filesystem::temp_directory_path() /
+                           ("runner_test_" + std::to_string(getpid())));
+    ASSERT_TRUE(MakeDirs(*dir_).ok());
+    ASSERT_TRUE(WriteFileAtomic(*dir_ + "/kernel.cpp", kKernelSource).ok());
+    auto built = RunProcess(
+        {"g++", "-O1", "-shared", "-fPIC", "-o", *dir_ + "/kernel.so", *dir_ + "/kernel.cpp"}, {});
+    ASSERT_TRUE(built.ok() && built->success()) << (built.ok() ? built->output : "");
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+
+  static std::string ArtifactPath() { return *dir_ + "/kernel.so"; }
+
+  static v1::Lease MakeLease(const std::vector<std::pair<std::string, int64_t>>& symbol_and_n) {
+    v1::Lease lease;
+    lease.set_lease_id(1);
+    lease.set_reference_symbol("tf_reference");
+    v1::KernelSpec& spec = *lease.mutable_spec();
+    spec.set_name("scale");
+    spec.add_scalars("N");
+    v1::Buffer* x = spec.add_buffers();
+    x->set_name("X");
+    x->set_dtype("f32");
+    x->set_count("N");
+    v1::Buffer* y = spec.add_buffers();
+    y->set_name("Y");
+    y->set_dtype("f32");
+    y->set_count("N");
+    y->set_output(true);
+    spec.mutable_verify()->set_rtol(1e-5);
+    spec.mutable_verify()->set_atol(1e-6);
+    spec.mutable_objective()->set_flops("N");
+    v1::BenchmarkSettings& bench = *spec.mutable_benchmark();
+    bench.set_warmup_ms(0.1);
+    bench.set_min_time_ms(1);
+    bench.set_min_repeats(3);
+    bench.set_max_repeats(50);
+    bench.set_flush_l2(true);
+    bench.set_timeout_s(1);
+    int64_t id = 1;
+    for (const auto& [symbol, n] : symbol_and_n) {
+      v1::LeasedCandidate* c = lease.add_candidates();
+      c->set_candidate_id(id++);
+      c->set_symbol(symbol);
+      v1::ProblemVar* var = c->mutable_problem()->add_vars();
+      var->set_name("N");
+      var->set_value(n);
+    }
+    return lease;
+  }
+
+  static Device CpuDevice() {
+    auto devices = DiscoverCpuDevices(1, 0, "");
+    EXPECT_TRUE(devices.ok()) << devices.status().ToString();
+    return devices->front();
+  }
+
+  // Runs in-process; returns the events.
+  static std::vector<v1::RunnerEvent> RunInProcess(const v1::Lease& lease,
+                                                   const std::string& artifact) {
+    v1::RunnerRequest request;
+    *request.mutable_lease() = lease;
+    request.set_artifact_path(artifact);
+    *request.mutable_device() = CpuDevice().info;
+    std::vector<v1::RunnerEvent> events;
+    Runner runner;
+    Status status = runner.Run(request, [&](const v1::RunnerEvent& e) {
+      events.push_back(e);
+      return Status::Ok();
+    });
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    return events;
+  }
+
+  static std::map<int64_t, v1::CandidateResult> Results(
+      const std::vector<v1::RunnerEvent>& events) {
+    std::map<int64_t, v1::CandidateResult> results;
+    for (const auto& e : events) {
+      if (e.has_result()) {
+        EXPECT_TRUE(results.emplace(e.result().candidate_id(), e.result()).second)
+            << "two results for candidate " << e.result().candidate_id();
+      }
+    }
+    return results;
+  }
+
+  // Through the real runner binary, as the worker runs leases.
+  static std::map<int64_t, v1::CandidateResult> Supervise(RunnerSupervisor& supervisor,
+                                                          const v1::Lease& lease) {
+    std::map<int64_t, v1::CandidateResult> results;
+    Status status = supervisor.RunLease(
+        lease, ArtifactPath(),
+        [&](v1::CandidateResult r) {
+          EXPECT_TRUE(results.emplace(r.candidate_id(), r).second)
+              << "two results for candidate " << r.candidate_id();
+        },
+        [] { return false; });
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    return results;
+  }
+
+  static std::string RunnerPath() { return TF_BINARY_DIR "/worker/tunefleet-runner"; }
+
+  static std::string* dir_;
+};
+
+std::string* RunnerTest::dir_ = nullptr;
+
+TEST_F(RunnerTest, CorrectCandidateIsTimedWithSpreadAndThroughput) {
+  auto results = Results(RunInProcess(MakeLease({{"good", 4096}}), ArtifactPath()));
+  ASSERT_EQ(results.size(), 1u);
+  const v1::CandidateResult& r = results[1];
+  EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << r.error();
+  EXPECT_EQ(r.max_abs_error(), 0);
+  const v1::TimingStats& t = r.timing();
+  EXPECT_GE(t.repeats(), 3);
+  EXPECT_LE(t.repeats(), 50);
+  EXPECT_GT(t.min_ns(), 0);
+  EXPECT_LE(t.min_ns(), t.p10_ns());
+  EXPECT_LE(t.p10_ns(), t.median_ns());
+  EXPECT_LE(t.median_ns(), t.p90_ns());
+  EXPECT_DOUBLE_EQ(t.gflops(), 4096 / t.median_ns());
+}
+
+TEST_F(RunnerTest, WrongAndUnwrittenOutputsAreCaught) {
+  auto results = Results(
+      RunInProcess(MakeLease({{"off_by_one_at_7", 64}, {"writes_half", 64}}), ArtifactPath()));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_WRONG_RESULT);
+  EXPECT_NE(results[1].error().find("output 'Y': 1 of 64 elements differ; first at index 7"),
+            std::string::npos)
+      << results[1].error();
+  EXPECT_NEAR(results[1].max_abs_error(), 1, 1e-6);
+  // The untouched half still holds the poison: NaN never matches.
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_WRONG_RESULT);
+  EXPECT_NE(results[2].error().find("32 of 64 elements differ; first at index 32: got nan"),
+            std::string::npos)
+      << results[2].error();
+}
+
+TEST_F(RunnerTest, CandidatesAreGroupedByProblemAndEachStepAnnounced) {
+  auto events =
+      RunInProcess(MakeLease({{"good", 100}, {"good", 200}, {"good", 100}}), ArtifactPath());
+  std::vector<std::string> steps;
+  for (const auto& e : events) {
+    if (e.has_started()) {
+      steps.push_back(e.started().has_problem_key()
+                          ? e.started().problem_key()
+                          : "#" + std::to_string(e.started().candidate_id()));
+    } else if (e.has_result()) {
+      steps.push_back("result #" + std::to_string(e.result().candidate_id()));
+    }
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"N=100", "#1", "result #1", "#3", "result #3", "N=200",
+                                             "#2", "result #2"}));
+  EXPECT_TRUE(events.back().lease_done());
+}
+
+TEST_F(RunnerTest, MissingSymbolAndMissingArtifactAreRuntimeFailures) {
+  auto results =
+      Results(RunInProcess(MakeLease({{"no_such_symbol", 8}, {"good", 8}}), ArtifactPath()));
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+  EXPECT_NE(results[1].error().find("'no_such_symbol' is not in the artifact"), std::string::npos);
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK);
+
+  results = Results(RunInProcess(MakeLease({{"good", 8}}), *dir_ + "/missing.so"));
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+  EXPECT_NE(results[1].error().find("cannot load artifact"), std::string::npos);
+}
+
+TEST_F(RunnerTest, RunnerProcessContainsCrashHangAndWrongResult) {
+  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  const auto start = std::chrono::steady_clock::now();
+  auto results = Supervise(supervisor, MakeLease({{"good", 256},
+                                                  {"crash", 256},
+                                                  {"good", 256},
+                                                  {"hang", 256},
+                                                  {"off_by_one_at_7", 256},
+                                                  {"good", 256}}));
+  ASSERT_EQ(results.size(), 6u);
+  for (int64_t ok_id : {1, 3, 6}) {
+    EXPECT_EQ(results[ok_id].status(), v1::RESULT_STATUS_OK)
+        << ok_id << ": " << results[ok_id].error();
+    EXPECT_GT(results[ok_id].timing().median_ns(), 0);
+  }
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+  EXPECT_EQ(results[2].error(), "runner killed by signal 11 (SIGSEGV) while running candidate");
+  EXPECT_EQ(results[4].status(), v1::RESULT_STATUS_TIMEOUT);
+  EXPECT_EQ(results[4].error(), "timed out after 1.0 s");
+  EXPECT_EQ(results[5].status(), v1::RESULT_STATUS_WRONG_RESULT);
+  // One hang costs about one timeout, not one per remaining candidate.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+
+  // The restarted runner serves the next lease.
+  results = Supervise(supervisor, MakeLease({{"good", 64}}));
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_OK) << results[1].error();
+}
+
+TEST_F(RunnerTest, CrashingReferenceFailsOnlyItsProblem) {
+  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  auto results = Supervise(supervisor, MakeLease({{"good", 13}, {"good", 64}, {"good", 13}}));
+  ASSERT_EQ(results.size(), 3u);
+  for (int64_t id : {1, 3}) {
+    EXPECT_EQ(results[id].status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+    EXPECT_EQ(results[id].error(),
+              "runner killed by signal 11 (SIGSEGV) while preparing problem N=13 (inputs and "
+              "reference)");
+  }
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
+}
+
+TEST_F(RunnerTest, StopAbandonsTheLeaseWithoutResults) {
+  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  v1::Lease lease = MakeLease({{"hang", 8}, {"good", 8}});
+  lease.mutable_spec()->mutable_benchmark()->set_timeout_s(30);
+  const auto start = std::chrono::steady_clock::now();
+  int results = 0;
+  Status status = supervisor.RunLease(
+      lease, ArtifactPath(), [&](v1::CandidateResult) { ++results; },
+      [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(300); });
+  EXPECT_EQ(status.code(), Code::kCancelled);
+  EXPECT_EQ(results, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(HostBufferTest, RandomInputsAreDeterministicAndNeverAllZeros) {
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i8", "i32", "u8"}) {
+    v1::Buffer spec;
+    spec.set_name("A");
+    spec.set_dtype(dtype);
+    auto a = HostBuffer::Allocate(dtype, 1000);
+    auto b = HostBuffer::Allocate(dtype, 1000);
+    auto c = HostBuffer::Allocate(dtype, 1000);
+    ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+    ASSERT_TRUE(a->Fill(spec, InputSeed("A", "M=1")).ok());
+    ASSERT_TRUE(b->Fill(spec, InputSeed("A", "M=1")).ok());
+    ASSERT_TRUE(c->Fill(spec, InputSeed("A", "M=2")).ok());
+    int zeros = 0, same_as_other_seed = 0;
+    for (int i = 0; i < 1000; ++i) {
+      EXPECT_EQ(a->Get(i), b->Get(i)) << dtype;
+      EXPECT_GE(a->Get(i), -8) << dtype;
+      EXPECT_LE(a->Get(i), 15) << dtype;
+      zeros += a->Get(i) == 0;
+      same_as_other_seed += a->Get(i) == c->Get(i);
+    }
+    EXPECT_LT(zeros, 200) << dtype;
+    EXPECT_LT(same_as_other_seed, 200) << dtype;
+  }
+}
+
+TEST(HostBufferTest, RandomRangeAndInitModesAreHonoured) {
+  v1::Buffer spec;
+  spec.set_name("A");
+  spec.set_random_min(3);
+  spec.set_random_max(5);
+  auto buffer = HostBuffer::Allocate("i32", 100);
+  ASSERT_TRUE(buffer.ok());
+  ASSERT_TRUE(buffer->Fill(spec, 1).ok());
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_GE(buffer->Get(i), 3);
+    EXPECT_LE(buffer->Get(i), 5);
+  }
+  spec.set_init("iota");
+  ASSERT_TRUE(buffer->Fill(spec, 1).ok());
+  EXPECT_EQ(buffer->Get(99), 99);
+  spec.set_init("sparse");
+  EXPECT_NE(buffer->Fill(spec, 1).message().find("unknown init 'sparse'"), std::string::npos);
+  EXPECT_NE(HostBuffer::Allocate("f8", 1).status().message().find("unknown dtype 'f8'"),
+            std::string::npos);
+}
+
+TEST(HostBufferTest, CompareAppliesAbsoluteAndRelativeTolerance) {
+  auto out = HostBuffer::Allocate("f64", 3);
+  auto ref = HostBuffer::Allocate("f64", 3);
+  ASSERT_TRUE(out.ok() && ref.ok());
+  double* o = static_cast<double*>(out->data());
+  double* r = static_cast<double*>(ref->data());
+  r[0] = 100, r[1] = 1, r[2] = 0;
+  o[0] = 100.5, o[1] = 1, o[2] = 0.05;  // within 0.1 + 0.01 * 100; 0.05 within atol
+  Comparison c = Compare(*out, *ref, 0.01, 0.1);
+  EXPECT_EQ(c.mismatches, 0);
+  EXPECT_DOUBLE_EQ(c.max_abs_error, 0.5);
+  o[2] = 0.2;
+  c = Compare(*out, *ref, 0.01, 0.1);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_EQ(c.first_mismatch, 2);
+}
+
+TEST(BenchmarkTest, SummaryGivesPercentilesOfRunTimes) {
+  std::vector<double> ns;
+  for (int i = 100; i >= 0; --i) ns.push_back(i * 10.0);
+  v1::TimingStats stats = SummarizeRunTimes(ns);
+  EXPECT_DOUBLE_EQ(stats.median_ns(), 500);
+  EXPECT_DOUBLE_EQ(stats.p10_ns(), 100);
+  EXPECT_DOUBLE_EQ(stats.p90_ns(), 900);
+  EXPECT_DOUBLE_EQ(stats.min_ns(), 0);
+  EXPECT_DOUBLE_EQ(stats.mean_ns(), 500);
+  EXPECT_EQ(stats.repeats(), 101);
+}
+
+TEST(BenchmarkTest, RepeatsUntilMinimumTimeAndRepeatsWithinTheCap) {
+  v1::BenchmarkSettings settings;
+  settings.set_min_time_ms(5);
+  settings.set_min_repeats(3);
+  settings.set_max_repeats(1000);
+  int runs = 0;
+  auto sleep_1ms = [&] {
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  v1::TimingStats stats = Benchmark(sleep_1ms, settings, nullptr);
+  EXPECT_GE(stats.repeats(), 4);  // 5 ms of 1 ms runs
+  EXPECT_LT(stats.repeats(), 20);
+  EXPECT_GE(stats.min_ns(), 1e6);
+  settings.set_max_repeats(2);
+  EXPECT_EQ(Benchmark(sleep_1ms, settings, nullptr).repeats(), 2);
+}
+
+}  // namespace
+}  // namespace tf::worker

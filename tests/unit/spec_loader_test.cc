@@ -1,0 +1,207 @@
+#include "spec/spec_loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/files.h"
+#include "spec/config.h"
+#include "tests/test_util.h"
+
+namespace tf::spec {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kMinimal = R"(kernel: saxpy
+source: saxpy.cc
+entry: "saxpy<{UNROLL}>"
+params:
+  UNROLL: [1, 2, 4]
+problems:
+  - {N: 1024}
+buffers:
+  X: {dtype: f32, count: N}
+  Y: {dtype: f32, count: N, output: true}
+)";
+
+std::string ParseError(const std::string& yaml) {
+  auto spec = ParseSpecYaml(yaml, "gemm.yaml");
+  EXPECT_FALSE(spec.ok()) << "parsed:\n" << yaml;
+  return spec.status().message();
+}
+
+TEST(SpecLoaderTest, ReadsEveryKey) {
+  auto spec = ParseSpecYaml(R"yaml(kernel: gemm_f16
+language: cuda
+source: gemm.cuh
+includes: [common.cuh]
+entry: "gemm<{BM},{BK},{DT},{WS}>"
+params:
+  BM: [64, 128]
+  BK: {from: 16, to: 64, times: 2}
+  DT: [half, "64"]
+  WS: {from: 0, to: 4, step: 2}
+constraints:
+  - "BM * BK <= device.max_smem"
+problems:
+  - {M: 4096, K: 512}
+  - {K: 128, M: 64}
+scalars: [M, K]
+buffers:
+  A: {dtype: f16, count: "M*K", init: iota, min: 0, max: 4}
+  C: {dtype: f16, count: M, output: true}
+launch: {grid: ["ceil_div(M, BM)", 1], block: 128, shared_mem: "BM*BK*2"}
+verify: {reference: gemm_ref, rtol: 0.05, atol: 0.01}
+objective: {minimize: time, flops: "2*M*K"}
+benchmark: {warmup_ms: 25, min_time_ms: 100, min_repeats: 3, max_repeats: 50, flush_l2: false, timeout_s: 4}
+target: {vendor: nvidia, arch: sm_90, device_class: "NVIDIA H200", label: fast}
+search: {strategy: random, max_candidates: 20, seed: 7}
+compile_options: [-O3, --use_fast_math]
+)yaml",
+                            "gemm.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name(), "gemm_f16");
+  EXPECT_EQ(spec->language(), "cuda");
+  EXPECT_EQ(spec->source(), "gemm.cuh");
+  ASSERT_EQ(spec->params_size(), 4);
+  EXPECT_EQ(spec->params(0).values(1).int_value(), 128);
+  EXPECT_EQ(spec->params(1).range().start(), 16);
+  EXPECT_EQ(spec->params(1).range().stop(), 64);
+  EXPECT_EQ(spec->params(1).range().factor(), 2);
+  EXPECT_EQ(spec->params(2).values(0).str_value(), "half");
+  EXPECT_EQ(spec->params(2).values(1).str_value(), "64") << "a quoted number stays a string";
+  EXPECT_EQ(spec->params(3).range().step(), 2);
+  EXPECT_EQ(spec->constraints(0), "BM * BK <= device.max_smem");
+  EXPECT_EQ(ProblemText(spec->problems(1)), "K=128,M=64") << "order kept";
+  EXPECT_THAT(spec->scalars(), ::testing::ElementsAre("M", "K"));
+  EXPECT_EQ(spec->buffers(0).init(), "iota");
+  EXPECT_EQ(spec->buffers(0).random_max(), 4);
+  EXPECT_TRUE(spec->buffers(1).output());
+  EXPECT_THAT(spec->launch().grid(), ::testing::ElementsAre("ceil_div(M, BM)", "1"));
+  EXPECT_THAT(spec->launch().block(), ::testing::ElementsAre("128"));
+  EXPECT_EQ(spec->launch().shared_mem_bytes(), "BM*BK*2");
+  EXPECT_EQ(spec->verify().reference(), "gemm_ref");
+  EXPECT_DOUBLE_EQ(spec->verify().rtol(), 0.05);
+  EXPECT_EQ(spec->objective().flops(), "2*M*K");
+  EXPECT_EQ(spec->benchmark().max_repeats(), 50);
+  EXPECT_FALSE(spec->benchmark().flush_l2());
+  EXPECT_EQ(spec->target().device_class(), "NVIDIA H200");
+  EXPECT_EQ(spec->search().seed(), 7u);
+  EXPECT_THAT(spec->compile_options(), ::testing::ElementsAre("-O3", "--use_fast_math"));
+}
+
+TEST(SpecLoaderTest, FillsDefaults) {
+  auto spec = ParseSpecYaml(kMinimal, "saxpy.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->language(), "cpp");
+  EXPECT_EQ(spec->target().vendor(), "cpu");
+  EXPECT_EQ(spec->target().arch(), "host");
+  EXPECT_EQ(spec->buffers(0).init(), "random");
+  EXPECT_DOUBLE_EQ(spec->verify().rtol(), 1e-3);
+  EXPECT_DOUBLE_EQ(spec->verify().atol(), 1e-3);
+  EXPECT_EQ(spec->objective().minimize(), "time");
+  EXPECT_EQ(spec->benchmark().warmup_ms(), 10);
+  EXPECT_EQ(spec->benchmark().min_time_ms(), 50);
+  EXPECT_EQ(spec->benchmark().min_repeats(), 5);
+  EXPECT_EQ(spec->benchmark().max_repeats(), 1000);
+  EXPECT_EQ(spec->benchmark().timeout_s(), 10);
+  EXPECT_TRUE(spec->benchmark().flush_l2());
+  EXPECT_EQ(spec->search().strategy(), "exhaustive");
+}
+
+TEST(SpecLoaderTest, DefaultTargetAndToleranceFollowLanguageAndOutput) {
+  std::string yaml = kMinimal;
+  yaml += "language: cuda\n";
+  yaml.replace(yaml.find("Y: {dtype: f32"), 14, "Y: {dtype: f16");
+  auto spec = ParseSpecYaml(yaml, "saxpy.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->target().vendor(), "nvidia");
+  EXPECT_EQ(spec->target().arch(), "") << "any architecture the fleet has";
+  EXPECT_DOUBLE_EQ(spec->verify().rtol(), 1e-2);
+}
+
+TEST(SpecLoaderTest, ErrorsNameFileLineAndField) {
+  std::string bad_param = kMinimal;
+  bad_param.replace(bad_param.find("[1, 2, 4]"), 9, "4");
+  EXPECT_EQ(ParseError(bad_param),
+            "gemm.yaml:5: params.UNROLL: expected a list of values or a range {from, to, step}");
+
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "benchmark: {timeout_s: soon}\n"),
+            "gemm.yaml:11: benchmark.timeout_s: expected a number");
+
+  EXPECT_THAT(ParseError(std::string(kMinimal) + "kernal: x\n"),
+              HasSubstr("gemm.yaml:11: unknown key 'kernal' (known: kernel, language,"));
+
+  EXPECT_THAT(ParseError(std::string(kMinimal) + "verify: {rtl: 1}\n"),
+              HasSubstr("gemm.yaml:11: verify: unknown key 'rtl' (known: reference, rtol, atol)"));
+
+  std::string no_output = kMinimal;
+  no_output.replace(no_output.find("output: true"), 12, "output: maybe");
+  EXPECT_EQ(ParseError(no_output), "gemm.yaml:10: buffers.Y.output: expected true or false");
+
+  std::string bad_problem = kMinimal;
+  bad_problem.replace(bad_problem.find("N: 1024"), 7, "N: big");
+  EXPECT_EQ(ParseError(bad_problem), "gemm.yaml:7: problems[0].N: expected an integer");
+
+  EXPECT_THAT(ParseError(std::string(kMinimal) + "kernel: again\n"),
+              HasSubstr("gemm.yaml:11: key 'kernel' repeated"));
+
+  std::string no_entry = kMinimal;
+  no_entry.erase(no_entry.find("entry:"), no_entry.find("params:") - no_entry.find("entry:"));
+  EXPECT_EQ(ParseError(no_entry), "gemm.yaml: missing required key 'entry'");
+
+  EXPECT_THAT(ParseError("kernel: [unclosed\n"), HasSubstr("gemm.yaml:2:"));
+  EXPECT_THAT(ParseError("- a list\n"), HasSubstr("gemm.yaml:1: expected a map of spec keys"));
+}
+
+TEST(SpecLoaderTest, RangeErrors) {
+  std::string both = kMinimal;
+  both.replace(both.find("[1, 2, 4]"), 9, "{from: 1, to: 8, step: 1, times: 2}");
+  EXPECT_EQ(ParseError(both),
+            "gemm.yaml:5: params.UNROLL: a range has either 'step' or 'times', "
+            "not both");
+  std::string no_to = kMinimal;
+  no_to.replace(no_to.find("[1, 2, 4]"), 9, "{from: 1}");
+  EXPECT_EQ(ParseError(no_to), "gemm.yaml:5: params.UNROLL: a range needs both 'from' and 'to'");
+  std::string unknown = kMinimal;
+  unknown.replace(unknown.find("[1, 2, 4]"), 9, "{from: 1, upto: 4}");
+  EXPECT_THAT(ParseError(unknown), HasSubstr("params.UNROLL: unknown key 'upto'"));
+}
+
+TEST(SpecLoaderTest, LoadSpecFileReadsSourceAndIncludes) {
+  testing::TempDir dir;
+  ASSERT_TRUE(MakeDirs(dir / "detail").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.cc", "// kernel\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "detail/util.h", "// util\n").ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "saxpy.yaml", std::string(kMinimal) + "includes: [detail/util.h]\n")
+          .ok());
+  auto loaded = LoadSpecFile(dir / "saxpy.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->path, dir / "saxpy.yaml");
+  ASSERT_EQ(loaded->sources.size(), 2u);
+  EXPECT_EQ(loaded->sources[0].path(), "saxpy.cc");
+  EXPECT_EQ(loaded->sources[0].content(), "// kernel\n");
+  EXPECT_EQ(loaded->sources[1].path(), "detail/util.h");
+  EXPECT_EQ(loaded->sources[1].content(), "// util\n");
+}
+
+TEST(SpecLoaderTest, LoadSpecFileRejectsMissingAndEscapingSources) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.yaml", kMinimal).ok());
+  auto missing = LoadSpecFile(dir / "saxpy.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("cannot read source file 'saxpy.cc'"));
+
+  ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.cc", "").ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "saxpy.yaml", std::string(kMinimal) + "includes: [../secret.h]\n")
+          .ok());
+  auto escaping = LoadSpecFile(dir / "saxpy.yaml");
+  ASSERT_FALSE(escaping.ok());
+  EXPECT_THAT(escaping.status().message(),
+              HasSubstr("'../secret.h' must be a relative path inside the spec's folder"));
+}
+
+}  // namespace
+}  // namespace tf::spec

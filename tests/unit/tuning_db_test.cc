@@ -1,0 +1,185 @@
+// The tuning database: schema migrations, results recorded once, best
+// configurations kept, jobs and leases stored.
+#include <gtest/gtest.h>
+
+#include "db/schema.h"
+#include "db/tuning_db.h"
+#include "tests/test_util.h"
+
+namespace tf::db {
+namespace {
+
+ResultRow OkResult(int64_t candidate, const std::string& config, double median_ns) {
+  ResultRow r;
+  r.candidate_id = candidate;
+  r.job_id = 1;
+  r.fingerprint = "fp1";
+  r.config_key = config;
+  r.problem_key = "K=64,M=64,N=64";
+  r.device_class = "cpu/test";
+  r.status = v1::RESULT_STATUS_OK;
+  r.timing.set_median_ns(median_ns);
+  return r;
+}
+
+class TuningDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = TuningDb::Open(dir_ / "t.db");
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    db_ = std::move(*db);
+    JobRow job;
+    job.kernel = "gemm";
+    job.fingerprint = "fp1";
+    job.spec.set_name("gemm");
+    job.created_ms = job.updated_ms = 1000;
+    ASSERT_TRUE(db_->EnsureKernel("fp1", "gemm", 1000).ok());
+    ASSERT_TRUE(db_->InsertJob(job).ok());
+    job_id_ = job.id;
+    for (int i = 0; i < 3; ++i) {
+      candidates_.push_back({0, job_id_, "X=" + std::to_string(i), "M=64,N=64,K=64",
+                             CandidateState::kReady, 0});
+    }
+    ASSERT_TRUE(db_->InsertCandidates(candidates_).ok());
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<TuningDb> db_;
+  int64_t job_id_ = 0;
+  std::vector<CandidateRow> candidates_;
+};
+
+TEST_F(TuningDbTest, ResultIsRecordedOnceWhoeverReportsIt) {
+  auto first = db_->InsertResult(OkResult(candidates_[0].id, "X=0", 500));
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(*first);
+  auto second = db_->InsertResult(OkResult(candidates_[0].id, "X=0", 100));
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(*second);
+  auto listed = db_->ListResults(1);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].timing.median_ns(), 500);  // the first report stands
+  EXPECT_EQ((*listed)[0].problem_text, "M=64,N=64,K=64");
+}
+
+TEST_F(TuningDbTest, BestKeepsTheFastestOkResult) {
+  auto slow = OkResult(candidates_[0].id, "X=0", 900);
+  auto fast = OkResult(candidates_[1].id, "X=1", 300);
+  auto slower = OkResult(candidates_[2].id, "X=2", 600);
+  for (const auto* r : {&slow, &fast, &slower}) ASSERT_TRUE(db_->InsertResult(*r).ok());
+  EXPECT_TRUE(*db_->OfferBest("gemm", slow, 1));
+  EXPECT_TRUE(*db_->OfferBest("gemm", fast, 2));
+  EXPECT_FALSE(*db_->OfferBest("gemm", slower, 3));
+  auto best = db_->LoadBest();
+  ASSERT_TRUE(best.ok());
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].result.config_key, "X=1");
+  EXPECT_EQ((*best)[0].kernel, "gemm");
+  EXPECT_EQ((*best)[0].fingerprint_created_ms, 1000);
+  auto job_best = db_->JobBest(job_id_);
+  ASSERT_TRUE(job_best.ok());
+  ASSERT_EQ(job_best->size(), 1u);
+  EXPECT_EQ((*job_best)[0].config_key, "X=1");
+}
+
+TEST_F(TuningDbTest, ListResultsPutsOkFirstByTime) {
+  auto failed = OkResult(candidates_[0].id, "X=0", 0);
+  failed.status = v1::RESULT_STATUS_TIMEOUT;
+  failed.error = "timed out";
+  ASSERT_TRUE(db_->InsertResult(failed).ok());
+  ASSERT_TRUE(db_->InsertResult(OkResult(candidates_[1].id, "X=1", 700)).ok());
+  ASSERT_TRUE(db_->InsertResult(OkResult(candidates_[2].id, "X=2", 200)).ok());
+  auto listed = db_->ListResults(job_id_);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 3u);
+  EXPECT_EQ((*listed)[0].config_key, "X=2");
+  EXPECT_EQ((*listed)[1].config_key, "X=1");
+  EXPECT_EQ((*listed)[2].status, v1::RESULT_STATUS_TIMEOUT);
+}
+
+TEST_F(TuningDbTest, JobStateAndSpecRoundTrip) {
+  auto job = db_->GetJob(job_id_);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  JobRow row = **job;
+  EXPECT_EQ(row.spec.name(), "gemm");
+  row.state = v1::JOB_STATE_RUNNING;
+  row.device_class = "cpu/test";
+  row.candidates_total = 3;
+  row.candidates_done = 2;
+  ASSERT_TRUE(db_->UpdateJob(row).ok());
+  auto unfinished = db_->LoadJobs(true, 10);
+  ASSERT_TRUE(unfinished.ok());
+  ASSERT_EQ(unfinished->size(), 1u);
+  EXPECT_EQ((*unfinished)[0].candidates_done, 2);
+  row.state = v1::JOB_STATE_SUCCEEDED;
+  ASSERT_TRUE(db_->UpdateJob(row).ok());
+  EXPECT_TRUE(db_->LoadJobs(true, 10)->empty());
+  EXPECT_EQ(db_->LoadJobs(false, 10)->size(), 1u);
+}
+
+TEST_F(TuningDbTest, ActiveLeasesComeBackWithTheirCandidates) {
+  LeaseRow lease{0, job_id_, "w1", 0, "sha", {}};
+  ASSERT_TRUE(db_->InsertLease(lease).ok());
+  ASSERT_TRUE(db_->SetCandidateState({candidates_[0].id, candidates_[2].id},
+                                     CandidateState::kLeased, lease.id)
+                  .ok());
+  auto active = db_->LoadActiveLeases();
+  ASSERT_TRUE(active.ok());
+  ASSERT_EQ(active->size(), 1u);
+  EXPECT_EQ((*active)[0].candidate_ids,
+            (std::vector<int64_t>{candidates_[0].id, candidates_[2].id}));
+  ASSERT_TRUE(db_->EndLease(lease.id).ok());
+  EXPECT_TRUE(db_->LoadActiveLeases()->empty());
+}
+
+TEST_F(TuningDbTest, RolledBackTransactionLeavesNothing) {
+  {
+    auto txn = db_->Begin();
+    ASSERT_TRUE(db_->InsertResult(OkResult(candidates_[0].id, "X=0", 5)).ok());
+  }  // no commit
+  EXPECT_TRUE(db_->ListResults(job_id_)->empty());
+}
+
+TEST(SchemaTest, UpgradesAnOlderDatabaseAndKeepsItsRows) {
+  testing::TempDir dir;
+  std::string path = dir / "old.db";
+  {
+    auto raw = Database::Open(path, false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(Migrate(**raw, 1).ok());
+    EXPECT_EQ(*SchemaVersion(**raw), 1);
+    ASSERT_TRUE((*raw)->Exec("INSERT INTO kernels VALUES('fp', 'gemm', 5)").ok());
+  }
+  auto db = TuningDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  EXPECT_EQ(*SchemaVersion((*db)->database()), LatestSchemaVersion());
+  auto created = (*db)->EnsureKernel("fp", "gemm", 99);
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ(*created, 5);  // the row from version 1 survived
+  // Version 2's columns are there.
+  EXPECT_TRUE((*db)->database().Exec("SELECT sm_clock_mhz, temperature_c FROM results").ok());
+}
+
+TEST(SchemaTest, RefusesADatabaseFromANewerVersion) {
+  testing::TempDir dir;
+  std::string path = dir / "new.db";
+  {
+    auto db = TuningDb::Open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->database().Exec("INSERT INTO schema_version VALUES(999)").ok());
+  }
+  auto reopened = TuningDb::Open(path);
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_EQ(reopened.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(reopened.status().message().find("999"), std::string::npos);
+}
+
+TEST(SchemaTest, UnwritableLocationIsAClearError) {
+  auto db = TuningDb::Open("/nonexistent-dir/x/t.db");
+  ASSERT_FALSE(db.ok());
+  EXPECT_NE(db.status().message().find("/nonexistent-dir/x/t.db"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tf::db

@@ -1,0 +1,225 @@
+#include "spec/validate.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "spec/spec_loader.h"
+
+namespace tf::spec {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kGemm = R"yaml(kernel: gemm
+language: cuda
+source: gemm.cuh
+entry: "gemm<{BM},{BN},{DT}>"
+params:
+  BM: [64, 128]
+  BN: {from: 32, to: 256, times: 2}
+  DT: [half, float]
+  THREADS: [128, 256]
+constraints:
+  - "BM * BN * 2 <= device.max_shared_mem && (DT == 'half' || BM <= 64)"
+problems:
+  - {M: 4096, N: 4096}
+  - {M: 1024, N: 512}
+buffers:
+  A: {dtype: f16, count: "M*N"}
+  C: {dtype: f32, count: "M*N", output: true}
+launch: {grid: ["ceil_div(N, BN)", "ceil_div(M, BM)"], block: [THREADS]}
+objective: {flops: "2*M*N"}
+)yaml";
+
+class ValidateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto parsed = ParseSpecYaml(kGemm, "gemm.yaml");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    spec_ = *parsed;
+    sources_.emplace_back().set_path("gemm.cuh");
+    sources_.back().set_content("template <int BM, int BN, typename T> void gemm() {}");
+  }
+
+  std::string Error() {
+    Status status = ValidateSpec(spec_, sources_, limits_);
+    EXPECT_FALSE(status.ok()) << "spec was accepted";
+    return status.message();
+  }
+
+  v1::KernelSpec spec_;
+  std::vector<v1::SourceFile> sources_;
+  SpecLimits limits_;
+};
+
+TEST_F(ValidateTest, AcceptsAGoodSpec) {
+  Status status = ValidateSpec(spec_, sources_, limits_);
+  EXPECT_TRUE(status.ok()) << status.message();
+}
+
+TEST_F(ValidateTest, NameAndLanguage) {
+  spec_.set_name("gemm f16");
+  spec_.set_language("fortran");
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("kernel: 'gemm f16' must be an identifier"));
+  EXPECT_THAT(error, HasSubstr("language: 'fortran' is not one of cpp, cuda, hip"));
+}
+
+TEST_F(ValidateTest, EntryPlaceholdersMustBeParams) {
+  spec_.set_entry("gemm<{BM},{BX},{BN},{DT}>");
+  EXPECT_THAT(Error(),
+              HasSubstr("entry: {BX} is not a parameter (parameters: BM, BN, DT, THREADS)"));
+  spec_.set_entry("gemm<{BM},{BN},{DT");
+  EXPECT_THAT(Error(), HasSubstr("entry: '{' at column 16 is not closed"));
+}
+
+TEST_F(ValidateTest, EveryParamMustReachTheKernel) {
+  spec_.mutable_launch()->set_block(0, "128");
+  EXPECT_THAT(Error(), HasSubstr("params.THREADS: is used neither in entry nor in launch"));
+}
+
+TEST_F(ValidateTest, ParamNamesAndRanges) {
+  *spec_.add_params() = spec_.params(0);
+  spec_.mutable_params(1)->mutable_range()->set_factor(1);
+  spec_.mutable_params(2)->add_values()->set_str_value("half");
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("params.BM: defined twice"));
+  EXPECT_THAT(error, HasSubstr("params.BN: range times must be > 1, got 1"));
+  EXPECT_THAT(error, HasSubstr("params.DT: value 'half' appears twice"));
+}
+
+TEST_F(ValidateTest, ArithmeticRangeNeedsPositiveStepAndOrder) {
+  v1::Range* range = spec_.mutable_params(1)->mutable_range();
+  range->set_factor(0);
+  range->set_step(0);
+  EXPECT_THAT(Error(), HasSubstr("params.BN: range step must be > 0, got 0"));
+  range->set_step(32);
+  range->set_start(512);
+  EXPECT_THAT(Error(), HasSubstr("params.BN: range from 512 is after to 256"));
+}
+
+TEST_F(ValidateTest, ExpressionsUseOnlyKnownNames) {
+  spec_.set_constraints(0, "BM * BX <= 4");
+  spec_.mutable_buffers(0)->set_count("M * BM");
+  spec_.mutable_objective()->set_flops("2 * M * N *");
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("constraints[0]: 'BM * BX <= 4' uses 'BX', which is none of the "
+                               "parameters, problem variables and device.*"));
+  EXPECT_THAT(error, HasSubstr("buffers.A.count: 'M * BM' uses 'BM', which is none of the "
+                               "problem variables"));
+  EXPECT_THAT(error, HasSubstr("objective.flops: in '2 * M * N *': expected an operand"));
+}
+
+TEST_F(ValidateTest, ProblemsShareVariables) {
+  spec_.mutable_problems(1)->mutable_vars(1)->set_name("K");
+  *spec_.add_problems() = spec_.problems(0);
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("problems[1]: has variables K, M but problems[0] has M, N"));
+  EXPECT_THAT(error, HasSubstr("problems[2]: repeats an earlier problem"));
+  spec_.clear_problems();
+  EXPECT_THAT(Error(), HasSubstr("problems: at least one problem is needed"));
+}
+
+TEST_F(ValidateTest, ProblemVariableMayNotShadowAParam) {
+  v1::ProblemVar* var = spec_.mutable_problems(0)->add_vars();
+  var->set_name("BM");
+  EXPECT_THAT(Error(), HasSubstr("'BM' is both a parameter and a problem variable"));
+}
+
+TEST_F(ValidateTest, Buffers) {
+  spec_.mutable_buffers(0)->set_dtype("f8");
+  spec_.mutable_buffers(1)->set_output(false);
+  spec_.mutable_buffers(1)->set_count("M - 1024");
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("buffers.A.dtype: 'f8' is not one of f32, f64"));
+  EXPECT_THAT(error, HasSubstr("buffers: at least one buffer needs output: true"));
+  EXPECT_THAT(error, HasSubstr("buffers.C.count: 'M - 1024' is 0 for problem M=1024,N=512"));
+}
+
+TEST_F(ValidateTest, BufferBytesLimit) {
+  limits_.max_buffer_bytes = 4096LL * 4096 * 4 - 1;
+  EXPECT_THAT(Error(), HasSubstr("buffers.C: 16777216 elements of f32 exceed the 67108863-byte "
+                                 "buffer limit for problem M=4096,N=4096"));
+}
+
+TEST_F(ValidateTest, GpuKernelsNeedLaunchGeometry) {
+  spec_.mutable_launch()->clear_grid();
+  EXPECT_THAT(Error(), HasSubstr("launch.grid: a cuda kernel needs 1 to 3 dimensions, got 0"));
+}
+
+TEST_F(ValidateTest, SettingsRanges) {
+  spec_.mutable_verify()->set_rtol(-1);
+  spec_.mutable_benchmark()->set_min_time_ms(0);
+  spec_.mutable_benchmark()->set_max_repeats(2);
+  spec_.mutable_target()->set_vendor("intel");
+  spec_.add_compile_options("-fplugin=evil.so");
+  spec_.add_compile_options("-o/etc/passwd");
+  spec_.add_compile_options("-DTILE=4");
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("verify.rtol: must be a finite number >= 0"));
+  EXPECT_THAT(error, HasSubstr("benchmark.min_time_ms: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("benchmark.max_repeats: 2 is below min_repeats 5"));
+  EXPECT_THAT(error, HasSubstr("target.vendor: 'intel' is not one of"));
+  EXPECT_THAT(error, HasSubstr("compile_options[0]: '-fplugin=evil.so' is not allowed"));
+  EXPECT_THAT(error, HasSubstr("compile_options[1]"));
+  EXPECT_THAT(error, Not(HasSubstr("compile_options[2]")));
+}
+
+TEST_F(ValidateTest, SpaceSizeLimitUnlessSampled) {
+  limits_.max_space_size = 10;  // the space has 2 * 4 * 2 * 2 = 32
+  EXPECT_THAT(Error(), HasSubstr("params: the space has 32 configurations, above the limit of 10"));
+  spec_.mutable_search()->set_strategy("random");
+  EXPECT_THAT(Error(),
+              HasSubstr("search.max_candidates: strategy random needs max_candidates > 0"));
+  spec_.mutable_search()->set_max_candidates(8);
+  EXPECT_TRUE(ValidateSpec(spec_, sources_, limits_).ok());
+  spec_.mutable_search()->set_strategy("bayesian");
+  EXPECT_THAT(Error(), HasSubstr("search.strategy: 'bayesian' is not one of exhaustive, random"));
+}
+
+TEST_F(ValidateTest, Sources) {
+  sources_[0].set_path("other.cuh");
+  sources_.emplace_back().set_path("../etc/passwd");
+  sources_.emplace_back().set_path("/abs.h");
+  limits_.max_source_bytes = 10;
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("source: 'gemm.cuh' is not among the files sent"));
+  EXPECT_THAT(error, HasSubstr("sources: '../etc/passwd' must be a relative path without '..'"));
+  EXPECT_THAT(error, HasSubstr("sources: '/abs.h' must be a relative path"));
+  EXPECT_THAT(error, HasSubstr("bytes, above the limit of 10"));
+}
+
+TEST(ValidateHelpersTest, DtypeSize) {
+  EXPECT_EQ(DtypeSize("f32"), 4u);
+  EXPECT_EQ(DtypeSize("bf16"), 2u);
+  EXPECT_EQ(DtypeSize("i64"), 8u);
+  EXPECT_EQ(DtypeSize("u8"), 1u);
+  EXPECT_EQ(DtypeSize("f128"), 0u);
+}
+
+TEST(ValidateHelpersTest, IsSafeRelativePath) {
+  EXPECT_TRUE(IsSafeRelativePath("a.cu"));
+  EXPECT_TRUE(IsSafeRelativePath("detail/a..b.h"));
+  EXPECT_FALSE(IsSafeRelativePath(""));
+  EXPECT_FALSE(IsSafeRelativePath("/a.cu"));
+  EXPECT_FALSE(IsSafeRelativePath(".."));
+  EXPECT_FALSE(IsSafeRelativePath("a/../../b"));
+}
+
+TEST(ValidateHelpersTest, CartesianSizeSaturates) {
+  v1::KernelSpec spec;
+  for (int k = 0; k < 5; ++k) {
+    v1::Param* param = spec.add_params();
+    param->set_name("P" + std::to_string(k));
+    param->mutable_range()->set_start(1);
+    param->mutable_range()->set_stop(1'000'000);
+    param->mutable_range()->set_step(1);
+  }
+  EXPECT_EQ(CartesianSize(spec), UINT64_MAX);
+  spec.mutable_params()->DeleteSubrange(2, 3);
+  EXPECT_EQ(CartesianSize(spec), 1'000'000'000'000u);
+}
+
+}  // namespace
+}  // namespace tf::spec

@@ -1,0 +1,64 @@
+#include "worker/artifact_cache.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/files.h"
+
+namespace tf::worker {
+namespace {
+
+bool IsSha256Hex(const std::string& text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+ArtifactCache::ArtifactCache(std::string dir, Fetch fetch)
+    : dir_(std::move(dir)), fetch_(std::move(fetch)) {}
+
+Result<std::string> ArtifactCache::Download(const std::string& sha256, const std::string& path) {
+  Status fetched = fetch_(sha256, path);
+  if (!fetched.ok()) {
+    std::filesystem::remove(path);
+    return Status(fetched.code(), "fetching artifact " + sha256 + ": " + fetched.message());
+  }
+  return Sha256OfFile(path);
+}
+
+Result<std::string> ArtifactCache::Get(const std::string& sha256) {
+  if (!IsSha256Hex(sha256)) {
+    return Status::InvalidArgument("artifact name '" + sha256 + "' is not a lowercase SHA-256");
+  }
+  const std::string path = dir_ + "/" + sha256;
+  std::lock_guard lock(mu_);
+  if (verified_.contains(sha256)) return path;
+  if (std::filesystem::exists(path)) {
+    auto actual = Sha256OfFile(path);
+    if (actual.ok() && *actual == sha256) {
+      verified_.insert(sha256);
+      return path;
+    }
+    std::filesystem::remove(path);  // corrupted on disk: fetch it again
+  }
+  // A download is checked before it takes the artifact's name; a corrupted
+  // one is tried once more.
+  const std::string partial = path + ".partial." + std::to_string(getpid());
+  std::string received;
+  for (int attempt = 0; attempt < 2 && received != sha256; ++attempt) {
+    TF_ASSIGN_OR_RETURN(received, Download(sha256, partial));
+  }
+  if (received != sha256) {
+    std::filesystem::remove(partial);
+    return Status::Internal("artifact hash mismatch: asked for " + sha256 + ", received " +
+                            received);
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) return Status::Internal("cannot move artifact into " + path + ": " + ec.message());
+  verified_.insert(sha256);
+  return path;
+}
+
+}  // namespace tf::worker

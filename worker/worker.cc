@@ -1,0 +1,292 @@
+#include "worker/worker.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/files.h"
+#include "common/subprocess.h"
+#include "worker/backoff.h"
+#include "worker/runner_supervisor.h"
+
+namespace tf::worker {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+constexpr auto kRpcTimeout = std::chrono::seconds(10);
+constexpr auto kArtifactTimeout = std::chrono::minutes(5);
+// How long a stopping worker keeps trying to deliver results.
+constexpr auto kDrainTimeout = std::chrono::seconds(10);
+
+// The one place the worker's channel is made (TLS credentials go here). A
+// restarted coordinator is found again within about a second.
+std::shared_ptr<grpc::Channel> ConnectToCoordinator(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+std::unique_ptr<grpc::ClientContext> ContextWithTimeout(std::chrono::milliseconds timeout) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+  return context;
+}
+
+Status FromGrpc(const grpc::Status& status, const std::string& address) {
+  if (status.ok()) return Status::Ok();
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return Status::Unavailable("cannot reach coordinator at " + address + ": " +
+                               status.error_message());
+  }
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return Status::DeadlineExceeded("coordinator at " + address + " did not answer in time");
+  }
+  return Status::Internal("coordinator at " + address + ": " + status.error_message());
+}
+
+std::string Hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+v1::CandidateResult FailedResult(int64_t candidate_id, const std::string& error) {
+  v1::CandidateResult result;
+  result.set_candidate_id(candidate_id);
+  result.set_status(v1::RESULT_STATUS_RUNTIME_FAILED);
+  result.set_error(error);
+  return result;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
+  if (options.coordinator.empty()) return Status::InvalidArgument("--coordinator is required");
+  if (options.cache_dir.empty()) return Status::InvalidArgument("--cache is required");
+  if (options.max_candidates < 1) {
+    return Status::InvalidArgument("--max-candidates must be at least 1, got " +
+                                   std::to_string(options.max_candidates));
+  }
+  if (options.runner_path.empty()) options.runner_path = ExecutableDir() + "/tunefleet-runner";
+  if (access(options.runner_path.c_str(), X_OK) != 0) {
+    return Status::NotFound("runner '" + options.runner_path +
+                            "' is not an executable file; pass --runner PATH");
+  }
+  TF_RETURN_IF_ERROR(MakeDirs(options.cache_dir));
+  TF_ASSIGN_OR_RETURN(auto devices, DiscoverDevices(options.devices, options.label));
+  return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices)));
+}
+
+Worker::Worker(WorkerOptions options, std::vector<Device> devices)
+    : options_(std::move(options)),
+      devices_(std::move(devices)),
+      stub_(v1::WorkerService::NewStub(ConnectToCoordinator(options_.coordinator))),
+      artifacts_(options_.cache_dir,
+                 [this](const std::string& sha, const std::string& path) {
+                   return FetchArtifact(sha, path);
+                 }),
+      reporter_(std::make_unique<ResultReporter>(
+          [this](v1::ReportResultsRequest& request) { return SendResults(request); },
+          [this](int64_t lease_id) {
+            std::lock_guard lock(mu_);
+            cancelled_leases_.insert(lease_id);
+          })) {}
+
+std::string Worker::worker_id() {
+  std::lock_guard lock(mu_);
+  return worker_id_;
+}
+
+void Worker::Shutdown() {
+  stopping_ = true;
+  std::lock_guard lock(mu_);
+  stop_changed_.notify_all();
+}
+
+bool Worker::SleepUnlessStopping(std::chrono::milliseconds duration) {
+  std::unique_lock lock(mu_);
+  return !stop_changed_.wait_for(lock, duration, [this] { return stopping_.load(); });
+}
+
+bool Worker::Register() {
+  v1::RegisterRequest request;
+  request.set_hostname(Hostname());
+  request.set_version(kVersion);
+  for (const Device& device : devices_) *request.add_devices() = device.info;
+  request.set_previous_worker_id(worker_id());
+  Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
+  for (int attempt = 0;; ++attempt) {
+    v1::RegisterResponse response;
+    auto context = ContextWithTimeout(kRpcTimeout);
+    Status status =
+        FromGrpc(stub_->Register(context.get(), request, &response), options_.coordinator);
+    if (status.ok()) {
+      std::lock_guard lock(mu_);
+      worker_id_ = response.worker_id();
+      if (response.heartbeat_interval_ms() > 0) {
+        heartbeat_interval_ = std::chrono::milliseconds(response.heartbeat_interval_ms());
+      }
+      spdlog::info(
+          "registered with coordinator {} as worker {} ({} devices, heartbeat every {} ms)",
+          options_.coordinator, worker_id_, devices_.size(), heartbeat_interval_.count());
+      return true;
+    }
+    auto wait = backoff.Next();
+    if (attempt % 10 == 0) {
+      spdlog::warn("cannot register: {}; retrying every {} ms or less", status.message(),
+                   wait.count());
+    }
+    if (!SleepUnlessStopping(wait)) return false;
+  }
+}
+
+void Worker::HeartbeatLoop() {
+  bool reachable = true;
+  while (SleepUnlessStopping(std::chrono::milliseconds(heartbeat_interval_))) {
+    v1::HeartbeatRequest request;
+    {
+      std::lock_guard lock(mu_);
+      request.set_worker_id(worker_id_);
+      for (int64_t id : leases_in_progress_) request.add_lease_ids(id);
+    }
+    v1::HeartbeatResponse response;
+    auto context = ContextWithTimeout(kRpcTimeout);
+    Status status =
+        FromGrpc(stub_->Heartbeat(context.get(), request, &response), options_.coordinator);
+    if (!status.ok()) {
+      if (reachable) spdlog::warn("heartbeat failed: {}", status.message());
+      reachable = false;
+      continue;
+    }
+    if (!reachable) spdlog::info("coordinator {} answers again", options_.coordinator);
+    reachable = true;
+    if (response.reregister()) {
+      spdlog::warn("coordinator does not know worker {}; registering again", request.worker_id());
+      if (!Register()) return;
+    }
+    std::lock_guard lock(mu_);
+    cancelled_leases_.insert(response.cancelled_lease_ids().begin(),
+                             response.cancelled_lease_ids().end());
+  }
+}
+
+Status Worker::FetchArtifact(const std::string& sha256, const std::string& path) {
+  v1::FetchArtifactRequest request;
+  request.set_sha256(sha256);
+  auto context = ContextWithTimeout(kArtifactTimeout);
+  auto stream = stub_->FetchArtifact(context.get(), request);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::Internal("cannot write " + path);
+  v1::ArtifactChunk chunk;
+  while (stream->Read(&chunk)) out.write(chunk.data().data(), chunk.data().size());
+  out.close();
+  TF_RETURN_IF_ERROR(FromGrpc(stream->Finish(), options_.coordinator));
+  if (!out) return Status::Internal("cannot write " + path);
+  return Status::Ok();
+}
+
+Result<v1::ReportResultsResponse> Worker::SendResults(v1::ReportResultsRequest& request) {
+  request.set_worker_id(worker_id());
+  v1::ReportResultsResponse response;
+  auto context = ContextWithTimeout(kRpcTimeout);
+  TF_RETURN_IF_ERROR(
+      FromGrpc(stub_->ReportResults(context.get(), request, &response), options_.coordinator));
+  return response;
+}
+
+void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease) {
+  const int index = device.info.index();
+  spdlog::info("device {}: lease {} of job {}: {} candidates", index, lease.lease_id(),
+               lease.job_id(), lease.candidates_size());
+  auto report = [&](v1::CandidateResult result) {
+    reporter_->Add(lease.lease_id(), index, std::move(result));
+  };
+  auto artifact = artifacts_.Get(lease.artifact_sha256());
+  if (!artifact.ok()) {
+    const Code code = artifact.status().code();
+    spdlog::error("device {}: lease {}: {}", index, lease.lease_id(), artifact.status().message());
+    // An unreachable coordinator says nothing about the candidates: the
+    // lease is handed back unrun. Anything else fails them with the reason.
+    if (code != Code::kUnavailable && code != Code::kDeadlineExceeded) {
+      for (const auto& c : lease.candidates()) {
+        report(FailedResult(c.candidate_id(), artifact.status().message()));
+      }
+    }
+  } else {
+    Status status = supervisor.RunLease(lease, *artifact, report, [&] {
+      if (stopping_) return true;
+      std::lock_guard lock(mu_);
+      return cancelled_leases_.contains(lease.lease_id());
+    });
+    if (!status.ok()) {
+      spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
+    }
+  }
+  reporter_->FinishLease(lease.lease_id(), index);
+}
+
+void Worker::DeviceLoop(const Device& device) {
+  RunnerSupervisor supervisor(options_.runner_path, device);
+  Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
+  while (!stopping_) {
+    v1::AcquireLeaseRequest request;
+    request.set_worker_id(worker_id());
+    request.set_device_index(device.info.index());
+    request.set_max_candidates(options_.max_candidates);
+    request.set_wait_ms(options_.lease_wait_ms);
+    v1::AcquireLeaseResponse response;
+    auto context =
+        ContextWithTimeout(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout);
+    Status status =
+        FromGrpc(stub_->AcquireLease(context.get(), request, &response), options_.coordinator);
+    if (!status.ok()) {
+      spdlog::debug("device {}: no lease: {}", device.info.index(), status.message());
+      SleepUnlessStopping(backoff.Next());
+      continue;
+    }
+    backoff.Reset();
+    if (!response.has_lease()) continue;
+    const int64_t lease_id = response.lease().lease_id();
+    {
+      std::lock_guard lock(mu_);
+      leases_in_progress_.insert(lease_id);
+    }
+    RunLease(device, supervisor, response.lease());
+    std::lock_guard lock(mu_);
+    leases_in_progress_.erase(lease_id);
+    cancelled_leases_.erase(lease_id);
+  }
+}
+
+Status Worker::Run() {
+  spdlog::info("worker: {} devices, coordinator {}, cache {}", devices_.size(),
+               options_.coordinator, options_.cache_dir);
+  for (const Device& device : devices_) {
+    spdlog::info("device {}: {} ({} cores)", device.info.index(), device.info.device_class(),
+                 device.cpus.size());
+  }
+  if (!Register()) return Status(Code::kCancelled, "shut down before registering");
+  std::thread heartbeat([this] { HeartbeatLoop(); });
+  std::vector<std::thread> device_threads;
+  for (const Device& device : devices_) {
+    device_threads.emplace_back([this, &device] { DeviceLoop(device); });
+  }
+  for (auto& thread : device_threads) thread.join();
+  heartbeat.join();
+  spdlog::info("stopping: delivering the results still queued");
+  if (size_t lost = reporter_->Drain(kDrainTimeout); lost > 0) {
+    spdlog::error("{} results could not be delivered to {}; their leases will expire and run again",
+                  lost, options_.coordinator);
+  }
+  return Status::Ok();
+}
+
+}  // namespace tf::worker

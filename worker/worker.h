@@ -1,0 +1,78 @@
+// The worker daemon: registers its devices with the coordinator, keeps a
+// heartbeat, and on every device pulls leases, fetches their artifacts and
+// runs them in the device's runner, reporting results as they come.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "tunefleet/v1/worker.grpc.pb.h"
+#include "worker/artifact_cache.h"
+#include "worker/devices.h"
+#include "worker/result_reporter.h"
+
+namespace tf::worker {
+
+struct WorkerOptions {
+  std::string coordinator;  // HOST:PORT
+  std::string devices = "cpu:1";
+  std::string label;        // added to every device's labels and class
+  std::string cache_dir;    // artifacts, by hash
+  std::string runner_path;  // empty: tunefleet-runner beside this executable
+  int max_candidates = 16;  // per lease
+  int64_t lease_wait_ms = 1000;
+};
+
+class Worker {
+ public:
+  // Discovers the devices and prepares the cache; contacts no one yet.
+  static Result<std::unique_ptr<Worker>> Create(WorkerOptions options);
+
+  const std::vector<Device>& devices() const { return devices_; }
+
+  // Registers (retrying until the coordinator answers), then heartbeats and
+  // runs leases on every device until Shutdown(). Before returning it tries
+  // for a while to deliver the results it still holds.
+  Status Run();
+  // Thread-safe; Run() returns soon after.
+  void Shutdown();
+
+ private:
+  Worker(WorkerOptions options, std::vector<Device> devices);
+
+  // Retries until the coordinator answers; false when shut down first.
+  bool Register();
+  void HeartbeatLoop();
+  void DeviceLoop(const Device& device);
+  void RunLease(const Device& device, class RunnerSupervisor& supervisor, const v1::Lease& lease);
+  Status FetchArtifact(const std::string& sha256, const std::string& path);
+  Result<v1::ReportResultsResponse> SendResults(v1::ReportResultsRequest& request);
+  // Sleeps, waking early on Shutdown(); false when shutting down.
+  bool SleepUnlessStopping(std::chrono::milliseconds duration);
+  std::string worker_id();
+
+  const WorkerOptions options_;
+  const std::vector<Device> devices_;
+  std::unique_ptr<v1::WorkerService::Stub> stub_;
+  ArtifactCache artifacts_;
+  std::atomic<bool> stopping_{false};
+
+  std::mutex mu_;
+  std::condition_variable stop_changed_;
+  std::string worker_id_;
+  std::chrono::milliseconds heartbeat_interval_{1000};
+  std::set<int64_t> leases_in_progress_;
+  std::set<int64_t> cancelled_leases_;
+
+  std::unique_ptr<ResultReporter> reporter_;  // last: its thread uses the members above
+};
+
+}  // namespace tf::worker

@@ -1,0 +1,53 @@
+// tunefleet-worker: the daemon on a benchmarking host.
+//   tunefleet-worker --coordinator HOST:PORT --devices cpu:2 --cache DIR
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <thread>
+
+#include "worker/worker.h"
+
+int main(int argc, char** argv) {
+  tf::worker::WorkerOptions options;
+  CLI::App app{"TuneFleet worker: benchmarks candidates on this host's devices for a coordinator."};
+  app.add_option("--coordinator", options.coordinator, "coordinator address HOST:PORT")->required();
+  app.add_option("--devices", options.devices,
+                 "devices to offer: cpu:N splits this host's cores into N devices")
+      ->capture_default_str();
+  app.add_option("--cache", options.cache_dir, "directory for downloaded artifacts")->required();
+  app.add_option("--label", options.label, "label added to every device and its device class");
+  app.add_option("--max-candidates", options.max_candidates, "candidates per lease")
+      ->capture_default_str();
+  app.add_option("--runner", options.runner_path,
+                 "runner binary (default: tunefleet-runner beside this one)");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "debug logs");
+  CLI11_PARSE(app, argc, argv);
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+
+  // Signals are taken by one thread; every other thread starts with them blocked.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto worker = tf::worker::Worker::Create(options);
+  if (!worker.ok()) {
+    spdlog::error("{}", worker.status().message());
+    return 2;
+  }
+  std::thread([&signals, w = worker->get()] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    spdlog::info("{} received: shutting down", sigabbrev_np(signal));
+    w->Shutdown();
+  }).detach();
+  tf::Status status = (*worker)->Run();
+  if (!status.ok()) {
+    spdlog::error("{}", status.message());
+    return 1;
+  }
+  return 0;
+}
