@@ -674,10 +674,13 @@ const v1::DeviceInfo* Coordinator::FindDeviceLocked(const std::string& worker_id
 Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
   Job* pick = nullptr;
   for (auto& [id, job] : jobs_) {
-    if (job.row.state != v1::JOB_STATE_RUNNING || job.ready.empty() ||
-        job.row.device_class != device.device_class()) {
+    if (job.row.state != v1::JOB_STATE_RUNNING || job.row.device_class != device.device_class()) {
       continue;
     }
+    // A candidate reported under an expired lease may still be queued.
+    std::erase_if(job.ready,
+                  [&](int64_t c) { return candidates_[c].state != db::CandidateState::kReady; });
+    if (job.ready.empty()) continue;
     if (!pick || job.row.priority > pick->row.priority ||
         (job.row.priority == pick->row.priority && job.active_leases < pick->active_leases)) {
       pick = &job;
@@ -838,7 +841,11 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     TF_RETURN_IF_ERROR(txn->begin_status());
     for (size_t i = 0; i < accepted.size(); ++i) {
       const auto& a = accepted[i];
-      TF_RETURN_IF_ERROR(db_->InsertResult(a.row).status());
+      TF_ASSIGN_OR_RETURN(bool inserted, db_->InsertResult(a.row));
+      if (!inserted) {
+        return Status::Internal("candidate " + std::to_string(a.candidate->id) +
+                                " already has a result in the database but not in memory");
+      }
       TF_RETURN_IF_ERROR(db_->SetCandidateState({a.candidate->id}, db::CandidateState::kDone, 0));
       if (a.row.status == v1::RESULT_STATUS_OK) {
         TF_ASSIGN_OR_RETURN(became_best[i], db_->OfferBest(a.job->row.kernel, a.row, NowUnixMs()));

@@ -50,9 +50,10 @@ class FleetTest : public ::testing::Test {
   v1::Job Submit(const std::string& spec_path) {
     auto loaded = spec::LoadSpecFile(spec_path);
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    if (!loaded.ok()) return {};
     auto job = client_->Submit(loaded->spec, loaded->sources, 0);
     EXPECT_TRUE(job.ok()) << job.status().ToString();
-    return *job;
+    return job.ok() ? *job : v1::Job();
   }
 
   v1::Job WaitForEnd(int64_t job_id, seconds timeout) {
@@ -141,6 +142,7 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
 TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes) {
   AddWorker("cpu:1");
   v1::Job job = Submit(SourcePath("examples/cpu/faulty/faulty.yaml"));
+  ASSERT_GT(job.job_id(), 0);
   v1::Job done = WaitForEnd(job.job_id(), seconds(180));
   ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
   auto results = client_->ListResults(job.job_id());
@@ -161,6 +163,7 @@ TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes
 TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
   Process& doomed = AddWorker("cpu:1");
   v1::Job job = Submit(SourcePath("tests/integration/data/slow/slow.yaml"));
+  ASSERT_GT(job.job_id(), 0);
   // Strike once the worker holds a lease and has reported part of the job.
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -185,6 +188,7 @@ TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
 TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   AddWorker("cpu:1");
   v1::Job job = Submit(SourcePath("tests/integration/data/slow/slow.yaml"));
+  ASSERT_GT(job.job_id(), 0);
   ASSERT_TRUE(WaitFor(
       [&] {
         auto now = client_->GetJob(job.job_id());
