@@ -96,6 +96,13 @@ ALTER TABLE results ADD COLUMN sm_clock_mhz REAL;
 ALTER TABLE results ADD COLUMN temperature_c REAL;
 CREATE INDEX leases_active ON leases(active);
 )sql",
+      // 3: GPU builds: the reference kernel's symbol and each build's
+      // resource use (registers, shared memory, spills), kept with results.
+      R"sql(
+ALTER TABLE builds ADD COLUMN reference_symbol TEXT NOT NULL DEFAULT '';
+ALTER TABLE builds ADD COLUMN resources BLOB NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN resources BLOB NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }

@@ -46,8 +46,9 @@ JobRow ReadJob(const Statement& s) {
 constexpr const char* kResultColumns =
     "r.candidate_id, r.job_id, r.fingerprint, r.config_key, r.problem_key, r.device_class, "
     "r.worker, r.cached, r.status, r.error, r.median_ns, r.p10_ns, r.p90_ns, r.min_ns, "
-    "r.mean_ns, r.repeats, r.gflops, r.max_abs_error, r.sm_clock_mhz, r.temperature_c";
-constexpr int kResultColumnCount = 20;
+    "r.mean_ns, r.repeats, r.gflops, r.max_abs_error, r.sm_clock_mhz, r.temperature_c, "
+    "r.resources";
+constexpr int kResultColumnCount = 21;
 
 ResultRow ReadResult(const Statement& s) {
   ResultRow r;
@@ -71,6 +72,7 @@ ResultRow ReadResult(const Statement& s) {
   r.max_abs_error = s.Double(17);
   r.timing.set_sm_clock_mhz(s.Double(18));
   r.timing.set_temperature_c(s.Double(19));
+  r.resources.ParseFromString(s.Text(20));
   return r;
 }
 
@@ -211,14 +213,17 @@ Result<std::vector<CandidateRow>> TuningDb::LoadCandidates(int64_t job_id) {
 Result<std::map<std::string, BuildRow>> TuningDb::LoadBuilds(const std::string& fingerprint,
                                                              const std::string& target) {
   TF_ASSIGN_OR_RETURN(auto stmt,
-                      db_->Prepare("SELECT config_key, ok, artifact_sha256, symbol, diagnostics "
-                                   "FROM builds WHERE fingerprint = ? AND target = ?"));
+                      db_->Prepare("SELECT config_key, ok, artifact_sha256, symbol, diagnostics, "
+                                   "reference_symbol, resources FROM builds WHERE fingerprint = ? "
+                                   "AND target = ?"));
   stmt.Bind(1, fingerprint).Bind(2, target);
   std::map<std::string, BuildRow> builds;
   while (true) {
     TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
-    BuildRow b{stmt.Text(0), stmt.Int(1) != 0, stmt.Text(2), stmt.Text(3), stmt.Text(4)};
+    BuildRow b{stmt.Text(0), stmt.Int(1) != 0, stmt.Text(2), stmt.Text(3), stmt.Text(4),
+               stmt.Text(5), {}};
+    b.resources.ParseFromString(stmt.Text(6));
     builds.emplace(b.config_key, std::move(b));
   }
   return builds;
@@ -228,14 +233,17 @@ Status TuningDb::PutBuild(const std::string& fingerprint, const std::string& tar
                           const BuildRow& build) {
   TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT OR REPLACE INTO builds(fingerprint, target, "
                                               "config_key, ok, artifact_sha256, symbol, "
-                                              "diagnostics) VALUES(?,?,?,?,?,?,?)"));
+                                              "diagnostics, reference_symbol, resources) "
+                                              "VALUES(?,?,?,?,?,?,?,?,?)"));
   stmt.Bind(1, fingerprint)
       .Bind(2, target)
       .Bind(3, build.config_key)
       .Bind(4, static_cast<int64_t>(build.ok))
       .Bind(5, build.artifact_sha256)
       .Bind(6, build.symbol)
-      .Bind(7, build.diagnostics);
+      .Bind(7, build.diagnostics)
+      .Bind(8, build.reference_symbol)
+      .BindBlob(9, build.resources.SerializeAsString());
   return stmt.Run();
 }
 
@@ -245,7 +253,7 @@ Result<bool> TuningDb::InsertResult(const ResultRow& r) {
       db_->Prepare("INSERT OR IGNORE INTO results(candidate_id, job_id, fingerprint, config_key, "
                    "problem_key, device_class, worker, cached, status, error, median_ns, p10_ns, "
                    "p90_ns, min_ns, mean_ns, repeats, gflops, max_abs_error, sm_clock_mhz, "
-                   "temperature_c, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                   "temperature_c, resources, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   const auto& t = r.timing;
   stmt.Bind(1, r.candidate_id)
       .Bind(2, r.job_id)
@@ -267,7 +275,8 @@ Result<bool> TuningDb::InsertResult(const ResultRow& r) {
       .Bind(18, r.max_abs_error)
       .Bind(19, t.sm_clock_mhz())
       .Bind(20, t.temperature_c())
-      .Bind(21, NowUnixMs());
+      .BindBlob(21, r.resources.SerializeAsString())
+      .Bind(22, NowUnixMs());
   TF_RETURN_IF_ERROR(stmt.Run());
   return db_->Changes() > 0;
 }

@@ -55,6 +55,8 @@ struct BuildRow {
   std::string artifact_sha256;
   std::string symbol;
   std::string diagnostics;
+  std::string reference_symbol;
+  v1::ResourceUsage resources;
 };
 
 struct ResultRow {
@@ -71,6 +73,7 @@ struct ResultRow {
   std::string error;
   v1::TimingStats timing;
   double max_abs_error = 0;
+  v1::ResourceUsage resources;
 };
 
 struct BestRow {

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "spec/config.h"
 
 namespace tf::scheduler {
 
@@ -49,7 +48,7 @@ void BuildQueue::Loop() {
       cancel_running_ = false;
     }
     spdlog::info("job {}: building {} configurations", task.job_id, task.configs.size());
-    auto toolchain = compiler::MakeToolchain(task.spec);
+    auto toolchain = compiler::MakeToolchain(task.spec, task.arch);
     Result<compiler::BuildStats> stats = toolchain.status();
     if (toolchain.ok()) {
       compiler::BatchBuilder builder(**toolchain, store_, options_);
@@ -67,8 +66,10 @@ void BuildQueue::Loop() {
       spdlog::error("job {}: build failed: {}", task.job_id, stats.status().message());
       std::vector<compiler::ConfigBuild> failed;
       for (const auto& config : task.configs) {
-        failed.push_back({config, false, "", spec::CandidateSymbol(config),
-                          "build failed: " + stats.status().message()});
+        compiler::ConfigBuild build;
+        build.config = config;
+        build.diagnostics = "build failed: " + stats.status().message();
+        failed.push_back(std::move(build));
       }
       on_batch_(task.job_id, std::move(failed));
     }

@@ -24,6 +24,7 @@ struct BuildTask {
   v1::KernelSpec spec;
   std::vector<v1::SourceFile> sources;
   std::vector<v1::Config> configs;
+  std::string arch;  // of the device class the job is bound to
 };
 
 class BuildQueue {

@@ -10,6 +10,7 @@
 #include "common/files.h"
 #include "compiler/fingerprint.h"
 #include "compiler/toolchain.h"
+#include "scheduler/resource_check.h"
 #include "scheduler/space.h"
 #include "spec/config.h"
 
@@ -22,6 +23,11 @@ bool IsTerminal(v1::JobState state) {
 }
 
 bool IsFailure(v1::ResultStatus status) { return status != v1::RESULT_STATUS_OK; }
+
+db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
+  return {spec::ConfigKey(b.config), b.ok,      b.artifact_sha256, b.symbol,
+          b.diagnostics,             b.reference_symbol, b.resources};
+}
 
 Status JobNotFound(int64_t job_id) {
   return Status::NotFound("job " + std::to_string(job_id) + " does not exist");
@@ -86,13 +92,20 @@ Status Coordinator::Load() {
   for (auto& row : rows) {
     Job& job = jobs_[row.id];
     job.row = std::move(row);
-    auto toolchain = compiler::MakeToolchain(job.row.spec);
-    if (!toolchain.ok()) {
-      FailJobLocked(job, toolchain.status().message());
+    if (job.row.device_class.empty()) continue;  // still waiting for a device
+    // The bound class's limits and arch, from a registered device of it.
+    v1::DeviceInfo device;
+    device.set_device_class(job.row.device_class);
+    device.set_arch(job.row.spec.target().arch());
+    for (const auto& [id, w] : workers_) {
+      for (const auto& d : w.row.devices) {
+        if (d.device_class() == job.row.device_class) device = d;
+      }
+    }
+    if (Status target = SetTargetLocked(job, device); !target.ok()) {
+      FailJobLocked(job, target.message());
       continue;
     }
-    job.target = (*toolchain)->target();
-    if (job.row.device_class.empty()) continue;  // still waiting for a device
     TF_ASSIGN_OR_RETURN(auto candidate_rows, db_->LoadCandidates(job.row.id));
     TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
     std::vector<v1::Config> to_build;
@@ -108,10 +121,8 @@ Status Coordinator::Load() {
       c.state = cr.state;
       auto build = builds.find(cr.config_key);
       bool built = build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
-      if (built) {
-        c.artifact_sha256 = build->second.artifact_sha256;
-        c.symbol = build->second.symbol;
-      }
+      // Pruned candidates were recorded as done when their build came in.
+      if (built) (void)UseBuildLocked(job, c, build->second);
       job.candidate_ids.push_back(c.id);
       Candidate& stored = candidates_[c.id] = std::move(c);
       if (stored.state == db::CandidateState::kDone) continue;
@@ -151,7 +162,11 @@ Status Coordinator::Load() {
 
 bool Coordinator::Matches(const v1::Target& target, const v1::DeviceInfo& device) const {
   if (!target.vendor().empty() && target.vendor() != device.vendor()) return false;
-  if (!target.arch().empty() && target.arch() != device.arch()) return false;
+  // An arch-specific target (sm_90a) runs on its base arch (sm_90).
+  if (!target.arch().empty() && target.arch() != device.arch() &&
+      target.arch() != device.arch() + "a") {
+    return false;
+  }
   if (!target.device_class().empty() && target.device_class() != device.device_class()) {
     return false;
   }
@@ -189,7 +204,6 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request) {
   }
   Job& job = jobs_[row.id];
   job.row = std::move(row);
-  job.target = toolchain->target();
   spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
                job.row.fingerprint.substr(0, 12));
   BindQueuedJobsLocked();
@@ -237,6 +251,10 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
       pairs.emplace_back(std::move(config), problem);
     }
   }
+  if (Status target = SetTargetLocked(job, device); !target.ok()) {
+    FailJobLocked(job, target.message());
+    return target;
+  }
   TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
   std::map<std::string, const db::ResultRow*> earlier_by_key;
   for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
@@ -247,8 +265,10 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   updated.state = v1::JOB_STATE_RUNNING;
   updated.updated_ms = NowUnixMs();
   updated.candidates_total = static_cast<int64_t>(pairs.size());
+  job.device = device;
   std::vector<db::CandidateRow> rows;
   std::vector<Candidate> candidates;
+  std::vector<std::optional<db::ResultRow>> results;  // reused or pruned
   for (const auto& [config, problem] : pairs) {
     Candidate c;
     c.job_id = job.row.id;
@@ -257,17 +277,21 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     c.problem = problem;
     c.problem_key = spec::ProblemKey(problem);
     auto build = builds.find(c.config_key);
-    bool reusable = earlier_by_key.count(c.config_key + "|" + c.problem_key) > 0;
+    auto earlier_result = earlier_by_key.find(c.config_key + "|" + c.problem_key);
     bool built = build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
-    if (built) {
-      c.artifact_sha256 = build->second.artifact_sha256;
-      c.symbol = build->second.symbol;
+    std::optional<db::ResultRow> result;
+    if (earlier_result != earlier_by_key.end()) {
+      result = *earlier_result->second;
+      result->cached = true;
+    } else if (built) {
+      result = UseBuildLocked(job, c, build->second);
     }
-    c.state = reusable ? db::CandidateState::kDone
-              : built  ? db::CandidateState::kReady
-                       : db::CandidateState::kWaitingBuild;
+    c.state = result  ? db::CandidateState::kDone
+              : built ? db::CandidateState::kReady
+                      : db::CandidateState::kWaitingBuild;
     rows.push_back({0, job.row.id, c.config_key, spec::ProblemText(problem), c.state, 0});
     candidates.push_back(std::move(c));
+    results.push_back(std::move(result));
   }
 
   std::vector<db::ResultRow> reused;
@@ -277,16 +301,15 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     TF_RETURN_IF_ERROR(db_->InsertCandidates(rows));
     for (size_t i = 0; i < rows.size(); ++i) {
       candidates[i].id = rows[i].id;
-      if (candidates[i].state != db::CandidateState::kDone) continue;
-      db::ResultRow r = *earlier_by_key[candidates[i].config_key + "|" + candidates[i].problem_key];
+      if (!results[i]) continue;
+      db::ResultRow& r = *results[i];
       r.candidate_id = rows[i].id;
       r.job_id = job.row.id;
-      r.cached = true;
       TF_RETURN_IF_ERROR(db_->InsertResult(r).status());
       updated.candidates_done++;
-      updated.candidates_cached++;
+      if (r.cached) updated.candidates_cached++;
       if (IsFailure(r.status)) updated.candidates_failed++;
-      reused.push_back(std::move(r));
+      if (r.cached) reused.push_back(r);
     }
     TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
     TF_RETURN_IF_ERROR(txn->Commit());
@@ -316,9 +339,32 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   return Status::Ok();
 }
 
+Status Coordinator::SetTargetLocked(Job& job, const v1::DeviceInfo& device) {
+  TF_ASSIGN_OR_RETURN(auto toolchain, compiler::MakeToolchain(job.row.spec, device.arch()));
+  job.target = toolchain->target();
+  job.device = device;
+  return Status::Ok();
+}
+
+std::optional<db::ResultRow> Coordinator::UseBuildLocked(const Job& job, Candidate& candidate,
+                                                         const db::BuildRow& build) const {
+  candidate.artifact_sha256 = build.artifact_sha256;
+  candidate.symbol = build.symbol;
+  candidate.reference_symbol = build.reference_symbol;
+  candidate.resources = build.resources;
+  DeviceProperties limits(job.device.properties().begin(), job.device.properties().end());
+  Status fits = CheckResources(job.row.spec, candidate.config, candidate.problem, build.resources,
+                               limits);
+  if (fits.ok()) return std::nullopt;
+  v1::CandidateResult pruned;
+  pruned.set_status(v1::RESULT_STATUS_PRUNED);
+  pruned.set_error(fits.message());
+  return MakeResultRow(job, candidate, pruned, "");
+}
+
 void Coordinator::ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs) {
   if (configs.empty()) return;
-  builds_->Enqueue({job.row.id, job.row.spec, job.row.sources, configs});
+  builds_->Enqueue({job.row.id, job.row.spec, job.row.sources, configs, job.device.arch()});
 }
 
 void Coordinator::MarkReadyLocked(Job& job, Candidate& candidate) {
@@ -345,15 +391,20 @@ void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::Confi
     auto b = by_key.find(c.config_key);
     if (b == by_key.end() || c.state != db::CandidateState::kWaitingBuild) continue;
     resolved_configs.insert(c.config_key);
+    std::optional<db::ResultRow> result;
     if (b->second->ok) {
-      ready.push_back(&c);
-      continue;
+      result = UseBuildLocked(job, c, BuildRowOf(*b->second));
+      if (!result) {
+        ready.push_back(&c);
+        continue;
+      }
+    } else {
+      v1::CandidateResult compile_failed;
+      compile_failed.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      compile_failed.set_error(b->second->diagnostics);
+      result = MakeResultRow(job, c, compile_failed, "");
     }
-    v1::CandidateResult result;
-    result.set_candidate_id(c.id);
-    result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
-    result.set_error(b->second->diagnostics);
-    failed.emplace_back(&c, MakeResultRow(job, c, result, ""));
+    failed.emplace_back(&c, std::move(*result));
     updated.candidates_done++;
     updated.candidates_failed++;
   }
@@ -361,10 +412,7 @@ void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::Confi
   auto txn = db_->Begin();
   Status status = txn->begin_status();
   for (const auto& [key, b] : by_key) {
-    if (status.ok()) {
-      status = db_->PutBuild(job.row.fingerprint, job.target,
-                             {key, b->ok, b->artifact_sha256, b->symbol, b->diagnostics});
-    }
+    if (status.ok()) status = db_->PutBuild(job.row.fingerprint, job.target, BuildRowOf(*b));
   }
   std::vector<int64_t> ready_ids, failed_ids;
   for (auto* c : ready) ready_ids.push_back(c->id);
@@ -383,12 +431,7 @@ void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::Confi
   }
   job.row = std::move(updated);
   job.builds_done += static_cast<int64_t>(resolved_configs.size());
-  for (auto* c : ready) {
-    const auto* b = by_key[c->config_key];
-    c->artifact_sha256 = b->artifact_sha256;
-    c->symbol = b->symbol;
-    MarkReadyLocked(job, *c);
-  }
+  for (auto* c : ready) MarkReadyLocked(job, *c);
   for (auto& [c, row] : failed) c->state = db::CandidateState::kDone;
   ChangedLocked(job);
   FinishIfDoneLocked(job);
@@ -749,7 +792,7 @@ Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& wor
   std::error_code size_error;
   auto size = std::filesystem::file_size(store_->PathOf(artifact), size_error);
   proto.set_artifact_size(size_error ? 0 : static_cast<int64_t>(size));
-  if (!job.row.spec.verify().reference().empty()) proto.set_reference_symbol(spec::kReferenceSymbol);
+  proto.set_reference_symbol(candidates_[picked.front()].reference_symbol);
   proto.set_deadline_unix_ms(lease.deadline_ms);
   for (int64_t id : picked) {
     Candidate& c = candidates_[id];
@@ -781,6 +824,7 @@ db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candid
   row.error = result.error();
   row.timing = result.timing();
   row.max_abs_error = result.max_abs_error();
+  row.resources = candidate.resources;
   return row;
 }
 

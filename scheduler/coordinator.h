@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -81,10 +82,13 @@ class Coordinator {
     int64_t lease_id = 0;
     std::string artifact_sha256;
     std::string symbol;
+    std::string reference_symbol;
+    v1::ResourceUsage resources;
   };
   struct Job {
     db::JobRow row;
-    std::string target;           // toolchain target, e.g. "host"
+    std::string target;           // toolchain target, e.g. "host", "sm_90"
+    v1::DeviceInfo device;        // a device of the bound class: arch and limits
     std::deque<int64_t> ready;    // candidate ids, in build order
     std::vector<int64_t> candidate_ids;
     int64_t configurations = 0;  // distinct configurations to build
@@ -118,6 +122,11 @@ class Coordinator {
   void FailJobLocked(Job& job, const std::string& error);
   void FinishIfDoneLocked(Job& job);
   void MarkReadyLocked(Job& job, Candidate& candidate);
+  // Takes a successful build for the candidate; a PRUNED result when the
+  // build exceeds the bound device's limits.
+  std::optional<db::ResultRow> UseBuildLocked(const Job& job, Candidate& candidate,
+                                              const db::BuildRow& build) const;
+  Status SetTargetLocked(Job& job, const v1::DeviceInfo& device);
   void ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs);
   void OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
   Job* PickJobLocked(const v1::DeviceInfo& device);

@@ -89,17 +89,20 @@ grpc::Status TuneFleetService::ListResults(grpc::ServerContext*, const v1::GetJo
   return grpc::Status::OK;
 }
 
-grpc::Status TuneFleetService::QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
-                                         v1::QueryBestResponse* response) {
+grpc::ServerUnaryReactor* TuneFleetService::QueryBest(grpc::CallbackServerContext* context,
+                                                      const v1::QueryBestRequest* request,
+                                                      v1::QueryBestResponse* response) {
+  auto* reactor = context->DefaultReactor();
   if (request->kernel().empty()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "kernel must be set");
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "kernel must be set"));
+  } else if (request->problem().vars_size() == 0) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "problem must name at least one variable, e.g. M=4096"));
+  } else {
+    *response = c_.QueryBest(*request);
+    reactor->Finish(grpc::Status::OK);
   }
-  if (request->problem().vars_size() == 0) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "problem must name at least one variable, e.g. M=4096");
-  }
-  *response = c_.QueryBest(*request);
-  return grpc::Status::OK;
+  return reactor;
 }
 
 grpc::Status TuneFleetService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,

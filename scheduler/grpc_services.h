@@ -13,7 +13,10 @@ namespace tf::scheduler {
 
 grpc::Status ToGrpcStatus(const Status& status);
 
-class TuneFleetService final : public v1::TuneFleet::Service {
+// QueryBest uses gRPC's callback API: it answers from memory on gRPC's own
+// threads, with no hand-off to a sync worker thread (the hottest RPC).
+class TuneFleetService final
+    : public v1::TuneFleet::WithCallbackMethod_QueryBest<v1::TuneFleet::Service> {
  public:
   explicit TuneFleetService(Coordinator& coordinator) : c_(coordinator) {}
 
@@ -26,8 +29,9 @@ class TuneFleetService final : public v1::TuneFleet::Service {
                         v1::ListJobsResponse*) override;
   grpc::Status ListResults(grpc::ServerContext*, const v1::GetJobRequest*,
                            v1::ListResultsResponse*) override;
-  grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest*,
-                         v1::QueryBestResponse*) override;
+  grpc::ServerUnaryReactor* QueryBest(grpc::CallbackServerContext* context,
+                                      const v1::QueryBestRequest* request,
+                                      v1::QueryBestResponse* response) override;
   grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
                            v1::ListWorkersResponse*) override;
 

@@ -159,6 +159,8 @@ TEST(SchemaTest, UpgradesAnOlderDatabaseAndKeepsItsRows) {
   EXPECT_EQ(*created, 5);  // the row from version 1 survived
   // Version 2's columns are there.
   EXPECT_TRUE((*db)->database().Exec("SELECT sm_clock_mhz, temperature_c FROM results").ok());
+  // And version 3's.
+  EXPECT_TRUE((*db)->database().Exec("SELECT reference_symbol, resources FROM builds").ok());
 }
 
 TEST(SchemaTest, RefusesADatabaseFromANewerVersion) {
