@@ -134,7 +134,7 @@ class BuildRun {
     if (!source.ok()) return Fail(source.status());
     Status written = WriteFileAtomic(work_dir_ + "/" + tu, *source);
     if (!written.ok()) return Fail(written);
-    auto outcome = toolchain_.Compile(work_dir_, tu, so, spec_, options_.timeout_s);
+    auto outcome = toolchain_.Compile(work_dir_, tu, so, spec_, batch, options_.timeout_s);
     std::filesystem::remove(work_dir_ + "/" + tu);
     if (!outcome.ok()) return Fail(outcome.status());
     {
@@ -142,10 +142,15 @@ class BuildRun {
       ++compiler_runs_;
       cpu_seconds_ += outcome->cpu_seconds;
     }
+    if (outcome->ok && outcome->kernels.size() != batch.size()) {
+      return Fail(Status::Internal(toolchain_.name() + " reported " +
+                                   std::to_string(outcome->kernels.size()) + " kernels for " +
+                                   std::to_string(batch.size()) + " configurations"));
+    }
     if (outcome->ok) {
       auto sha256 = store_.PutFile(work_dir_ + "/" + so);
       if (!sha256.ok()) return Fail(sha256.status());
-      Deliver(batch, *sha256, "");
+      Deliver(batch, *sha256, *outcome, "");
       return {};
     }
     std::filesystem::remove(work_dir_ + "/" + so);
@@ -153,7 +158,7 @@ class BuildRun {
       auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
       return {Batch(batch.begin(), middle), Batch(middle, batch.end())};
     }
-    Deliver(batch, "",
+    Deliver(batch, "", *outcome,
             Trim(Describe(*outcome, options_.timeout_s), options_.max_diagnostics_bytes));
     return {};
   }
@@ -164,14 +169,20 @@ class BuildRun {
     return {};
   }
 
-  void Deliver(const Batch& batch, const std::string& sha256, const std::string& diagnostics) {
+  // `outcome` holds the batch's kernels when `diagnostics` is empty.
+  void Deliver(const Batch& batch, const std::string& sha256, const CompileOutcome& outcome,
+               const std::string& diagnostics) {
     std::vector<ConfigBuild> builds;
-    for (const auto& config : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
       ConfigBuild& build = builds.emplace_back();
-      build.config = config;
+      build.config = batch[i];
       build.ok = diagnostics.empty();
       build.artifact_sha256 = sha256;
-      build.symbol = spec::CandidateSymbol(config);
+      if (build.ok) {
+        build.symbol = outcome.kernels[i].symbol;
+        build.resources = outcome.kernels[i].resources;
+        build.reference_symbol = outcome.reference_symbol;
+      }
       build.diagnostics = diagnostics;
     }
     std::lock_guard lock(deliver_mu_);

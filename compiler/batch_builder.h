@@ -31,9 +31,11 @@ struct BuildOptions {
 struct ConfigBuild {
   v1::Config config;
   bool ok = false;
-  std::string artifact_sha256;  // when ok
-  std::string symbol;           // spec::CandidateSymbol(config)
-  std::string diagnostics;      // when not ok: why, with the compiler's output
+  std::string artifact_sha256;   // when ok
+  std::string symbol;            // when ok: the entry point in the artifact
+  std::string reference_symbol;  // when ok and the spec names a reference
+  v1::ResourceUsage resources;   // when ok, from GPU toolchains
+  std::string diagnostics;       // when not ok: why, with the compiler's output
 };
 
 struct BuildStats {

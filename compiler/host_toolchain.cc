@@ -1,9 +1,9 @@
 #include "compiler/host_toolchain.h"
 
 #include <regex>
-#include <sstream>
 
 #include "common/subprocess.h"
+#include "compiler/compile_flags.h"
 #include "compiler/source_tree.h"
 #include "spec/config.h"
 
@@ -35,34 +35,11 @@ bool IsAllowedFlag(const std::string& flag) {
       "|-std=(c|gnu)\\+\\+(17|20|23|2a|2b)"
       "|-W(no-)?[a-z][a-z0-9-]*(=[0-9]+)?"
       "|-g[0-3]?");
-  if (flag.starts_with("-I")) return CheckSourcePath(flag.substr(2)).ok();
   return std::regex_match(flag, kAllowed);
 }
 
-// spec.compile_options as compiler arguments. An entry may hold several
-// whitespace-separated options, and "-D NAME", "-U NAME", "-I DIR" may be
-// split over two tokens; both are normalised to one argument per option.
 Result<std::vector<std::string>> UserFlags(const v1::KernelSpec& spec) {
-  std::vector<std::string> tokens;
-  for (const auto& option : spec.compile_options()) {
-    std::istringstream words(option);
-    std::string word;
-    while (words >> word) tokens.push_back(word);
-  }
-  std::vector<std::string> flags;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    std::string flag = tokens[i];
-    if ((flag == "-D" || flag == "-U" || flag == "-I") && i + 1 < tokens.size()) {
-      flag += tokens[++i];
-    }
-    if (!IsAllowedFlag(flag)) {
-      return Status::InvalidArgument(
-          "compile_options: '" + flag +
-          "' is not allowed by the host-g++ toolchain (allowed: " + kAllowedSummary + ")");
-    }
-    flags.push_back(flag);
-  }
-  return flags;
+  return AllowedCompileFlags(spec, IsAllowedFlag, "host-g++", kAllowedSummary);
 }
 
 Result<std::string> ElementType(const v1::Buffer& buffer) {
@@ -143,10 +120,9 @@ Result<std::string> HostToolchain::GenerateBatch(const v1::KernelSpec& spec,
   return tu;
 }
 
-Result<CompileOutcome> HostToolchain::Compile(const std::string& work_dir,
-                                              const std::string& tu_path,
-                                              const std::string& out_path,
-                                              const v1::KernelSpec& spec, double timeout_s) const {
+Result<CompileOutcome> HostToolchain::Compile(
+    const std::string& work_dir, const std::string& tu_path, const std::string& out_path,
+    const v1::KernelSpec& spec, const std::vector<v1::Config>& configs, double timeout_s) const {
   TF_ASSIGN_OR_RETURN(std::vector<std::string> flags, UserFlags(spec));
   std::vector<std::string> argv = {compiler_};
   argv.insert(argv.end(), std::begin(kBaseFlags), std::end(kBaseFlags));
@@ -162,6 +138,11 @@ Result<CompileOutcome> HostToolchain::Compile(const std::string& work_dir,
   outcome.diagnostics = std::move(run.output);
   outcome.cpu_seconds = run.cpu_seconds;
   outcome.wall_seconds = run.wall_seconds;
+  if (outcome.ok) {
+    for (const auto& config : configs)
+      outcome.kernels.push_back({spec::CandidateSymbol(config), {}});
+    if (!spec.verify().reference().empty()) outcome.reference_symbol = spec::kReferenceSymbol;
+  }
   return outcome;
 }
 

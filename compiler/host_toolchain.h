@@ -31,6 +31,7 @@ class HostToolchain : public Toolchain {
                                     const std::vector<v1::Config>& configs) const override;
   Result<CompileOutcome> Compile(const std::string& work_dir, const std::string& tu_path,
                                  const std::string& out_path, const v1::KernelSpec& spec,
+                                 const std::vector<v1::Config>& configs,
                                  double timeout_s) const override;
 
  private:

@@ -213,10 +213,11 @@ class SpecParser {
             {"launch", nested({{"grid", TextList(launch->mutable_grid())},
                                {"block", TextList(launch->mutable_block())},
                                {"shared_mem", Text(launch->mutable_shared_mem_bytes())}})},
-            {"verify",
-             nested({{"reference", Text(verify->mutable_reference())},
-                     {"rtol", Field<double>([verify](double v) { verify->set_rtol(v); })},
-                     {"atol", Field<double>([verify](double v) { verify->set_atol(v); })}})},
+            {"verify", nested({{"reference", Text(verify->mutable_reference())},
+                               {"rtol", Field<double>([verify](double v) { verify->set_rtol(v); })},
+                               {"atol", Field<double>([verify](double v) { verify->set_atol(v); })},
+                               {"grid", TextList(verify->mutable_grid())},
+                               {"block", TextList(verify->mutable_block())}})},
             {"objective", nested({{"minimize", Text(objective->mutable_minimize())},
                                   {"flops", Text(objective->mutable_flops())}})},
             {"benchmark",
@@ -238,6 +239,7 @@ class SpecParser {
                       Field<int64_t>([=](int64_t v) { search->set_max_candidates(v); })},
                      {"seed", Field<uint64_t>([=](uint64_t v) { search->set_seed(v); })}})},
             {"compile_options", TextList(spec.mutable_compile_options())},
+            {"forbid_spills", Field<bool>([s = &spec](bool v) { s->set_forbid_spills(v); })},
         });
   }
 

@@ -224,6 +224,22 @@ class Validator {
         }
       }
     }
+    // A GPU reference is a kernel of its own, launched over the problem only.
+    const v1::Verify& verify = spec_.verify();
+    if (gpu && !verify.reference().empty()) {
+      for (const auto& [name, dims] :
+           {std::pair{"grid", &verify.grid()}, {"block", &verify.block()}}) {
+        std::string field = std::string("verify.") + name;
+        if (dims->empty() || dims->size() > 3) {
+          Fail(field, "the " + spec_.language() +
+                          " reference kernel needs 1 to 3 dimensions, got " +
+                          std::to_string(dims->size()));
+        }
+        for (int k = 0; k < dims->size(); ++k) {
+          CheckExpression(field + "[" + std::to_string(k) + "]", dims->Get(k), false, false);
+        }
+      }
+    }
     if (!launch.shared_mem_bytes().empty()) {
       for (const std::string& used :
            CheckExpression("launch.shared_mem", launch.shared_mem_bytes(), true, true)) {

@@ -52,11 +52,12 @@ v1::TimingStats SummarizeRunTimes(std::vector<double> run_ns) {
   return stats;
 }
 
-v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,
-                          CacheFlusher* flusher) {
+Result<v1::TimingStats> RepeatRuns(const std::function<Status()>& warm_up,
+                                   const std::function<Result<double>()>& timed_run,
+                                   const v1::BenchmarkSettings& settings) {
   const auto warmup_start = Clock::now();
   do {
-    run();
+    TF_RETURN_IF_ERROR(warm_up());
   } while (Since(warmup_start) < settings.warmup_ms() * 1e6);
 
   const int max_repeats = settings.max_repeats() > 0 ? settings.max_repeats() : kDefaultMaxRepeats;
@@ -68,12 +69,27 @@ v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkS
   while (static_cast<int>(run_ns.size()) < max_repeats &&
          (static_cast<int>(run_ns.size()) < min_repeats ||
           Since(timing_start) < settings.min_time_ms() * 1e6)) {
-    if (flusher != nullptr) flusher->Flush();
-    const auto start = Clock::now();
-    run();
-    run_ns.push_back(Since(start));
+    TF_ASSIGN_OR_RETURN(double ns, timed_run());
+    run_ns.push_back(ns);
   }
   return SummarizeRunTimes(std::move(run_ns));
+}
+
+v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,
+                          CacheFlusher* flusher) {
+  auto stats = RepeatRuns(
+      [&] {
+        run();
+        return Status::Ok();
+      },
+      [&]() -> Result<double> {
+        if (flusher != nullptr) flusher->Flush();
+        const auto start = Clock::now();
+        run();
+        return Since(start);
+      },
+      settings);
+  return *stats;  // host runs cannot fail
 }
 
 }  // namespace tf::worker

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/status.h"
 #include "tunefleet/v1/common.pb.h"
 #include "tunefleet/v1/spec.pb.h"
 
@@ -28,8 +29,16 @@ class CacheFlusher {
 // median, p10, p90, min, mean and repeats of run times in nanoseconds.
 v1::TimingStats SummarizeRunTimes(std::vector<double> run_ns);
 
-// `flusher` may be null: no flushing. At least one timed run, at most
-// settings.max_repeats (when > 0).
+// The timing loop of every device: `warm_up` runs until settings.warmup_ms
+// have passed (at least once), then `timed_run` (one run, preceded by its
+// cache flush, returning the run's own time in ns) until both the minimum
+// time and the minimum repeats are reached: at least one timed run, at most
+// settings.max_repeats (when > 0). Stops at the first error.
+Result<v1::TimingStats> RepeatRuns(const std::function<Status()>& warm_up,
+                                   const std::function<Result<double>()>& timed_run,
+                                   const v1::BenchmarkSettings& settings);
+
+// On the host, with the steady clock. `flusher` may be null: no flushing.
 v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,
                           CacheFlusher* flusher);
 

@@ -33,21 +33,6 @@ int64_t MemoryBytes() {
   return std::atoll(ProcField("/proc/meminfo", "MemTotal").c_str()) * 1024;
 }
 
-// "AMD EPYC 9654 96-Core Processor" -> "AMD-EPYC-9654-96-Core-Processor".
-std::string SanitizedModel(const std::string& model) {
-  std::string out;
-  for (char c : model) {
-    bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
-    if (keep) {
-      out += c;
-    } else if (!out.empty() && out.back() != '-') {
-      out += '-';
-    }
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "unknown" : out;
-}
-
 // "48K" -> 49152.
 int64_t ParseCacheSize(std::string text) {
   int64_t value = std::atoll(text.c_str());
@@ -124,7 +109,7 @@ Result<std::vector<Device>> DiscoverCpuDevices(int count, int first_index,
     info.set_model(model);
     info.set_arch("host");
     std::string device_class =
-        "cpu/" + SanitizedModel(model) + "/" + std::to_string(per_device) + "c";
+        "cpu/" + SanitizeForDeviceClass(model) + "/" + std::to_string(per_device) + "c";
     if (!label.empty()) {
       device_class += "/" + label;
       info.add_labels(label);

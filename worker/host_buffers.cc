@@ -111,6 +111,13 @@ Result<HostBuffer> HostBuffer::Allocate(std::string_view dtype, int64_t count) {
                                  "'; known: f32 f64 f16 bf16 i8 i32 i64 u8 u32");
 }
 
+Result<HostBuffer> HostBuffer::AllocateLike(const HostBuffer& other) {
+  for (const DtypeInfo& info : kDtypes) {
+    if (info.dtype == other.dtype_) return Allocate(info.name, other.count_);
+  }
+  return Status::Internal("buffer of unknown dtype");
+}
+
 double HostBuffer::Get(int64_t i) const {
   const void* p = data_.get();
   switch (dtype_) {

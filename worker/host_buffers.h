@@ -22,6 +22,8 @@ class HostBuffer {
  public:
   // Cache-line aligned, uninitialised.
   static Result<HostBuffer> Allocate(std::string_view dtype, int64_t count);
+  // Same dtype and count as `other`, uninitialised.
+  static Result<HostBuffer> AllocateLike(const HostBuffer& other);
 
   Dtype dtype() const { return dtype_; }
   int64_t count() const { return count_; }

@@ -1,93 +1,96 @@
 #include "worker/runner.h"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <map>
 
 #include "spec/config.h"
 #include "spec/expr.h"
+#include "worker/cpu_backend.h"
+#include "worker/cuda_backend.h"
 #include "worker/host_buffers.h"
 
 namespace tf::worker {
 namespace {
 
-// Used when the device reports no cache sizes.
-constexpr int64_t kAssumedLastLevelCacheBytes = 32 << 20;
-
-class Library {
- public:
-  static Result<std::unique_ptr<Library>> Open(const std::string& path) {
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr)
-      return Status::FailedPrecondition(std::string("cannot load artifact: ") + dlerror());
-    return std::unique_ptr<Library>(new Library(handle));
-  }
-  ~Library() { dlclose(handle_); }
-
-  Result<KernelFn> Find(const std::string& symbol) const {
-    void* fn = dlsym(handle_, symbol.c_str());
-    if (fn == nullptr) return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
-    return reinterpret_cast<KernelFn>(fn);
-  }
-
- private:
-  explicit Library(void* handle) : handle_(handle) {}
-  void* handle_;
-};
-
-// One problem's buffers as the kernel sees them, and what to reset them to.
+// One problem's host data; the device's copies live in the backend.
 struct ProblemData {
+  spec::Bindings vars;               // problem variables
   std::vector<HostBuffer> initial;   // per spec buffer, as filled
-  std::vector<HostBuffer> work;      // passed to the kernels
-  std::vector<void*> pointers;       // work[i].data()
   std::vector<int> outputs;          // indices of output buffers
+  std::vector<HostBuffer> received;  // outputs read back, parallel to `outputs`
   std::vector<HostBuffer> expected;  // reference outputs, parallel to `outputs`; empty: no check
   std::vector<int64_t> scalars;      // in ScalarNames(spec) order
   double flops = 0;                  // 0: no throughput
 };
 
-Result<ProblemData> Prepare(const v1::KernelSpec& spec, const v1::Problem& problem,
-                            const Library& library, const std::string& reference_symbol) {
-  const std::string key = spec::ProblemKey(problem);
-  spec::Bindings vars;
-  for (const auto& var : problem.vars()) vars[var.name()] = var.value();
+// Launch geometry from expressions over `vars`; missing dimensions are 1.
+Status SetGeometry(const google::protobuf::RepeatedPtrField<std::string>& grid,
+                   const google::protobuf::RepeatedPtrField<std::string>& block,
+                   const std::string& shared_mem_bytes, const std::string& field,
+                   const spec::Bindings& vars, Launchable* kernel) {
+  auto evaluate = [&](const std::string& name, const std::string& text) -> Result<int64_t> {
+    auto value = spec::EvaluateInt(text, vars);
+    if (!value.ok()) return Status::InvalidArgument(name + ": " + value.status().message());
+    return *value;
+  };
+  for (const auto& [exprs, dims, name] : {std::tuple(&grid, &kernel->grid, field + ".grid"),
+                                          std::tuple(&block, &kernel->block, field + ".block")}) {
+    if (exprs->size() > 3) return Status::InvalidArgument(name + " has more than 3 dimensions");
+    for (int d = 0; d < exprs->size(); ++d) {
+      TF_ASSIGN_OR_RETURN(
+          (*dims)[d],
+          evaluate(name + "[" + std::to_string(d) + "] '" + exprs->Get(d) + "'", exprs->Get(d)));
+    }
+  }
+  if (!shared_mem_bytes.empty()) {
+    TF_ASSIGN_OR_RETURN(kernel->shared_mem_bytes,
+                        evaluate(field + ".shared_mem_bytes", shared_mem_bytes));
+  }
+  return Status::Ok();
+}
 
+Result<ProblemData> Prepare(const v1::KernelSpec& spec, const v1::Problem& problem,
+                            Backend& backend, const std::string& reference_symbol) {
+  const std::string key = spec::ProblemKey(problem);
   ProblemData data;
+  for (const auto& var : problem.vars()) data.vars[var.name()] = var.value();
   for (const std::string& name : spec::ScalarNames(spec)) {
-    auto it = vars.find(name);
-    if (it == vars.end()) {
+    auto it = data.vars.find(name);
+    if (it == data.vars.end()) {
       return Status::InvalidArgument("scalar '" + name + "' is not a variable of problem " + key);
     }
     data.scalars.push_back(std::get<int64_t>(it->second));
   }
   for (const v1::Buffer& buffer : spec.buffers()) {
-    auto count = spec::EvaluateInt(buffer.count(), vars);
+    auto count = spec::EvaluateInt(buffer.count(), data.vars);
     if (!count.ok()) {
       return Status::InvalidArgument("buffer '" + buffer.name() +
                                      "' count: " + count.status().message());
     }
     TF_ASSIGN_OR_RETURN(HostBuffer initial, HostBuffer::Allocate(buffer.dtype(), *count));
     TF_RETURN_IF_ERROR(initial.Fill(buffer, InputSeed(buffer.name(), key)));
-    TF_ASSIGN_OR_RETURN(HostBuffer work, HostBuffer::Allocate(buffer.dtype(), *count));
-    work.CopyFrom(initial);
-    if (buffer.output()) data.outputs.push_back(static_cast<int>(data.initial.size()));
+    if (buffer.output()) {
+      data.outputs.push_back(static_cast<int>(data.initial.size()));
+      TF_ASSIGN_OR_RETURN(HostBuffer received, HostBuffer::AllocateLike(initial));
+      data.received.push_back(std::move(received));
+    }
     data.initial.push_back(std::move(initial));
-    data.work.push_back(std::move(work));
-    data.pointers.push_back(data.work.back().data());
   }
   if (!spec.objective().flops().empty()) {
-    auto flops = spec::EvaluateNumber(spec.objective().flops(), vars);
+    auto flops = spec::EvaluateNumber(spec.objective().flops(), data.vars);
     if (!flops.ok()) return Status::InvalidArgument("objective.flops: " + flops.status().message());
     data.flops = *flops;
   }
+  TF_RETURN_IF_ERROR(backend.Allocate(data.initial));
   if (!reference_symbol.empty()) {
-    TF_ASSIGN_OR_RETURN(KernelFn reference, library.Find(reference_symbol));
-    reference(data.pointers.data(), data.scalars.data());
+    TF_ASSIGN_OR_RETURN(Launchable reference, backend.Find(reference_symbol));
+    TF_RETURN_IF_ERROR(SetGeometry(spec.verify().grid(), spec.verify().block(), "", "verify",
+                                   data.vars, &reference));
+    TF_RETURN_IF_ERROR(backend.Reset(data.initial, {}));
+    TF_RETURN_IF_ERROR(backend.Run(reference, data.scalars));
     for (int index : data.outputs) {
-      TF_ASSIGN_OR_RETURN(HostBuffer expected, HostBuffer::Allocate(spec.buffers(index).dtype(),
-                                                                    data.work[index].count()));
-      expected.CopyFrom(data.work[index]);
+      TF_ASSIGN_OR_RETURN(HostBuffer expected, HostBuffer::AllocateLike(data.initial[index]));
+      TF_RETURN_IF_ERROR(backend.Read(index, &expected));
       data.expected.push_back(std::move(expected));
     }
   }
@@ -110,14 +113,14 @@ std::string Number(double value) {
 
 // Inputs reset, outputs poisoned, one run, every output compared. Returns
 // the reason of the first mismatching output, empty when all match.
-std::string Verify(const v1::KernelSpec& spec, KernelFn kernel, ProblemData& data,
-                   double* max_abs_error) {
-  for (size_t i = 0; i < data.work.size(); ++i) data.work[i].CopyFrom(data.initial[i]);
-  for (int index : data.outputs) data.work[index].Poison();
-  kernel(data.pointers.data(), data.scalars.data());
+Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const Launchable& kernel,
+                           ProblemData& data, double* max_abs_error) {
+  TF_RETURN_IF_ERROR(backend.Reset(data.initial, data.outputs));
+  TF_RETURN_IF_ERROR(backend.Run(kernel, data.scalars));
   std::string error;
   for (size_t k = 0; k < data.outputs.size(); ++k) {
-    const HostBuffer& out = data.work[data.outputs[k]];
+    HostBuffer& out = data.received[k];
+    TF_RETURN_IF_ERROR(backend.Read(data.outputs[k], &out));
     Comparison c = Compare(out, data.expected[k], spec.verify().rtol(), spec.verify().atol());
     *max_abs_error = std::max(*max_abs_error, c.max_abs_error);
     if (c.mismatches == 0 || !error.empty()) continue;
@@ -130,18 +133,27 @@ std::string Verify(const v1::KernelSpec& spec, KernelFn kernel, ProblemData& dat
   return error;
 }
 
-v1::CandidateResult RunCandidate(const v1::KernelSpec& spec, const v1::LeasedCandidate& candidate,
-                                 const Library& library, ProblemData& data, CacheFlusher* flusher) {
-  auto kernel = library.Find(candidate.symbol());
-  if (!kernel.ok()) {
-    return Failed(candidate.candidate_id(), v1::RESULT_STATUS_RUNTIME_FAILED,
-                  kernel.status().message());
+// Errors of the candidate itself (missing symbol, launch or device fault)
+// are returned; the caller makes them RUNTIME_FAILED.
+Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
+                                         const v1::LeasedCandidate& candidate, Backend& backend,
+                                         ProblemData& data) {
+  TF_ASSIGN_OR_RETURN(Launchable kernel, backend.Find(candidate.symbol()));
+  spec::Bindings vars = data.vars;
+  for (const v1::ParamSetting& setting : candidate.config().settings()) {
+    if (setting.value().has_str_value()) {
+      vars[setting.name()] = setting.value().str_value();
+    } else {
+      vars[setting.name()] = setting.value().int_value();
+    }
   }
+  TF_RETURN_IF_ERROR(SetGeometry(spec.launch().grid(), spec.launch().block(),
+                                 spec.launch().shared_mem_bytes(), "launch", vars, &kernel));
   v1::CandidateResult result;
   result.set_candidate_id(candidate.candidate_id());
   if (!data.expected.empty()) {
     double max_abs_error = 0;
-    std::string mismatch = Verify(spec, *kernel, data, &max_abs_error);
+    TF_ASSIGN_OR_RETURN(std::string mismatch, Verify(spec, backend, kernel, data, &max_abs_error));
     result.set_max_abs_error(max_abs_error);
     if (!mismatch.empty()) {
       result.set_status(v1::RESULT_STATUS_WRONG_RESULT);
@@ -149,9 +161,8 @@ v1::CandidateResult RunCandidate(const v1::KernelSpec& spec, const v1::LeasedCan
       return result;
     }
   }
-  KernelFn fn = *kernel;
-  *result.mutable_timing() =
-      Benchmark([&] { fn(data.pointers.data(), data.scalars.data()); }, spec.benchmark(), flusher);
+  TF_ASSIGN_OR_RETURN(*result.mutable_timing(),
+                      backend.Time(kernel, data.scalars, spec.benchmark()));
   if (data.flops > 0) result.mutable_timing()->set_gflops(data.flops / result.timing().median_ns());
   result.set_status(v1::RESULT_STATUS_OK);
   return result;
@@ -171,6 +182,21 @@ v1::RunnerEvent ResultEvent(v1::CandidateResult result) {
 
 }  // namespace
 
+Result<Backend*> Runner::BackendFor(const v1::RunnerRequest& request) {
+  if (backend_ == nullptr) {
+    const std::string& vendor = request.device().vendor();
+    if (vendor == "nvidia") {
+      TF_ASSIGN_OR_RETURN(backend_, MakeCudaBackend(request.device(), request.ordinal()));
+    } else if (vendor == "cpu") {
+      backend_ = std::make_unique<CpuBackend>(request.device());
+    } else {
+      return Status::InvalidArgument("the runner has no backend for devices of vendor '" + vendor +
+                                     "'");
+    }
+  }
+  return backend_.get();
+}
+
 Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
   const v1::Lease& lease = request.lease();
   const v1::KernelSpec& spec = lease.spec();
@@ -185,18 +211,14 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
     group.push_back(&candidate);
   }
 
-  auto library = Library::Open(request.artifact_path());
-  if (spec.benchmark().flush_l2() && flusher_ == nullptr) {
-    const auto& props = request.device().properties();
-    int64_t llc = kAssumedLastLevelCacheBytes;
-    if (props.contains("l3_bytes") && props.at("l3_bytes") > 0) {
-      llc = props.at("l3_bytes");
-    } else if (props.contains("l2_bytes") && props.at("l2_bytes") > 0) {
-      llc = props.at("l2_bytes");
-    }
-    flusher_ = std::make_unique<CacheFlusher>(llc);
+  Result<Backend*> backend = BackendFor(request);
+  if (backend.ok()) {
+    if (Status loaded = (*backend)->Load(request.artifact_path()); !loaded.ok()) backend = loaded;
   }
-  CacheFlusher* flusher = spec.benchmark().flush_l2() ? flusher_.get() : nullptr;
+  // After a sticky device error: the result is sent, then the process must go.
+  auto device_lost = [&](const std::string& error) {
+    return Status::Internal("the device is unusable after " + error + "; the runner must restart");
+  };
 
   for (const std::string& key : problem_order) {
     const auto& group = by_problem[key];
@@ -204,16 +226,27 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
     prepare.set_problem_key(key);
     TF_RETURN_IF_ERROR(sink(Started(prepare)));
     Result<ProblemData> data =
-        library.ok() ? Prepare(spec, group.front()->problem(), **library, lease.reference_symbol())
-                     : Result<ProblemData>(library.status());
+        backend.ok() ? Prepare(spec, group.front()->problem(), **backend, lease.reference_symbol())
+                     : Result<ProblemData>(backend.status());
     for (const v1::LeasedCandidate* candidate : group) {
       v1::RunnerStep step;
       step.set_candidate_id(candidate->candidate_id());
       TF_RETURN_IF_ERROR(sink(Started(step)));
-      TF_RETURN_IF_ERROR(sink(ResultEvent(
-          data.ok() ? RunCandidate(spec, *candidate, **library, *data, flusher)
-                    : Failed(candidate->candidate_id(), v1::RESULT_STATUS_RUNTIME_FAILED,
-                             "problem " + key + ": " + data.status().message()))));
+      if (!data.ok()) {
+        TF_RETURN_IF_ERROR(
+            sink(ResultEvent(Failed(candidate->candidate_id(), v1::RESULT_STATUS_RUNTIME_FAILED,
+                                    "problem " + key + ": " + data.status().message()))));
+        continue;
+      }
+      auto result = RunCandidate(spec, *candidate, **backend, *data);
+      TF_RETURN_IF_ERROR(sink(ResultEvent(result.ok() ? *std::move(result)
+                                                      : Failed(candidate->candidate_id(),
+                                                               v1::RESULT_STATUS_RUNTIME_FAILED,
+                                                               result.status().message()))));
+      if (!result.ok() && (*backend)->lost()) return device_lost(result.status().message());
+    }
+    if (!data.ok() && backend.ok() && (*backend)->lost()) {
+      return device_lost(data.status().message());
     }
   }
   v1::RunnerEvent done;

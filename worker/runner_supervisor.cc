@@ -106,6 +106,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
     request.set_artifact_path(artifact_path);
     *request.mutable_device() = device_.info;
     request.mutable_cpus()->Assign(device_.cpus.begin(), device_.cpus.end());
+    request.set_ordinal(device_.ordinal);
     if (Status sent = WriteMessage(runner_->stdin_fd(), request); !sent.ok()) {
       // The runner died between leases; one fresh start, then give up.
       runner_->Kill();

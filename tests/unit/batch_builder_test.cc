@@ -127,6 +127,7 @@ TEST_F(BatchBuilderTest, BuildsEveryConfigInOneRunPerBatch) {
     EXPECT_TRUE(build.ok) << u << ": " << build.diagnostics;
     EXPECT_TRUE(store_->Has(build.artifact_sha256)) << u;
     EXPECT_EQ(build.symbol, spec::CandidateSymbol(build.config));
+    EXPECT_EQ(build.reference_symbol, spec::kReferenceSymbol);
     artifacts.insert(build.artifact_sha256);
   }
   EXPECT_EQ(artifacts.size(), 3u);

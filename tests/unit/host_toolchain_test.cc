@@ -111,10 +111,10 @@ TEST(MakeToolchainTest, PicksTheHostCompilerForCpp) {
 
 TEST(MakeToolchainTest, NamesLanguagesItCannotBuild) {
   v1::KernelSpec spec;
-  spec.set_language("cuda");
-  auto cuda = MakeToolchain(spec);
-  EXPECT_EQ(cuda.status().code(), Code::kUnavailable);
-  EXPECT_NE(cuda.status().message().find("cuda"), std::string::npos);
+  spec.set_language("hip");
+  auto hip = MakeToolchain(spec);
+  EXPECT_EQ(hip.status().code(), Code::kUnavailable);
+  EXPECT_NE(hip.status().message().find("hip"), std::string::npos);
   spec.set_language("fortran");
   auto fortran = MakeToolchain(spec);
   EXPECT_EQ(fortran.status().code(), Code::kInvalidArgument);

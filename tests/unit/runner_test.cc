@@ -13,6 +13,7 @@
 
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "worker/benchmark.h"
 #include "worker/cpu_devices.h"
 #include "worker/host_buffers.h"
 #include "worker/runner_supervisor.h"

@@ -51,12 +51,13 @@ buffers:
   A: {dtype: f16, count: "M*K", init: iota, min: 0, max: 4}
   C: {dtype: f16, count: M, output: true}
 launch: {grid: ["ceil_div(M, BM)", 1], block: 128, shared_mem: "BM*BK*2"}
-verify: {reference: gemm_ref, rtol: 0.05, atol: 0.01}
+verify: {reference: gemm_ref, rtol: 0.05, atol: 0.01, grid: ["ceil_div(M, 16)"], block: [256]}
 objective: {minimize: time, flops: "2*M*K"}
 benchmark: {warmup_ms: 25, min_time_ms: 100, min_repeats: 3, max_repeats: 50, flush_l2: false, timeout_s: 4}
 target: {vendor: nvidia, arch: sm_90, device_class: "NVIDIA H200", label: fast}
 search: {strategy: random, max_candidates: 20, seed: 7}
 compile_options: [-O3, --use_fast_math]
+forbid_spills: true
 )yaml",
                             "gemm.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
@@ -82,6 +83,9 @@ compile_options: [-O3, --use_fast_math]
   EXPECT_EQ(spec->launch().shared_mem_bytes(), "BM*BK*2");
   EXPECT_EQ(spec->verify().reference(), "gemm_ref");
   EXPECT_DOUBLE_EQ(spec->verify().rtol(), 0.05);
+  EXPECT_THAT(spec->verify().grid(), ::testing::ElementsAre("ceil_div(M, 16)"));
+  EXPECT_THAT(spec->verify().block(), ::testing::ElementsAre("256"));
+  EXPECT_TRUE(spec->forbid_spills());
   EXPECT_EQ(spec->objective().flops(), "2*M*K");
   EXPECT_EQ(spec->benchmark().max_repeats(), 50);
   EXPECT_FALSE(spec->benchmark().flush_l2());
@@ -132,8 +136,10 @@ TEST(SpecLoaderTest, ErrorsNameFileLineAndField) {
   EXPECT_THAT(ParseError(std::string(kMinimal) + "kernal: x\n"),
               HasSubstr("gemm.yaml:11: unknown key 'kernal' (known: kernel, language,"));
 
-  EXPECT_THAT(ParseError(std::string(kMinimal) + "verify: {rtl: 1}\n"),
-              HasSubstr("gemm.yaml:11: verify: unknown key 'rtl' (known: reference, rtol, atol)"));
+  EXPECT_THAT(
+      ParseError(std::string(kMinimal) + "verify: {rtl: 1}\n"),
+      HasSubstr(
+          "gemm.yaml:11: verify: unknown key 'rtl' (known: reference, rtol, atol, grid, block)"));
 
   std::string no_output = kMinimal;
   no_output.replace(no_output.find("output: true"), 12, "output: maybe");

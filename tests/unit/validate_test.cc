@@ -148,6 +148,18 @@ TEST_F(ValidateTest, GpuKernelsNeedLaunchGeometry) {
   EXPECT_THAT(Error(), HasSubstr("launch.grid: a cuda kernel needs 1 to 3 dimensions, got 0"));
 }
 
+TEST_F(ValidateTest, GpuReferenceNeedsItsOwnLaunchGeometry) {
+  spec_.mutable_verify()->set_reference("gemm_reference");
+  EXPECT_THAT(Error(), HasSubstr("verify.grid: the cuda reference kernel needs 1 to 3 dimensions, "
+                                 "got 0"));
+  spec_.mutable_verify()->add_grid("ceil_div(N, 16)");
+  spec_.mutable_verify()->add_block("BM");
+  EXPECT_THAT(Error(), HasSubstr("verify.block[0]: 'BM' uses 'BM', which is none of the problem "
+                                 "variables"));
+  spec_.mutable_verify()->set_block(0, "256");
+  EXPECT_TRUE(ValidateSpec(spec_, sources_, limits_).ok());
+}
+
 TEST_F(ValidateTest, SettingsRanges) {
   spec_.mutable_verify()->set_rtol(-1);
   spec_.mutable_benchmark()->set_min_time_ms(0);

@@ -1,0 +1,128 @@
+// Build cost of grouped compilation: compiles every configuration of a spec
+// once per batch size (in a fresh artifact store each time) and prints the
+// compiler CPU-seconds per candidate, and how many times cheaper each batch
+// size is than one compiler process per candidate (the first batch size,
+// 1 by default). Needs no GPU: CUDA kernels are cross-compiled.
+//
+//   compile_bench --spec examples/cuda/gemm/gemm.yaml --target sm_90
+//       --device-prop max_shared_mem_per_block_optin=232448 --batch-size 1,8,32
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "compiler/artifact_store.h"
+#include "compiler/batch_builder.h"
+#include "compiler/toolchain.h"
+#include "scheduler/space.h"
+#include "spec/config.h"
+#include "spec/spec_loader.h"
+#include "spec/validate.h"
+
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using tf::Result;
+using tf::Status;
+
+Result<tf::scheduler::DeviceProperties> ParseDeviceProps(const std::vector<std::string>& flags) {
+  tf::scheduler::DeviceProperties props;
+  for (const std::string& flag : flags) {
+    size_t eq = flag.find('=');
+    char* end = nullptr;
+    long long value = eq == std::string::npos ? 0 : std::strtoll(flag.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || eq == 0 || end == flag.c_str() + eq + 1 || *end != '\0') {
+      return Status::InvalidArgument("--device-prop '" + flag + "' is not NAME=INTEGER");
+    }
+    props[flag.substr(0, eq)] = value;
+  }
+  return props;
+}
+
+// Distinct configurations over all problems, in first-seen order.
+Result<std::vector<v1::Config>> Configurations(const v1::KernelSpec& spec,
+                                               const tf::scheduler::DeviceProperties& props) {
+  std::vector<v1::Config> configs;
+  std::set<std::string> seen;
+  for (const v1::Problem& problem : spec.problems()) {
+    TF_ASSIGN_OR_RETURN(auto space, tf::scheduler::SearchSpace::Create(spec, problem, props));
+    TF_ASSIGN_OR_RETURN(auto selected,
+                        space.Select(spec.search(), tf::spec::SpecLimits().max_space_size));
+    for (v1::Config& config : selected) {
+      if (seen.insert(tf::spec::ConfigKey(config)).second) configs.push_back(std::move(config));
+    }
+  }
+  return configs;
+}
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "compile_bench: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Compiler CPU-seconds per candidate, grouped batches against one per candidate"};
+  std::string spec_path, target, work_root = "/tmp";
+  std::vector<int> batch_sizes = {1, 8, 16};
+  std::vector<std::string> device_props;
+  int jobs = 0;
+  size_t max_configs = 0;
+  app.add_option("--spec", spec_path, "kernel spec (YAML)")->required();
+  app.add_option("--target", target, "architecture, e.g. sm_90 (default: the spec's)");
+  app.add_option("--batch-size", batch_sizes, "batch sizes to compare, the baseline first")
+      ->delimiter(',');
+  app.add_option("--device-prop", device_props, "NAME=VALUE for device.* in constraints");
+  app.add_option("--jobs", jobs, "concurrent compiler runs (0: one per hardware thread)");
+  app.add_option("--max-configs", max_configs, "build only the first N configurations");
+  app.add_option("--work-root", work_root, "where artifacts and build directories go");
+  CLI11_PARSE(app, argc, argv);
+
+  auto loaded = tf::spec::LoadSpecFile(spec_path);
+  if (!loaded.ok()) return Fail(loaded.status());
+  v1::KernelSpec& spec = loaded->spec;
+  if (!target.empty()) spec.mutable_target()->set_arch(target);
+  if (auto valid = tf::spec::ValidateSpec(spec, loaded->sources, tf::spec::SpecLimits());
+      !valid.ok()) {
+    return Fail(valid);
+  }
+  auto props = ParseDeviceProps(device_props);
+  if (!props.ok()) return Fail(props.status());
+  auto configs = Configurations(spec, *props);
+  if (!configs.ok()) return Fail(configs.status());
+  if (max_configs > 0 && configs->size() > max_configs) configs->resize(max_configs);
+  auto toolchain = tf::compiler::MakeToolchain(spec);
+  if (!toolchain.ok()) return Fail(toolchain.status());
+
+  std::printf("%s: %zu candidates, %s %s for %s\n", spec.name().c_str(), configs->size(),
+              (*toolchain)->name().c_str(), (*toolchain)->version().c_str(),
+              (*toolchain)->target().c_str());
+  std::printf("%10s %8s %8s %10s %14s %8s %12s\n", "batch_size", "runs", "failed", "cpu_s",
+              "cpu_s/cand", "wall_s", "vs_first");
+  double baseline = 0;
+  for (int batch_size : batch_sizes) {
+    std::string store_dir = work_root + "/compile_bench_" + std::to_string(batch_size);
+    std::filesystem::remove_all(store_dir);
+    auto store = tf::compiler::ArtifactStore::Open(store_dir);
+    if (!store.ok()) return Fail(store.status());
+    tf::compiler::BuildOptions options;
+    options.batch_size = batch_size;
+    options.parallelism = jobs;
+    options.work_root = work_root;
+    tf::compiler::BatchBuilder builder(**toolchain, **store, options);
+    auto stats = builder.Build(spec, loaded->sources, *configs,
+                               [](std::vector<tf::compiler::ConfigBuild>) {});
+    std::filesystem::remove_all(store_dir);
+    if (!stats.ok()) return Fail(stats.status());
+    double per_candidate = stats->cpu_seconds / static_cast<double>(stats->configs);
+    if (baseline == 0) baseline = per_candidate;
+    std::printf("%10d %8lld %8lld %10.2f %14.4f %8.2f %11.2fx\n", batch_size,
+                static_cast<long long>(stats->compiler_runs),
+                static_cast<long long>(stats->failed_configs), stats->cpu_seconds, per_candidate,
+                stats->wall_seconds, baseline / per_candidate);
+    std::fflush(stdout);
+  }
+  return 0;
+}

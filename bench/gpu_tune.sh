@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On a GPU host: tunes a CUDA example end to end through a coordinator and a
+# worker owning the host's NVIDIA GPUs, and reports candidates per second and
+# the share of wall time the GPU spent busy (nvidia-smi utilization sampled
+# every 100 ms over the job). Programs come from a folder made by carry.sh.
+#   bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
+set -euo pipefail
+carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
+export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+rm -rf "$state" && mkdir -p "$state"
+"$carry/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/t.db" --artifacts "$state/art" \
+  --port-file "$state/port" >"$state/coordinator.log" 2>&1 &
+coordinator=$!
+trap 'kill $coordinator $worker $smi 2>/dev/null; wait 2>/dev/null' EXIT
+for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done
+export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
+"$carry/tunefleet-worker" --devices nvidia --cache "$state/cache" --runner "$carry/tunefleet-runner" \
+  >"$state/worker.log" 2>&1 &
+worker=$!
+nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 >"$state/util.csv" &
+smi=$!
+start=$(date +%s.%N)
+"$carry/tunefleet" submit "$spec" --wait --json >"$state/best.json"
+end=$(date +%s.%N)
+kill $smi
+job=$("$carry/tunefleet" jobs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["job_id"])')
+"$carry/tunefleet" status "$job" --json >"$state/status.json"
+"$carry/tunefleet" results "$job" >"$state/results.txt"
+python3 - "$state" "$start" "$end" <<'PY'
+import json, sys
+state, start, end = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+status = json.load(open(f"{state}/status.json"))
+util = [int(x) for x in open(f"{state}/util.csv").read().split() if x.strip().isdigit()]
+wall = end - start
+total = status["candidates_total"]
+busy = sum(u > 0 for u in util) / max(len(util), 1)
+print(f"job {status.get('job_id')} {status['state']}: {total} candidates "
+      f"({status['candidates_failed']} failed or pruned) in {wall:.1f} s = {total / wall:.2f} candidates/s")
+print(f"GPU busy (utilization > 0) in {100 * busy:.0f}% of {len(util)} samples; "
+      f"mean utilization {sum(util) / max(len(util), 1):.0f}%")
+PY
+grep -E "built [0-9]+ configurations" "$state/coordinator.log" || true
+head -12 "$state/results.txt"

@@ -1,0 +1,42 @@
+// The host CPU as a device: the artifact is a shared library whose kernels
+// take (void* const* buffers, const int64_t* scalars) and run on the calling
+// thread; timed with the steady clock, caches flushed by writing a buffer
+// larger than the last-level cache.
+#pragma once
+
+#include <memory>
+
+#include "worker/backend.h"
+#include "worker/benchmark.h"
+
+namespace tf::worker {
+
+// The artifact ABI: every candidate symbol and the reference symbol.
+using KernelFn = void (*)(void* const* buffers, const int64_t* scalars);
+
+class CpuBackend : public Backend {
+ public:
+  // The flush buffer is sized from the device's l3_bytes or l2_bytes.
+  explicit CpuBackend(const v1::DeviceInfo& device);
+  ~CpuBackend() override;
+
+  Status Load(const std::string& artifact_path) override;
+  Result<Launchable> Find(const std::string& symbol) override;
+  Status Allocate(const std::vector<HostBuffer>& initial) override;
+  Status Reset(const std::vector<HostBuffer>& initial, const std::vector<int>& outputs) override;
+  Status Run(const Launchable& kernel, const std::vector<int64_t>& scalars) override;
+  Status Read(int index, HostBuffer* host) override;
+  Result<v1::TimingStats> Time(const Launchable& kernel, const std::vector<int64_t>& scalars,
+                               const v1::BenchmarkSettings& settings) override;
+
+ private:
+  void Unload();
+
+  const int64_t last_level_cache_bytes_;
+  std::unique_ptr<CacheFlusher> flusher_;  // made on first use: allocated once
+  void* library_ = nullptr;                // dlopen handle
+  std::vector<HostBuffer> work_;           // what the kernels see
+  std::vector<void*> pointers_;            // work_[i].data()
+};
+
+}  // namespace tf::worker

@@ -1,0 +1,237 @@
+#include "worker/cuda_backend.h"
+
+#ifdef TF_HAVE_CUDA_HEADERS
+
+#include <algorithm>
+#include <array>
+#include <climits>
+
+#include "common/files.h"
+#include "worker/benchmark.h"
+#include "worker/cuda_driver.h"
+#include "worker/gpu_sensors.h"
+
+namespace tf::worker {
+namespace {
+
+// Dynamic shared memory a kernel may use without opting in.
+constexpr int64_t kDefaultDynamicSharedLimit = 48 << 10;
+
+class CudaBackend : public Backend {
+ public:
+  CudaBackend(const CudaDriver& cuda, CUdevice device, CUcontext context, int64_t l2_bytes,
+              std::unique_ptr<GpuSensors> sensors)
+      : cuda_(cuda),
+        device_(device),
+        context_(context),
+        l2_bytes_(l2_bytes),
+        sensors_(std::move(sensors)) {}
+
+  ~CudaBackend() override {
+    FreeBuffers();
+    if (flush_buffer_ != 0) cuda_.cuMemFree(flush_buffer_);
+    if (module_ != nullptr) cuda_.cuModuleUnload(module_);
+    if (start_ != nullptr) cuda_.cuEventDestroy(start_);
+    if (stop_ != nullptr) cuda_.cuEventDestroy(stop_);
+    cuda_.cuDevicePrimaryCtxRelease(device_);
+  }
+
+  Status Init() {
+    TF_RETURN_IF_ERROR(Check(cuda_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    TF_RETURN_IF_ERROR(Check(cuda_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate"));
+    return Check(cuda_.cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+
+  Status Load(const std::string& artifact_path) override {
+    if (module_ != nullptr) cuda_.cuModuleUnload(module_);
+    module_ = nullptr;
+    auto image = ReadFile(artifact_path);
+    if (!image.ok())
+      return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
+    Status loaded = Check(cuda_.cuModuleLoadData(&module_, image->data()), "cuModuleLoadData");
+    if (!loaded.ok()) {
+      module_ = nullptr;
+      return Status::FailedPrecondition("cannot load artifact " + artifact_path + ": " +
+                                        loaded.message());
+    }
+    return Status::Ok();
+  }
+
+  Result<Launchable> Find(const std::string& symbol) override {
+    CUfunction function = nullptr;
+    if (module_ == nullptr ||
+        cuda_.cuModuleGetFunction(&function, module_, symbol.c_str()) != CUDA_SUCCESS) {
+      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    }
+    Launchable kernel;
+    kernel.function = function;
+    return kernel;
+  }
+
+  Status Allocate(const std::vector<HostBuffer>& initial) override {
+    FreeBuffers();
+    for (const HostBuffer& buffer : initial) {
+      CUdeviceptr pointer = 0;
+      // cuMemAlloc refuses 0 bytes; an empty buffer still needs an address.
+      TF_RETURN_IF_ERROR(Check(cuda_.cuMemAlloc(&pointer, std::max<size_t>(buffer.bytes(), 1)),
+                               "cuMemAlloc of " + std::to_string(buffer.bytes()) + " bytes"));
+      buffers_.push_back(pointer);
+    }
+    return Status::Ok();
+  }
+
+  Status Reset(const std::vector<HostBuffer>& initial, const std::vector<int>& outputs) override {
+    for (size_t i = 0; i < buffers_.size(); ++i) {
+      TF_RETURN_IF_ERROR(Check(
+          cuda_.cuMemcpyHtoD(buffers_[i], initial[i].data(), initial[i].bytes()), "cuMemcpyHtoD"));
+    }
+    // All-ones bytes are NaN in every float dtype.
+    for (int index : outputs) {
+      TF_RETURN_IF_ERROR(
+          Check(cuda_.cuMemsetD8(buffers_[index], 0xFF, initial[index].bytes()), "cuMemsetD8"));
+    }
+    return Status::Ok();
+  }
+
+  Status Run(const Launchable& kernel, const std::vector<int64_t>& scalars) override {
+    TF_RETURN_IF_ERROR(Launch(kernel, scalars));
+    return Check(cuda_.cuCtxSynchronize(), "kernel execution");
+  }
+
+  Status Read(int index, HostBuffer* host) override {
+    return Check(cuda_.cuMemcpyDtoH(host->data(), buffers_[index], host->bytes()), "cuMemcpyDtoH");
+  }
+
+  Result<v1::TimingStats> Time(const Launchable& kernel, const std::vector<int64_t>& scalars,
+                               const v1::BenchmarkSettings& settings) override {
+    if (settings.flush_l2() && flush_buffer_ == 0) {
+      flush_bytes_ = static_cast<size_t>(2 * std::max<int64_t>(l2_bytes_, 1 << 20));
+      TF_RETURN_IF_ERROR(Check(cuda_.cuMemAlloc(&flush_buffer_, flush_bytes_),
+                               "cuMemAlloc of the L2 flush buffer"));
+    }
+    unsigned char flush_value = 0;
+    TF_ASSIGN_OR_RETURN(
+        v1::TimingStats stats,
+        RepeatRuns(
+            [&] { return Run(kernel, scalars); },
+            [&]() -> Result<double> {
+              if (settings.flush_l2()) {
+                TF_RETURN_IF_ERROR(Check(
+                    cuda_.cuMemsetD8Async(flush_buffer_, ++flush_value, flush_bytes_, nullptr),
+                    "L2 flush"));
+              }
+              TF_RETURN_IF_ERROR(Check(cuda_.cuEventRecord(start_, nullptr), "cuEventRecord"));
+              TF_RETURN_IF_ERROR(Launch(kernel, scalars));
+              TF_RETURN_IF_ERROR(Check(cuda_.cuEventRecord(stop_, nullptr), "cuEventRecord"));
+              TF_RETURN_IF_ERROR(Check(cuda_.cuEventSynchronize(stop_), "kernel execution"));
+              float ms = 0;
+              TF_RETURN_IF_ERROR(
+                  Check(cuda_.cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime"));
+              return ms * 1e6;
+            },
+            settings));
+    if (sensors_ != nullptr) {
+      GpuSensors::Reading reading = sensors_->Read();
+      stats.set_sm_clock_mhz(reading.sm_clock_mhz);
+      stats.set_temperature_c(reading.temperature_c);
+    }
+    return stats;
+  }
+
+  bool lost() const override { return lost_; }
+
+ private:
+  // A failed call marks the context lost when it no longer synchronizes:
+  // sticky errors (illegal address, ...) fail every later call, while
+  // launch errors such as too many resources requested leave it usable.
+  Status Check(CUresult result, const std::string& what) {
+    if (result == CUDA_SUCCESS) return Status::Ok();
+    if (cuda_.cuCtxSynchronize() != CUDA_SUCCESS) lost_ = true;
+    return cuda_.Check(result, what);
+  }
+
+  Status Launch(const Launchable& kernel, const std::vector<int64_t>& scalars) {
+    for (int d = 0; d < 3; ++d) {
+      if (kernel.grid[d] < 1 || kernel.grid[d] > INT_MAX || kernel.block[d] < 1 ||
+          kernel.block[d] > INT_MAX) {
+        return Status::InvalidArgument("launch geometry out of range: grid (" + Dims(kernel.grid) +
+                                       "), block (" + Dims(kernel.block) + ")");
+      }
+    }
+    auto function = static_cast<CUfunction>(kernel.function);
+    if (kernel.shared_mem_bytes > kDefaultDynamicSharedLimit) {
+      TF_RETURN_IF_ERROR(
+          Check(cuda_.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         static_cast<int>(kernel.shared_mem_bytes)),
+                "raising the dynamic shared memory limit to " +
+                    std::to_string(kernel.shared_mem_bytes) + " bytes"));
+    }
+    std::vector<void*> arguments;
+    for (CUdeviceptr& pointer : buffers_) arguments.push_back(&pointer);
+    for (const int64_t& scalar : scalars) arguments.push_back(const_cast<int64_t*>(&scalar));
+    return Check(cuda_.cuLaunchKernel(function, kernel.grid[0], kernel.grid[1], kernel.grid[2],
+                                      kernel.block[0], kernel.block[1], kernel.block[2],
+                                      static_cast<unsigned>(kernel.shared_mem_bytes), nullptr,
+                                      arguments.data(), nullptr),
+                 "cuLaunchKernel with grid (" + Dims(kernel.grid) + "), block (" +
+                     Dims(kernel.block) + "), " + std::to_string(kernel.shared_mem_bytes) +
+                     " bytes of dynamic shared memory");
+  }
+
+  static std::string Dims(const std::array<int64_t, 3>& dims) {
+    return std::to_string(dims[0]) + "," + std::to_string(dims[1]) + "," + std::to_string(dims[2]);
+  }
+
+  void FreeBuffers() {
+    for (CUdeviceptr pointer : buffers_) cuda_.cuMemFree(pointer);
+    buffers_.clear();
+  }
+
+  const CudaDriver& cuda_;
+  const CUdevice device_;
+  const CUcontext context_;
+  const int64_t l2_bytes_;
+  const std::unique_ptr<GpuSensors> sensors_;  // null: no clock and temperature
+  CUmodule module_ = nullptr;
+  std::vector<CUdeviceptr> buffers_;
+  CUdeviceptr flush_buffer_ = 0;
+  size_t flush_bytes_ = 0;
+  CUevent start_ = nullptr, stop_ = nullptr;
+  bool lost_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const v1::DeviceInfo& device, int ordinal) {
+  TF_ASSIGN_OR_RETURN(const CudaDriver* cuda, CudaDriver::Get());
+  const std::string what = "CUDA device " + std::to_string(ordinal);
+  CUdevice handle;
+  TF_RETURN_IF_ERROR(cuda->Check(cuda->cuDeviceGet(&handle, ordinal), what));
+  char pci_bus_id[32] = {};
+  TF_RETURN_IF_ERROR(
+      cuda->Check(cuda->cuDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, handle), what));
+  CUcontext context;
+  TF_RETURN_IF_ERROR(cuda->Check(cuda->cuDevicePrimaryCtxRetain(&context, handle),
+                                 what + ": cuDevicePrimaryCtxRetain"));
+  const auto& props = device.properties();
+  const int64_t l2_bytes = props.contains("l2_bytes") ? props.at("l2_bytes") : 0;
+  auto backend =
+      std::make_unique<CudaBackend>(*cuda, handle, context, l2_bytes, GpuSensors::Open(pci_bus_id));
+  TF_RETURN_IF_ERROR(backend->Init());
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace tf::worker
+
+#else  // !TF_HAVE_CUDA_HEADERS
+
+namespace tf::worker {
+
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const v1::DeviceInfo&, int) {
+  return Status::FailedPrecondition(
+      "this runner was built without the CUDA toolkit headers: it cannot run NVIDIA kernels");
+}
+
+}  // namespace tf::worker
+
+#endif  // TF_HAVE_CUDA_HEADERS

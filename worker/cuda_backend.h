@@ -1,0 +1,19 @@
+// An NVIDIA GPU as a device, through the driver API: the artifact is a CUBIN
+// loaded once per lease, kernels are launched with the spec's geometry on the
+// primary context of the GPU, timed with CUDA events and the L2 flushed by a
+// memset over twice its size. Kernel arguments: buffers (device pointers, spec
+// order), then the int64 scalars.
+#pragma once
+
+#include <memory>
+
+#include "worker/backend.h"
+
+namespace tf::worker {
+
+// GPU `ordinal` (CUDA numbering) described by `device` (l2_bytes sizes the
+// flush buffer). Fails when the driver or the GPU cannot be used, or when
+// this build has no CUDA support.
+Result<std::unique_ptr<Backend>> MakeCudaBackend(const v1::DeviceInfo& device, int ordinal);
+
+}  // namespace tf::worker
