@@ -14,13 +14,17 @@ coordinator=$!
 trap 'kill $coordinator $worker $smi 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done
 export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
-"$carry/tunefleet-worker" --devices nvidia --cache "$state/cache" --runner "$carry/tunefleet-runner" \
+"$carry/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices nvidia --cache "$state/cache" --runner "$carry/tunefleet-runner" \
   >"$state/worker.log" 2>&1 &
 worker=$!
 nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 >"$state/util.csv" &
 smi=$!
 start=$(date +%s.%N)
-"$carry/tunefleet" submit "$spec" --wait --json >"$state/best.json"
+if ! timeout "${TUNE_TIMEOUT_S:-300}" "$carry/tunefleet" submit "$spec" --wait --json >"$state/best.json"; then
+  echo "the job did not finish; logs:"
+  tail -20 "$state/coordinator.log" "$state/worker.log"
+  exit 1
+fi
 end=$(date +%s.%N)
 kill $smi
 job=$("$carry/tunefleet" jobs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["job_id"])')

@@ -47,57 +47,71 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   a.set_job_id(job_id_hint ? job_id_hint : row.result.job_id);
 
   std::unique_lock lock(mu_);
-  auto& entries = by_kernel_[row.kernel];
-  for (auto& e : entries) {
-    if (e.fingerprint == entry.fingerprint && e.problem_key == entry.problem_key &&
-        e.device_class == entry.device_class) {
-      e = std::move(entry);
-      return;
-    }
+  for (const std::string& device_class : {entry.device_class, std::string()}) {
+    int64_t& newest = newest_[row.kernel + '\n' + device_class];
+    newest = std::max(newest, entry.fingerprint_created_ms);
   }
-  entries.push_back(std::move(entry));
+  auto upsert = [&](std::vector<Entry>& entries) {
+    for (auto& e : entries) {
+      if (e.fingerprint == entry.fingerprint && e.problem_key == entry.problem_key &&
+          e.device_class == entry.device_class) {
+        e = entry;
+        return;
+      }
+    }
+    entries.push_back(entry);
+  };
+  upsert(by_problem_[row.kernel + '\n' + entry.problem_key]);
+  upsert(by_kernel_[row.kernel]);
+}
+
+int64_t BestIndex::NewestLocked(const std::string& kernel, const std::string& device_class) const {
+  auto it = newest_.find(kernel + '\n' + device_class);
+  return it == newest_.end() ? -1 : it->second;
 }
 
 const BestIndex::Entry* BestIndex::Nearest(const std::vector<Entry>& entries,
                                            const v1::QueryBestRequest& request,
-                                           const std::string& problem_key, bool* exact) const {
-  // The newest fingerprint among entries of the requested device class.
-  int64_t newest = -1;
-  for (const auto& e : entries) {
-    if (request.device_class().empty() || e.device_class == request.device_class()) {
-      newest = std::max(newest, e.fingerprint_created_ms);
-    }
-  }
+                                           int64_t newest) const {
   const Entry* best = nullptr;
   double best_distance = std::numeric_limits<double>::infinity();
   for (const auto& e : entries) {
     if (e.fingerprint_created_ms != newest) continue;
     if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
-    double distance = e.problem_key == problem_key ? 0 : ProblemDistance(request.problem(), e.problem);
-    bool better = distance < best_distance ||
-                  (distance == best_distance && best &&
-                   e.answer.timing().median_ns() < best->answer.timing().median_ns());
-    if (!best && distance != std::numeric_limits<double>::infinity()) better = true;
-    if (better) {
+    double distance = ProblemDistance(request.problem(), e.problem);
+    if (distance < best_distance ||
+        (distance == best_distance && best &&
+         e.answer.timing().median_ns() < best->answer.timing().median_ns())) {
       best = &e;
       best_distance = distance;
     }
   }
-  *exact = best && best_distance == 0;
   return best;
 }
 
 v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) const {
   std::string problem_key = spec::ProblemKey(request.problem());
-  std::shared_lock lock(mu_);
-  auto it = by_kernel_.find(request.kernel());
   v1::QueryBestResponse response;
-  if (it == by_kernel_.end()) return response;
-  bool exact = false;
-  const Entry* entry = Nearest(it->second, request, problem_key, &exact);
+  std::shared_lock lock(mu_);
+  int64_t newest = NewestLocked(request.kernel(), request.device_class());
+  if (newest < 0) return response;
+  // Exact: the fastest entry of the newest fingerprint for this problem.
+  const Entry* exact = nullptr;
+  if (auto it = by_problem_.find(request.kernel() + '\n' + problem_key); it != by_problem_.end()) {
+    for (const auto& e : it->second) {
+      if (e.fingerprint_created_ms != newest) continue;
+      if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
+      if (!exact || e.answer.timing().median_ns() < exact->answer.timing().median_ns()) exact = &e;
+    }
+  }
+  const Entry* entry = exact;
+  if (!entry) {
+    auto it = by_kernel_.find(request.kernel());
+    if (it != by_kernel_.end()) entry = Nearest(it->second, request, newest);
+  }
   if (!entry) return response;
   response = entry->answer;
-  response.set_exact(exact);
+  response.set_exact(entry == exact);
   return response;
 }
 

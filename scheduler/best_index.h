@@ -36,11 +36,19 @@ class BestIndex {
     v1::Problem problem;
     v1::QueryBestResponse answer;  // exact form; Query adjusts `exact`
   };
+  // The newest fingerprint's creation time among a kernel's entries of
+  // `device_class` (empty: of any class).
+  int64_t NewestLocked(const std::string& kernel, const std::string& device_class) const;
   const Entry* Nearest(const std::vector<Entry>& entries, const v1::QueryBestRequest& request,
-                       const std::string& problem_key, bool* exact) const;
+                       int64_t newest) const;
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::vector<Entry>> by_kernel_;
+  // kernel + '\n' + problem key -> entries of any class and fingerprint, so
+  // that an exact answer costs one hash probe, however many shapes are tuned.
+  std::unordered_map<std::string, std::vector<Entry>> by_problem_;
+  // kernel + '\n' + device class ("" too) -> newest fingerprint created_ms.
+  std::unordered_map<std::string, int64_t> newest_;
 };
 
 }  // namespace tf::scheduler
