@@ -1,11 +1,12 @@
-// How the runner drives one kind of device. The runner owns the problem's
-// host data (inputs as generated, reference outputs) and the checking; a
-// backend owns the device's copies of the buffers, loading the artifact,
-// launching and timing. One backend serves every request of a runner process.
+// How the runner drives one kind of device. The runner makes the problem's
+// inputs, keeps the reference outputs and does the checking; a backend keeps
+// the device's copies of the buffers, loads the artifact, launches and times.
+// One backend serves every request of a runner process.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,17 @@ struct Launchable {
   int64_t shared_mem_bytes = 0;
 };
 
+// The device's copies of one problem's buffers: the inputs as uploaded, kept
+// pristine, and the working copies that kernels run on, so that every run
+// starts from the same inputs without another upload. Made by a backend's
+// Upload, used only with that backend, freed with the object.
+class DeviceBuffers {
+ public:
+  virtual ~DeviceBuffers() = default;
+  // Device memory held, pristine and working copies together.
+  virtual int64_t bytes() const = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -35,18 +47,19 @@ class Backend {
   virtual Status Load(const std::string& artifact_path) = 0;
   // Errors name the missing symbol; the caller sets the geometry.
   virtual Result<Launchable> Find(const std::string& symbol) = 0;
-  // The device's copies of a problem's buffers, replacing the previous
-  // problem's; contents undefined until Reset.
-  virtual Status Allocate(const std::vector<HostBuffer>& initial) = 0;
-  // Every buffer set back to `initial`, then the `outputs` poisoned (NaN in
-  // floats) so that an element the kernel never writes cannot pass.
-  virtual Status Reset(const std::vector<HostBuffer>& initial, const std::vector<int>& outputs) = 0;
-  // One launch, waited for.
-  virtual Status Run(const Launchable& kernel, const std::vector<int64_t>& scalars) = 0;
-  // Buffer `index` copied into `host` (same dtype and count).
-  virtual Status Read(int index, HostBuffer* host) = 0;
+  // Device copies of `initial`, one per spec buffer; the working copies are
+  // undefined until Reset.
+  virtual Result<std::unique_ptr<DeviceBuffers>> Upload(std::vector<HostBuffer> initial) = 0;
+  // Every working buffer set back to its upload, then the `outputs` poisoned
+  // (NaN in floats) so that an element the kernel never writes cannot pass.
+  virtual Status Reset(DeviceBuffers& buffers, const std::vector<int>& outputs) = 0;
+  // One launch on the working buffers, waited for.
+  virtual Status Run(const Launchable& kernel, DeviceBuffers& buffers,
+                     const std::vector<int64_t>& scalars) = 0;
+  // Working buffer `index` copied into `host` (same dtype and count).
+  virtual Status Read(DeviceBuffers& buffers, int index, HostBuffer* host) = 0;
   // Warm-up, then timed runs as `settings` say; sensors sampled after.
-  virtual Result<v1::TimingStats> Time(const Launchable& kernel,
+  virtual Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
                                        const std::vector<int64_t>& scalars,
                                        const v1::BenchmarkSettings& settings) = 0;
   // True after an error that leaves the device unusable by this process

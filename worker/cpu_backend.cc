@@ -16,6 +16,22 @@ int64_t LastLevelCacheBytes(const v1::DeviceInfo& device) {
   return kAssumedLastLevelCacheBytes;
 }
 
+// Host memory stands in for the device's: the uploaded buffers themselves
+// are the pristine copies.
+struct CpuBuffers : DeviceBuffers {
+  int64_t bytes() const override {
+    int64_t total = 0;
+    for (const HostBuffer& buffer : pristine) total += 2 * static_cast<int64_t>(buffer.bytes());
+    return total;
+  }
+
+  std::vector<HostBuffer> pristine;
+  std::vector<HostBuffer> work;  // what the kernels see
+  std::vector<void*> pointers;   // work[i].data()
+};
+
+CpuBuffers& Cpu(DeviceBuffers& buffers) { return static_cast<CpuBuffers&>(buffers); }
+
 }  // namespace
 
 CpuBackend::CpuBackend(const v1::DeviceInfo& device)
@@ -45,42 +61,44 @@ Result<Launchable> CpuBackend::Find(const std::string& symbol) {
   return kernel;
 }
 
-Status CpuBackend::Allocate(const std::vector<HostBuffer>& initial) {
-  work_.clear();
-  pointers_.clear();
+Result<std::unique_ptr<DeviceBuffers>> CpuBackend::Upload(std::vector<HostBuffer> initial) {
+  auto buffers = std::make_unique<CpuBuffers>();
   for (const HostBuffer& buffer : initial) {
     TF_ASSIGN_OR_RETURN(HostBuffer work, HostBuffer::AllocateLike(buffer));
-    work_.push_back(std::move(work));
-    pointers_.push_back(work_.back().data());
+    buffers->work.push_back(std::move(work));
+    buffers->pointers.push_back(buffers->work.back().data());
   }
+  buffers->pristine = std::move(initial);
+  return std::unique_ptr<DeviceBuffers>(std::move(buffers));
+}
+
+Status CpuBackend::Reset(DeviceBuffers& buffers, const std::vector<int>& outputs) {
+  CpuBuffers& cpu = Cpu(buffers);
+  for (size_t i = 0; i < cpu.work.size(); ++i) cpu.work[i].CopyFrom(cpu.pristine[i]);
+  for (int index : outputs) cpu.work[index].Poison();
   return Status::Ok();
 }
 
-Status CpuBackend::Reset(const std::vector<HostBuffer>& initial, const std::vector<int>& outputs) {
-  for (size_t i = 0; i < work_.size(); ++i) work_[i].CopyFrom(initial[i]);
-  for (int index : outputs) work_[index].Poison();
+Status CpuBackend::Run(const Launchable& kernel, DeviceBuffers& buffers,
+                       const std::vector<int64_t>& scalars) {
+  reinterpret_cast<KernelFn>(kernel.function)(Cpu(buffers).pointers.data(), scalars.data());
   return Status::Ok();
 }
 
-Status CpuBackend::Run(const Launchable& kernel, const std::vector<int64_t>& scalars) {
-  reinterpret_cast<KernelFn>(kernel.function)(pointers_.data(), scalars.data());
+Status CpuBackend::Read(DeviceBuffers& buffers, int index, HostBuffer* host) {
+  host->CopyFrom(Cpu(buffers).work[index]);
   return Status::Ok();
 }
 
-Status CpuBackend::Read(int index, HostBuffer* host) {
-  host->CopyFrom(work_[index]);
-  return Status::Ok();
-}
-
-Result<v1::TimingStats> CpuBackend::Time(const Launchable& kernel,
+Result<v1::TimingStats> CpuBackend::Time(const Launchable& kernel, DeviceBuffers& buffers,
                                          const std::vector<int64_t>& scalars,
                                          const v1::BenchmarkSettings& settings) {
   if (settings.flush_l2() && flusher_ == nullptr) {
     flusher_ = std::make_unique<CacheFlusher>(last_level_cache_bytes_);
   }
   KernelFn fn = reinterpret_cast<KernelFn>(kernel.function);
-  void* const* buffers = pointers_.data();
-  return Benchmark([&] { fn(buffers, scalars.data()); }, settings,
+  void* const* pointers = Cpu(buffers).pointers.data();
+  return Benchmark([&] { fn(pointers, scalars.data()); }, settings,
                    settings.flush_l2() ? flusher_.get() : nullptr);
 }
 

@@ -22,11 +22,13 @@ class CpuBackend : public Backend {
 
   Status Load(const std::string& artifact_path) override;
   Result<Launchable> Find(const std::string& symbol) override;
-  Status Allocate(const std::vector<HostBuffer>& initial) override;
-  Status Reset(const std::vector<HostBuffer>& initial, const std::vector<int>& outputs) override;
-  Status Run(const Launchable& kernel, const std::vector<int64_t>& scalars) override;
-  Status Read(int index, HostBuffer* host) override;
-  Result<v1::TimingStats> Time(const Launchable& kernel, const std::vector<int64_t>& scalars,
+  Result<std::unique_ptr<DeviceBuffers>> Upload(std::vector<HostBuffer> initial) override;
+  Status Reset(DeviceBuffers& buffers, const std::vector<int>& outputs) override;
+  Status Run(const Launchable& kernel, DeviceBuffers& buffers,
+             const std::vector<int64_t>& scalars) override;
+  Status Read(DeviceBuffers& buffers, int index, HostBuffer* host) override;
+  Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
+                               const std::vector<int64_t>& scalars,
                                const v1::BenchmarkSettings& settings) override;
 
  private:
@@ -35,8 +37,6 @@ class CpuBackend : public Backend {
   const int64_t last_level_cache_bytes_;
   std::unique_ptr<CacheFlusher> flusher_;  // made on first use: allocated once
   void* library_ = nullptr;                // dlopen handle
-  std::vector<HostBuffer> work_;           // what the kernels see
-  std::vector<void*> pointers_;            // work_[i].data()
 };
 
 }  // namespace tf::worker

@@ -46,6 +46,7 @@ Result<const CudaDriver*> Load() {
   TF_RESOLVE(cuMemFree);
   TF_RESOLVE(cuMemcpyHtoD);
   TF_RESOLVE(cuMemcpyDtoH);
+  TF_RESOLVE(cuMemcpyDtoD);
   TF_RESOLVE(cuMemsetD8);
   TF_RESOLVE(cuMemsetD8Async);
   TF_RESOLVE(cuEventCreate);

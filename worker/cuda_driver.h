@@ -48,6 +48,7 @@ struct CudaDriver {
   TF_CUDA_FUNCTION(cuMemFree);
   TF_CUDA_FUNCTION(cuMemcpyHtoD);
   TF_CUDA_FUNCTION(cuMemcpyDtoH);
+  TF_CUDA_FUNCTION(cuMemcpyDtoD);
   TF_CUDA_FUNCTION(cuMemsetD8);
   TF_CUDA_FUNCTION(cuMemsetD8Async);
   TF_CUDA_FUNCTION(cuEventCreate);

@@ -1,8 +1,14 @@
 #include "worker/runner.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
 #include <cstdio>
 #include <map>
 
+#include "common/files.h"
 #include "spec/config.h"
 #include "spec/expr.h"
 #include "worker/cpu_backend.h"
@@ -12,16 +18,21 @@
 namespace tf::worker {
 namespace {
 
-// One problem's host data; the device's copies live in the backend.
-struct ProblemData {
-  spec::Bindings vars;               // problem variables
-  std::vector<HostBuffer> initial;   // per spec buffer, as filled
-  std::vector<int> outputs;          // indices of output buffers
-  std::vector<HostBuffer> received;  // outputs read back, parallel to `outputs`
-  std::vector<HostBuffer> expected;  // reference outputs, parallel to `outputs`; empty: no check
-  std::vector<int64_t> scalars;      // in ScalarNames(spec) order
-  double flops = 0;                  // 0: no throughput
-};
+// What a problem's preparation depends on besides the problem itself.
+// Artifacts of one job share its reference, while another job's may have
+// been built by another toolchain: the job id is part of it. The spec guards
+// against a job id that a new coordinator database hands out again.
+std::string JobKey(const v1::Lease& lease) {
+  std::string spec;
+  {
+    google::protobuf::io::StringOutputStream stream(&spec);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    lease.spec().SerializeToCodedStream(&coded);
+  }
+  return "job " + std::to_string(lease.job_id()) + " spec " + Sha256Hex(spec) + " reference " +
+         lease.reference_symbol() + " problem ";
+}
 
 // Launch geometry from expressions over `vars`; missing dimensions are 1.
 Status SetGeometry(const google::protobuf::RepeatedPtrField<std::string>& grid,
@@ -49,10 +60,11 @@ Status SetGeometry(const google::protobuf::RepeatedPtrField<std::string>& grid,
   return Status::Ok();
 }
 
-Result<ProblemData> Prepare(const v1::KernelSpec& spec, const v1::Problem& problem,
-                            Backend& backend, const std::string& reference_symbol) {
+Result<PreparedProblem> Prepare(const v1::KernelSpec& spec, const v1::Problem& problem,
+                                Backend& backend, const std::string& reference_symbol) {
   const std::string key = spec::ProblemKey(problem);
-  ProblemData data;
+  PreparedProblem data;
+  std::vector<HostBuffer> initial;
   for (const auto& var : problem.vars()) data.vars[var.name()] = var.value();
   for (const std::string& name : spec::ScalarNames(spec)) {
     auto it = data.vars.find(name);
@@ -67,30 +79,30 @@ Result<ProblemData> Prepare(const v1::KernelSpec& spec, const v1::Problem& probl
       return Status::InvalidArgument("buffer '" + buffer.name() +
                                      "' count: " + count.status().message());
     }
-    TF_ASSIGN_OR_RETURN(HostBuffer initial, HostBuffer::Allocate(buffer.dtype(), *count));
-    TF_RETURN_IF_ERROR(initial.Fill(buffer, InputSeed(buffer.name(), key)));
+    TF_ASSIGN_OR_RETURN(HostBuffer filled, HostBuffer::Allocate(buffer.dtype(), *count));
+    TF_RETURN_IF_ERROR(filled.Fill(buffer, InputSeed(buffer.name(), key)));
     if (buffer.output()) {
-      data.outputs.push_back(static_cast<int>(data.initial.size()));
-      TF_ASSIGN_OR_RETURN(HostBuffer received, HostBuffer::AllocateLike(initial));
+      data.outputs.push_back(static_cast<int>(initial.size()));
+      TF_ASSIGN_OR_RETURN(HostBuffer received, HostBuffer::AllocateLike(filled));
       data.received.push_back(std::move(received));
     }
-    data.initial.push_back(std::move(initial));
+    initial.push_back(std::move(filled));
   }
   if (!spec.objective().flops().empty()) {
     auto flops = spec::EvaluateNumber(spec.objective().flops(), data.vars);
     if (!flops.ok()) return Status::InvalidArgument("objective.flops: " + flops.status().message());
     data.flops = *flops;
   }
-  TF_RETURN_IF_ERROR(backend.Allocate(data.initial));
+  TF_ASSIGN_OR_RETURN(data.buffers, backend.Upload(std::move(initial)));
   if (!reference_symbol.empty()) {
     TF_ASSIGN_OR_RETURN(Launchable reference, backend.Find(reference_symbol));
     TF_RETURN_IF_ERROR(SetGeometry(spec.verify().grid(), spec.verify().block(), "", "verify",
                                    data.vars, &reference));
-    TF_RETURN_IF_ERROR(backend.Reset(data.initial, {}));
-    TF_RETURN_IF_ERROR(backend.Run(reference, data.scalars));
-    for (int index : data.outputs) {
-      TF_ASSIGN_OR_RETURN(HostBuffer expected, HostBuffer::AllocateLike(data.initial[index]));
-      TF_RETURN_IF_ERROR(backend.Read(index, &expected));
+    TF_RETURN_IF_ERROR(backend.Reset(*data.buffers, {}));
+    TF_RETURN_IF_ERROR(backend.Run(reference, *data.buffers, data.scalars));
+    for (size_t k = 0; k < data.outputs.size(); ++k) {
+      TF_ASSIGN_OR_RETURN(HostBuffer expected, HostBuffer::AllocateLike(data.received[k]));
+      TF_RETURN_IF_ERROR(backend.Read(*data.buffers, data.outputs[k], &expected));
       data.expected.push_back(std::move(expected));
     }
   }
@@ -114,13 +126,13 @@ std::string Number(double value) {
 // Inputs reset, outputs poisoned, one run, every output compared. Returns
 // the reason of the first mismatching output, empty when all match.
 Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const Launchable& kernel,
-                           ProblemData& data, double* max_abs_error) {
-  TF_RETURN_IF_ERROR(backend.Reset(data.initial, data.outputs));
-  TF_RETURN_IF_ERROR(backend.Run(kernel, data.scalars));
+                           PreparedProblem& data, double* max_abs_error) {
+  TF_RETURN_IF_ERROR(backend.Reset(*data.buffers, data.outputs));
+  TF_RETURN_IF_ERROR(backend.Run(kernel, *data.buffers, data.scalars));
   std::string error;
   for (size_t k = 0; k < data.outputs.size(); ++k) {
     HostBuffer& out = data.received[k];
-    TF_RETURN_IF_ERROR(backend.Read(data.outputs[k], &out));
+    TF_RETURN_IF_ERROR(backend.Read(*data.buffers, data.outputs[k], &out));
     Comparison c = Compare(out, data.expected[k], spec.verify().rtol(), spec.verify().atol());
     *max_abs_error = std::max(*max_abs_error, c.max_abs_error);
     if (c.mismatches == 0 || !error.empty()) continue;
@@ -137,7 +149,7 @@ Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const L
 // are returned; the caller makes them RUNTIME_FAILED.
 Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
                                          const v1::LeasedCandidate& candidate, Backend& backend,
-                                         ProblemData& data) {
+                                         PreparedProblem& data) {
   TF_ASSIGN_OR_RETURN(Launchable kernel, backend.Find(candidate.symbol()));
   spec::Bindings vars = data.vars;
   for (const v1::ParamSetting& setting : candidate.config().settings()) {
@@ -162,7 +174,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
     }
   }
   TF_ASSIGN_OR_RETURN(*result.mutable_timing(),
-                      backend.Time(kernel, data.scalars, spec.benchmark()));
+                      backend.Time(kernel, *data.buffers, data.scalars, spec.benchmark()));
   if (data.flops > 0) result.mutable_timing()->set_gflops(data.flops / result.timing().median_ns());
   result.set_status(v1::RESULT_STATUS_OK);
   return result;
@@ -181,6 +193,9 @@ v1::RunnerEvent ResultEvent(v1::CandidateResult result) {
 }
 
 }  // namespace
+
+Runner::Runner(int64_t prepared_problem_bytes)
+    : prepared_(prepared_problem_bytes, kMaxPreparedProblems) {}
 
 Result<Backend*> Runner::BackendFor(const v1::RunnerRequest& request) {
   if (backend_ == nullptr) {
@@ -201,8 +216,7 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
   const v1::Lease& lease = request.lease();
   const v1::KernelSpec& spec = lease.spec();
 
-  // Candidates grouped by problem, so that each problem's inputs and
-  // reference are made once.
+  // Candidates grouped by problem, so that each problem is prepared once.
   std::vector<std::string> problem_order;
   std::map<std::string, std::vector<const v1::LeasedCandidate*>> by_problem;
   for (const auto& candidate : lease.candidates()) {
@@ -215,27 +229,46 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
   if (backend.ok()) {
     if (Status loaded = (*backend)->Load(request.artifact_path()); !loaded.ok()) backend = loaded;
   }
-  // After a sticky device error: the result is sent, then the process must go.
+  // After a sticky device error: the result is sent, then the process must
+  // go. The device's copies of prepared problems went with the context.
   auto device_lost = [&](const std::string& error) {
+    prepared_.Clear();
     return Status::Internal("the device is unusable after " + error + "; the runner must restart");
   };
 
+  const std::string job_key = JobKey(lease);
   for (const std::string& key : problem_order) {
     const auto& group = by_problem[key];
-    v1::RunnerStep prepare;
-    prepare.set_problem_key(key);
-    TF_RETURN_IF_ERROR(sink(Started(prepare)));
-    Result<ProblemData> data =
-        backend.ok() ? Prepare(spec, group.front()->problem(), **backend, lease.reference_symbol())
-                     : Result<ProblemData>(backend.status());
+    Status problem_status = backend.status();
+    PreparedProblem* data = backend.ok() ? prepared_.Find(job_key + key) : nullptr;
+    if (data != nullptr) {
+      ++stats_.problems_reused;
+    } else if (backend.ok()) {
+      v1::RunnerStep prepare;
+      prepare.set_problem_key(key);
+      TF_RETURN_IF_ERROR(sink(Started(prepare)));
+      const auto start = std::chrono::steady_clock::now();
+      Result<PreparedProblem> made =
+          Prepare(spec, group.front()->problem(), **backend, lease.reference_symbol());
+      if (made.ok()) {
+        data = prepared_.Insert(job_key + key, std::move(made).value());
+        ++stats_.problems_prepared;
+        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - start);
+        spdlog::info("job {}: problem {} prepared in {} ms; {} problems kept ({} MiB)",
+                     lease.job_id(), key, took.count(), prepared_.size(), prepared_.bytes() >> 20);
+      } else {
+        problem_status = made.status();
+      }
+    }
     for (const v1::LeasedCandidate* candidate : group) {
       v1::RunnerStep step;
       step.set_candidate_id(candidate->candidate_id());
       TF_RETURN_IF_ERROR(sink(Started(step)));
-      if (!data.ok()) {
+      if (data == nullptr) {
         TF_RETURN_IF_ERROR(
             sink(ResultEvent(Failed(candidate->candidate_id(), v1::RESULT_STATUS_RUNTIME_FAILED,
-                                    "problem " + key + ": " + data.status().message()))));
+                                    "problem " + key + ": " + problem_status.message()))));
         continue;
       }
       auto result = RunCandidate(spec, *candidate, **backend, *data);
@@ -245,8 +278,8 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
                                                                result.status().message()))));
       if (!result.ok() && (*backend)->lost()) return device_lost(result.status().message());
     }
-    if (!data.ok() && backend.ok() && (*backend)->lost()) {
-      return device_lost(data.status().message());
+    if (data == nullptr && backend.ok() && (*backend)->lost()) {
+      return device_lost(problem_status.message());
     }
   }
   v1::RunnerEvent done;

@@ -27,7 +27,7 @@ struct WorkerOptions {
   std::string label;        // added to every device's labels and class
   std::string cache_dir;    // artifacts, by hash
   std::string runner_path;  // empty: tunefleet-runner beside this executable
-  int max_candidates = 16;  // per lease
+  int max_candidates = 32;  // per lease; each pays a round trip and an artifact load
   int64_t lease_wait_ms = 1000;
 };
 

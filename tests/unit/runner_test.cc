@@ -42,6 +42,10 @@ extern "C" void off_by_one_at_7(void* const* b, const int64_t* s) {
 extern "C" void writes_half(void* const* b, const int64_t* s) {
   scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0] / 2);
 }
+extern "C" void zeroes_its_input(void* const* b, const int64_t* s) {
+  scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
+  for (int64_t i = 0; i < s[0]; ++i) static_cast<float*>(b[0])[i] = 0;
+}
 extern "C" void crash(void* const*, const int64_t*) { *null_pointer = 1; }
 extern "C" void hang(void* const*, const int64_t*) { for (;;) asm volatile(""); }
 )";
@@ -108,15 +112,21 @@ class RunnerTest : public ::testing::Test {
     return devices->front();
   }
 
-  // Runs in-process; returns the events.
+  // Runs in a fresh runner, in-process; returns the events.
   static std::vector<v1::RunnerEvent> RunInProcess(const v1::Lease& lease,
                                                    const std::string& artifact) {
+    Runner runner;
+    return RunIn(runner, lease, artifact);
+  }
+
+  // Runs in `runner`, which may have run earlier leases; returns the events.
+  static std::vector<v1::RunnerEvent> RunIn(Runner& runner, const v1::Lease& lease,
+                                            const std::string& artifact = ArtifactPath()) {
     v1::RunnerRequest request;
     *request.mutable_lease() = lease;
     request.set_artifact_path(artifact);
     *request.mutable_device() = CpuDevice().info;
     std::vector<v1::RunnerEvent> events;
-    Runner runner;
     Status status = runner.Run(request, [&](const v1::RunnerEvent& e) {
       events.push_back(e);
       return Status::Ok();
@@ -135,6 +145,16 @@ class RunnerTest : public ::testing::Test {
       }
     }
     return results;
+  }
+
+  // The problems whose preparation was announced, in order.
+  static std::vector<std::string> PreparedProblems(const std::vector<v1::RunnerEvent>& events) {
+    std::vector<std::string> keys;
+    for (const auto& e : events) {
+      if (e.has_started() && e.started().has_problem_key())
+        keys.push_back(e.started().problem_key());
+    }
+    return keys;
   }
 
   // Through the real runner binary, as the worker runs leases.
@@ -207,6 +227,57 @@ TEST_F(RunnerTest, CandidatesAreGroupedByProblemAndEachStepAnnounced) {
   EXPECT_EQ(steps, (std::vector<std::string>{"N=100", "#1", "result #1", "#3", "result #3", "N=200",
                                              "#2", "result #2"}));
   EXPECT_TRUE(events.back().lease_done());
+}
+
+TEST_F(RunnerTest, LeasesOfOneJobPrepareEachProblemOnce) {
+  Runner runner;
+  v1::Lease lease = MakeLease({{"good", 100}, {"good", 200}});
+  lease.set_job_id(7);
+  EXPECT_EQ(PreparedProblems(RunIn(runner, lease)), (std::vector<std::string>{"N=100", "N=200"}));
+  EXPECT_EQ(runner.stats().problems_prepared, 2);
+
+  // The kept reference still catches a wrong candidate.
+  lease = MakeLease({{"good", 200}, {"off_by_one_at_7", 100}, {"good", 100}});
+  lease.set_job_id(7);
+  auto events = RunIn(runner, lease);
+  EXPECT_TRUE(PreparedProblems(events).empty());
+  EXPECT_EQ(runner.stats().problems_prepared, 2);
+  EXPECT_EQ(runner.stats().problems_reused, 2);
+  auto results = Results(events);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_OK) << results[1].error();
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_WRONG_RESULT);
+  EXPECT_EQ(results[3].status(), v1::RESULT_STATUS_OK) << results[3].error();
+
+  lease = MakeLease({{"good", 100}});
+  lease.set_job_id(8);
+  EXPECT_EQ(PreparedProblems(RunIn(runner, lease)), (std::vector<std::string>{"N=100"}));
+  // A job id handed out again by a new coordinator database, for another spec.
+  lease.set_job_id(7);
+  lease.mutable_spec()->mutable_buffers(0)->set_init("iota");
+  EXPECT_EQ(PreparedProblems(RunIn(runner, lease)), (std::vector<std::string>{"N=100"}));
+  EXPECT_EQ(runner.stats().problems_prepared, 4);
+}
+
+TEST_F(RunnerTest, KeptProblemsStayWithinTheByteLimitMostRecentFirst) {
+  Runner runner(/*prepared_problem_bytes=*/1);  // room for the newest problem only
+  EXPECT_EQ(PreparedProblems(RunIn(runner, MakeLease({{"good", 100}, {"good", 200}}))),
+            (std::vector<std::string>{"N=100", "N=200"}));
+  EXPECT_EQ(PreparedProblems(RunIn(runner, MakeLease({{"good", 200}, {"good", 100}}))),
+            (std::vector<std::string>{"N=100"}));
+  EXPECT_EQ(runner.stats().problems_prepared, 3);
+  EXPECT_EQ(runner.stats().problems_reused, 1);
+}
+
+TEST_F(RunnerTest, CandidateThatOverwritesItsInputsSpoilsNoOtherCandidate) {
+  Runner runner;
+  auto results = Results(RunIn(runner, MakeLease({{"zeroes_its_input", 64}, {"good", 64}})));
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_OK) << results[1].error();
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
+  // The next lease reuses the problem: its inputs are still as made.
+  results = Results(RunIn(runner, MakeLease({{"good", 64}})));
+  EXPECT_EQ(runner.stats().problems_reused, 1);
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_OK) << results[1].error();
 }
 
 TEST_F(RunnerTest, MissingSymbolAndMissingArtifactAreRuntimeFailures) {
@@ -362,7 +433,9 @@ TEST(BenchmarkTest, RepeatsUntilMinimumTimeAndRepeatsWithinTheCap) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   };
   v1::TimingStats stats = Benchmark(sleep_1ms, settings, nullptr);
-  EXPECT_GE(stats.repeats(), 4);  // 5 ms of 1 ms runs
+  // Repeats until 5 ms are timed, however long the sleeps take on a busy machine.
+  EXPECT_GE(stats.repeats(), 3);
+  EXPECT_GE(stats.repeats() * stats.mean_ns(), 5e6);
   EXPECT_LT(stats.repeats(), 20);
   EXPECT_GE(stats.min_ns(), 1e6);
   settings.set_max_repeats(2);

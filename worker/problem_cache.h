@@ -1,0 +1,67 @@
+// Problems the runner prepared for earlier leases: inputs on the device and
+// reference outputs, kept so that the leases of one job make each problem
+// once instead of once per lease. Bounded by bytes and by count; the least
+// recently used problems go first.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "spec/expr.h"
+#include "worker/backend.h"
+#include "worker/host_buffers.h"
+
+namespace tf::worker {
+
+// One problem ready for candidates: the device holds its inputs, the host
+// its reference outputs.
+struct PreparedProblem {
+  spec::Bindings vars;               // problem variables
+  std::vector<int> outputs;          // indices of output buffers
+  std::vector<HostBuffer> received;  // outputs read back, parallel to `outputs`
+  std::vector<HostBuffer> expected;  // reference outputs, parallel to `outputs`; empty: no check
+  std::vector<int64_t> scalars;      // in ScalarNames(spec) order
+  double flops = 0;                  // 0: no throughput
+  std::unique_ptr<DeviceBuffers> buffers;  // every spec buffer, inputs pristine
+
+  // Device and host memory held.
+  int64_t bytes() const;
+};
+
+class ProblemCache {
+ public:
+  ProblemCache(int64_t max_bytes, size_t max_problems);
+
+  // The problem stored under `key`, now the most recently used; null when
+  // there is none.
+  PreparedProblem* Find(const std::string& key);
+  // Stores `problem` under `key`, which holds none yet, as the most recently
+  // used, then drops the least recently used others while over a limit: the
+  // newest is kept even when it alone is over. The pointer is valid until
+  // the next Insert or Clear.
+  PreparedProblem* Insert(const std::string& key, PreparedProblem problem);
+  // Drops every problem; their device buffers are freed.
+  void Clear();
+
+  size_t size() const { return entries_.size(); }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  struct Entry {
+    std::string key;
+    int64_t bytes;
+    PreparedProblem problem;
+  };
+
+  const int64_t max_bytes_;
+  const size_t max_problems_;
+  std::list<Entry> entries_;  // most recently used first
+  std::unordered_map<std::string, std::list<Entry>::iterator> by_key_;
+  int64_t bytes_ = 0;
+};
+
+}  // namespace tf::worker
