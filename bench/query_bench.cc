@@ -48,7 +48,8 @@ tf::Status Seed(const std::string& path, int shapes) {
   TF_RETURN_IF_ERROR(db->InsertJob(job));
   std::vector<tf::db::CandidateRow> candidates;
   for (int i = 0; i < shapes; ++i) {
-    candidates.push_back({0, job.id, "BM=64,BN=64", tf::spec::ProblemText(Shape(256 * (i + 1), 1024, 512)),
+    candidates.push_back({0, job.id, "BM=64,BN=64",
+                          tf::spec::ProblemText(Shape(256 * (i + 1), 1024, 512)),
                           tf::db::CandidateState::kDone, 0});
   }
   TF_RETURN_IF_ERROR(db->InsertCandidates(candidates));
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
   app.add_option("--shapes", shapes, "tuned problem shapes in the database")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  std::string dir = std::filesystem::temp_directory_path() / ("tf-query-bench-" + std::to_string(getpid()));
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("tf-query-bench-" + std::to_string(getpid()));
   tf::Status seeded = Seed(dir + ".db", shapes);
   if (!seeded.ok()) {
     std::fprintf(stderr, "seeding failed: %s\n", seeded.ToString().c_str());
@@ -141,20 +143,18 @@ int main(int argc, char** argv) {
     *call->request.mutable_problem() = Shape(256 * (1 + next_shape++ % shapes), 1024, 512);
     call->start = Clock::now();
     outstanding++;
-    stub->async()->QueryBest(&call->context, &call->request, &call->response,
-                             [&, call, stub](grpc::Status status) {
-                               double us = std::chrono::duration<double, std::micro>(
-                                               Clock::now() - call->start)
-                                               .count();
-                               if (!status.ok() || !call->response.exact()) errors++;
-                               if (measuring) {
-                                 std::lock_guard lock(latencies_mu);
-                                 all.push_back(us);
-                               }
-                               delete call;
-                               if (!stop) issue(stub);
-                               outstanding--;
-                             });
+    stub->async()->QueryBest(
+        &call->context, &call->request, &call->response, [&, call, stub](grpc::Status status) {
+          double us = std::chrono::duration<double, std::micro>(Clock::now() - call->start).count();
+          if (!status.ok() || !call->response.exact()) errors++;
+          if (measuring) {
+            std::lock_guard lock(latencies_mu);
+            all.push_back(us);
+          }
+          delete call;
+          if (!stop) issue(stub);
+          outstanding--;
+        });
   };
   for (auto& stub : stubs) {
     for (int i = 0; i < in_flight; ++i) issue(stub.get());
@@ -168,10 +168,11 @@ int main(int argc, char** argv) {
   stop = true;
   while (outstanding > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::lock_guard lock(latencies_mu);
-  std::printf("QueryBest over loopback gRPC: %d channels x %d in flight, %.1f s: %.0f queries/s, "
-              "p50 %.0f us, p99 %.0f us, %lld errors\n",
-              clients, in_flight, elapsed, all.size() / elapsed, Percentile(all, 0.5),
-              Percentile(all, 0.99), static_cast<long long>(errors.load()));
+  std::printf(
+      "QueryBest over loopback gRPC: %d channels x %d in flight, %.1f s: %.0f queries/s, "
+      "p50 %.0f us, p99 %.0f us, %lld errors\n",
+      clients, in_flight, elapsed, all.size() / elapsed, Percentile(all, 0.5),
+      Percentile(all, 0.99), static_cast<long long>(errors.load()));
 
   auto client = tf::client::Client::Connect(address);
   tf::client::BestConfigCache cache(client->get());
@@ -184,9 +185,11 @@ int main(int argc, char** argv) {
   int64_t found = 0;
   auto cache_start = Clock::now();
   for (int i = 0; i < kLookups; ++i) found += cache.Lookup(key).ok();
-  double ns = std::chrono::duration<double, std::nano>(Clock::now() - cache_start).count() / kLookups;
-  std::printf("cached lookup (BestConfigCache hit): %.1f ns per lookup over %d lookups (%lld hits)\n",
-              ns, kLookups, static_cast<long long>(found));
+  double ns =
+      std::chrono::duration<double, std::nano>(Clock::now() - cache_start).count() / kLookups;
+  std::printf(
+      "cached lookup (BestConfigCache hit): %.1f ns per lookup over %d lookups (%lld hits)\n", ns,
+      kLookups, static_cast<long long>(found));
 
   server->Shutdown();
   coordinator->reset();

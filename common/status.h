@@ -81,9 +81,9 @@ class Result {
 
 }  // namespace tf
 
-#define TF_RETURN_IF_ERROR(expr)      \
-  do {                                \
-    ::tf::Status tf_status_ = (expr); \
+#define TF_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::tf::Status tf_status_ = (expr);        \
     if (!tf_status_.ok()) return tf_status_; \
   } while (0)
 

@@ -99,7 +99,8 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Run
       if (got < 0 && errno == EINTR) continue;
       open_pipe = false;
     } else if (result.output.size() < options.max_output_bytes) {
-      result.output.append(buf, std::min<size_t>(got, options.max_output_bytes - result.output.size()));
+      result.output.append(buf,
+                           std::min<size_t>(got, options.max_output_bytes - result.output.size()));
     }
   }
   close(out_pipe[0]);
@@ -121,7 +122,7 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Run
 }
 
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const std::vector<std::string>& argv,
-                                                         const std::vector<std::string>& env) {
+                                                          const std::vector<std::string>& env) {
   if (argv.empty()) return Status::InvalidArgument("ChildProcess: empty command");
   int to_child[2], from_child[2];
   if (pipe2(to_child, O_CLOEXEC) != 0) return Status::Internal("pipe failed");

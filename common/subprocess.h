@@ -24,7 +24,7 @@ struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   bool timed_out = false;
-  std::string output;  // stdout and stderr interleaved
+  std::string output;      // stdout and stderr interleaved
   double cpu_seconds = 0;  // user+system of the child and its descendants
   double wall_seconds = 0;
   bool success() const { return exit_code == 0 && !timed_out; }
@@ -41,7 +41,7 @@ std::string DescribeWaitStatus(int wait_status);
 class ChildProcess {
  public:
   static Result<std::unique_ptr<ChildProcess>> Spawn(const std::vector<std::string>& argv,
-                                                    const std::vector<std::string>& env = {});
+                                                     const std::vector<std::string>& env = {});
   ~ChildProcess();  // kills and reaps the child if still running
 
   pid_t pid() const { return pid_; }

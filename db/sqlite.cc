@@ -67,8 +67,9 @@ std::string Statement::Text(int column) const {
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool synchronous_full) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     Status status = SqliteError(raw, rc, "cannot open " + path);
     sqlite3_close(raw);
@@ -77,7 +78,8 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool s
   std::unique_ptr<Database> db(new Database(raw, path));
   sqlite3_busy_timeout(raw, 5000);
   TF_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
-  TF_RETURN_IF_ERROR(db->Exec(synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
+  TF_RETURN_IF_ERROR(
+      db->Exec(synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
   TF_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
   return db;
 }

@@ -16,7 +16,9 @@ namespace tf::db {
 class Statement {
  public:
   Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
-  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+    other.stmt_ = nullptr;
+  }
   Statement(const Statement&) = delete;
   ~Statement() { sqlite3_finalize(stmt_); }
 

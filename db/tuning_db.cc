@@ -221,8 +221,8 @@ Result<std::map<std::string, BuildRow>> TuningDb::LoadBuilds(const std::string& 
   while (true) {
     TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
-    BuildRow b{stmt.Text(0), stmt.Int(1) != 0, stmt.Text(2), stmt.Text(3), stmt.Text(4),
-               stmt.Text(5), {}};
+    BuildRow b{
+        stmt.Text(0), stmt.Int(1) != 0, stmt.Text(2), stmt.Text(3), stmt.Text(4), stmt.Text(5), {}};
     b.resources.ParseFromString(stmt.Text(6));
     builds.emplace(b.config_key, std::move(b));
   }
@@ -253,7 +253,8 @@ Result<bool> TuningDb::InsertResult(const ResultRow& r) {
       db_->Prepare("INSERT OR IGNORE INTO results(candidate_id, job_id, fingerprint, config_key, "
                    "problem_key, device_class, worker, cached, status, error, median_ns, p10_ns, "
                    "p90_ns, min_ns, mean_ns, repeats, gflops, max_abs_error, sm_clock_mhz, "
-                   "temperature_c, resources, created_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                   "temperature_c, resources, created_ms) "
+                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   const auto& t = r.timing;
   stmt.Bind(1, r.candidate_id)
       .Bind(2, r.job_id)
@@ -298,9 +299,9 @@ Result<std::vector<ResultRow>> TuningDb::ListResults(int64_t job_id) {
 
 Result<std::vector<ResultRow>> TuningDb::FindResults(const std::string& fingerprint,
                                                      const std::string& device_class) {
-  TF_ASSIGN_OR_RETURN(auto stmt,
-                      db_->Prepare(std::string("SELECT ") + kResultColumns +
-                                   " FROM results r WHERE r.fingerprint = ? AND r.device_class = ?"));
+  TF_ASSIGN_OR_RETURN(
+      auto stmt, db_->Prepare(std::string("SELECT ") + kResultColumns +
+                              " FROM results r WHERE r.fingerprint = ? AND r.device_class = ?"));
   stmt.Bind(1, fingerprint).Bind(2, device_class);
   return Collect<ResultRow>(stmt, ReadResult);
 }
@@ -415,8 +416,12 @@ Result<std::vector<LeaseRow>> TuningDb::LoadActiveLeases() {
     TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
     if (leases.empty() || leases.back().id != stmt.Int(0)) {
-      leases.push_back({stmt.Int(0), stmt.Int(1), stmt.Text(2), static_cast<int>(stmt.Int(3)),
-                        stmt.Text(4), {}});
+      leases.push_back({stmt.Int(0),
+                        stmt.Int(1),
+                        stmt.Text(2),
+                        static_cast<int>(stmt.Int(3)),
+                        stmt.Text(4),
+                        {}});
     }
     leases.back().candidate_ids.push_back(stmt.Int(5));
   }

@@ -124,8 +124,7 @@ class TuningDb {
   Result<std::vector<JobRow>> LoadJobs(bool unfinished_only, int limit);
 
   Status InsertCandidates(std::vector<CandidateRow>& candidates);  // sets ids
-  Status SetCandidateState(const std::vector<int64_t>& ids, CandidateState state,
-                           int64_t lease_id);
+  Status SetCandidateState(const std::vector<int64_t>& ids, CandidateState state, int64_t lease_id);
   Result<std::vector<CandidateRow>> LoadCandidates(int64_t job_id);
 
   // Builds of one kernel for one target, by configuration key.

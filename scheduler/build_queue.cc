@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-
 namespace tf::scheduler {
 
 BuildQueue::BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options,
@@ -54,14 +53,17 @@ void BuildQueue::Loop() {
       compiler::BatchBuilder builder(**toolchain, store_, options_);
       stats = builder.Build(
           task.spec, task.sources, task.configs,
-          [&](std::vector<compiler::ConfigBuild> batch) { on_batch_(task.job_id, std::move(batch)); },
+          [&](std::vector<compiler::ConfigBuild> batch) {
+            on_batch_(task.job_id, std::move(batch));
+          },
           &cancel_running_);
     }
     if (stats.ok()) {
-      spdlog::info("job {}: built {} configurations in {} compiler runs, {:.1f} s wall, {:.1f} "
-                   "CPU-s, {} failed",
-                   task.job_id, stats->configs, stats->compiler_runs, stats->wall_seconds,
-                   stats->cpu_seconds, stats->failed_configs);
+      spdlog::info(
+          "job {}: built {} configurations in {} compiler runs, {:.1f} s wall, {:.1f} "
+          "CPU-s, {} failed",
+          task.job_id, stats->configs, stats->compiler_runs, stats->wall_seconds,
+          stats->cpu_seconds, stats->failed_configs);
     } else if (stats.status().code() != Code::kCancelled) {
       spdlog::error("job {}: build failed: {}", task.job_id, stats.status().message());
       std::vector<compiler::ConfigBuild> failed;

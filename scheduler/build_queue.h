@@ -33,7 +33,8 @@ class BuildQueue {
   // set: every configuration of the task failed with it).
   using BatchCallback = std::function<void(int64_t job_id, std::vector<compiler::ConfigBuild>)>;
 
-  BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options, BatchCallback on_batch);
+  BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options,
+             BatchCallback on_batch);
   ~BuildQueue();  // stops after the compiler runs in flight
 
   void Enqueue(BuildTask task);

@@ -25,8 +25,8 @@ bool IsTerminal(v1::JobState state) {
 bool IsFailure(v1::ResultStatus status) { return status != v1::RESULT_STATUS_OK; }
 
 db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
-  return {spec::ConfigKey(b.config), b.ok,      b.artifact_sha256, b.symbol,
-          b.diagnostics,             b.reference_symbol, b.resources};
+  return {spec::ConfigKey(b.config), b.ok,       b.artifact_sha256, b.symbol, b.diagnostics,
+          b.reference_symbol,        b.resources};
 }
 
 Status JobNotFound(int64_t job_id) {
@@ -47,8 +47,7 @@ Result<std::unique_ptr<Coordinator>> Coordinator::Start(const CoordinatorOptions
   build_options.timeout_s = options.build_timeout_s;
   Coordinator* self = c.get();
   c->builds_ = std::make_unique<BuildQueue>(
-      *c->store_, build_options,
-      [self](int64_t job_id, std::vector<compiler::ConfigBuild> builds) {
+      *c->store_, build_options, [self](int64_t job_id, std::vector<compiler::ConfigBuild> builds) {
         self->OnBatchBuilt(job_id, builds);
       });
   {
@@ -83,7 +82,12 @@ Status Coordinator::Load() {
   std::unordered_map<int64_t, int64_t> lease_of_candidate;
   int64_t now = NowUnixMs();
   for (const auto& l : leases) {
-    Lease lease{l.id, l.job_id, l.worker_id, l.device_index, l.artifact_sha256, l.candidate_ids,
+    Lease lease{l.id,
+                l.job_id,
+                l.worker_id,
+                l.device_index,
+                l.artifact_sha256,
+                l.candidate_ids,
                 now + options_.lease_ttl_ms};
     for (int64_t id : l.candidate_ids) lease_of_candidate[id] = l.id;
     leases_[l.id] = std::move(lease);
@@ -120,7 +124,8 @@ Status Coordinator::Load() {
       c.problem_key = spec::ProblemKey(c.problem);
       c.state = cr.state;
       auto build = builds.find(cr.config_key);
-      bool built = build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
+      bool built =
+          build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
       // Pruned candidates were recorded as done when their build came in.
       if (built) (void)UseBuildLocked(job, c, build->second);
       job.candidate_ids.push_back(c.id);
@@ -170,9 +175,8 @@ bool Coordinator::Matches(const v1::Target& target, const v1::DeviceInfo& device
   if (!target.device_class().empty() && target.device_class() != device.device_class()) {
     return false;
   }
-  if (!target.label().empty() &&
-      std::find(device.labels().begin(), device.labels().end(), target.label()) ==
-          device.labels().end()) {
+  if (!target.label().empty() && std::find(device.labels().begin(), device.labels().end(),
+                                           target.label()) == device.labels().end()) {
     return false;
   }
   return true;
@@ -278,7 +282,8 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     c.problem_key = spec::ProblemKey(problem);
     auto build = builds.find(c.config_key);
     auto earlier_result = earlier_by_key.find(c.config_key + "|" + c.problem_key);
-    bool built = build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
+    bool built =
+        build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
     std::optional<db::ResultRow> result;
     if (earlier_result != earlier_by_key.end()) {
       result = *earlier_result->second;
@@ -353,8 +358,8 @@ std::optional<db::ResultRow> Coordinator::UseBuildLocked(const Job& job, Candida
   candidate.reference_symbol = build.reference_symbol;
   candidate.resources = build.resources;
   DeviceProperties limits(job.device.properties().begin(), job.device.properties().end());
-  Status fits = CheckResources(job.row.spec, candidate.config, candidate.problem, build.resources,
-                               limits);
+  Status fits =
+      CheckResources(job.row.spec, candidate.config, candidate.problem, build.resources, limits);
   if (fits.ok()) return std::nullopt;
   v1::CandidateResult pruned;
   pruned.set_status(v1::RESULT_STATUS_PRUNED);
@@ -461,17 +466,18 @@ void Coordinator::FailJobLocked(Job& job, const std::string& error) {
 // Ends the job once every candidate has its result, and forgets its
 // candidates (they live on in the database).
 void Coordinator::FinishIfDoneLocked(Job& job) {
-  if (job.row.state != v1::JOB_STATE_RUNNING || job.row.candidates_done < job.row.candidates_total) {
+  if (job.row.state != v1::JOB_STATE_RUNNING ||
+      job.row.candidates_done < job.row.candidates_total) {
     return;
   }
   db::JobRow updated = job.row;
   bool any_ok = updated.candidates_failed < updated.candidates_total;
   updated.state = any_ok ? v1::JOB_STATE_SUCCEEDED : v1::JOB_STATE_FAILED;
   if (!any_ok) {
-    updated.error = updated.candidates_total == 0
-                        ? "the constraints leave no configuration to run"
-                        : "no candidate succeeded (see `tunefleet results " +
-                              std::to_string(job.row.id) + "`)";
+    updated.error =
+        updated.candidates_total == 0
+            ? "the constraints leave no configuration to run"
+            : "no candidate succeeded (see `tunefleet results " + std::to_string(job.row.id) + "`)";
   }
   updated.updated_ms = NowUnixMs();
   Status stored = db_->UpdateJob(updated);
@@ -780,7 +786,12 @@ Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& wor
   }
   std::set<int64_t> picked_set(picked.begin(), picked.end());
   std::erase_if(job.ready, [&](int64_t id) { return picked_set.count(id) > 0; });
-  Lease lease{row.id, job.row.id, worker_id, device_index, artifact, picked,
+  Lease lease{row.id,
+              job.row.id,
+              worker_id,
+              device_index,
+              artifact,
+              picked,
               NowUnixMs() + options_.lease_ttl_ms};
   job.active_leases++;
 
@@ -820,7 +831,7 @@ db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candid
   row.device_class = job.row.device_class;
   row.worker = worker;
   row.status = result.status() == v1::RESULT_STATUS_UNSPECIFIED ? v1::RESULT_STATUS_RUNTIME_FAILED
-                                                                 : result.status();
+                                                                : result.status();
   row.error = result.error();
   row.timing = result.timing();
   row.max_abs_error = result.max_abs_error();
@@ -877,7 +888,8 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     row.candidates_done++;
     if (IsFailure(result.status())) row.candidates_failed++;
     row.updated_ms = NowUnixMs();
-    accepted.push_back({job, &c->second, MakeResultRow(*job, c->second, result, request.worker_id())});
+    accepted.push_back(
+        {job, &c->second, MakeResultRow(*job, c->second, result, request.worker_id())});
   }
   std::vector<bool> became_best(accepted.size(), false);
   {
@@ -952,9 +964,10 @@ Status Coordinator::ReleaseLeaseLocked(int64_t lease_id) {
     }
   }
   if (!unreported.empty()) {
-    spdlog::warn("lease {} of worker {} ended with {} candidates unreported; they go to the next "
-                 "worker",
-                 lease_id, l->second.worker_id, unreported.size());
+    spdlog::warn(
+        "lease {} of worker {} ended with {} candidates unreported; they go to the next "
+        "worker",
+        lease_id, l->second.worker_id, unreported.size());
     work_cv_.notify_all();
   }
   leases_.erase(l);

@@ -87,14 +87,14 @@ class Coordinator {
   };
   struct Job {
     db::JobRow row;
-    std::string target;           // toolchain target, e.g. "host", "sm_90"
-    v1::DeviceInfo device;        // a device of the bound class: arch and limits
-    std::deque<int64_t> ready;    // candidate ids, in build order
+    std::string target;         // toolchain target, e.g. "host", "sm_90"
+    v1::DeviceInfo device;      // a device of the bound class: arch and limits
+    std::deque<int64_t> ready;  // candidate ids, in build order
     std::vector<int64_t> candidate_ids;
     int64_t configurations = 0;  // distinct configurations to build
     int64_t builds_done = 0;
     int active_leases = 0;
-    uint64_t version = 0;         // bumped on every change, for watchers
+    uint64_t version = 0;  // bumped on every change, for watchers
   };
   struct Lease {
     int64_t id = 0;
@@ -136,7 +136,8 @@ class Coordinator {
   Status ReleaseLeaseLocked(int64_t lease_id);
   db::ResultRow MakeResultRow(const Job& job, const Candidate& candidate,
                               const v1::CandidateResult& result, const std::string& worker) const;
-  void ApplyResultLocked(Job& job, Candidate& candidate, const db::ResultRow& row, bool became_best);
+  void ApplyResultLocked(Job& job, Candidate& candidate, const db::ResultRow& row,
+                         bool became_best);
   v1::Job ToProto(const Job& job);
   v1::Job ToProto(const db::JobRow& row);
   void ChangedLocked(Job& job);

@@ -18,10 +18,11 @@ std::atomic<bool> g_stop{false};
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"TuneFleet coordinator: accepts tuning jobs, compiles candidates, leases them to "
-               "workers and keeps the best configurations in the tuning database.\n"
-               "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db "
-               "--artifacts artifacts/"};
+  CLI::App app{
+      "TuneFleet coordinator: accepts tuning jobs, compiles candidates, leases them to "
+      "workers and keeps the best configurations in the tuning database.\n"
+      "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db "
+      "--artifacts artifacts/"};
   tf::scheduler::CoordinatorOptions options;
   std::string listen = "127.0.0.1:50051";
   std::string sync = "full";

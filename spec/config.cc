@@ -57,7 +57,8 @@ Result<std::vector<std::pair<std::string, std::string>>> SplitAssignments(std::s
   size_t pos = 0;
   while (pos <= text.size() && !text.empty()) {
     size_t comma = text.find(',', pos);
-    std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+    std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size()) {
       return Status::InvalidArgument("expected NAME=VALUE, got '" + std::string(item) + "' in '" +

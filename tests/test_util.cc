@@ -82,8 +82,12 @@ std::string Process::Log() const {
   return log.ok() ? *log : "";
 }
 
-std::string BinaryPath(const std::string& relative) { return std::string(TF_BINARY_DIR) + "/" + relative; }
-std::string SourcePath(const std::string& relative) { return std::string(TF_SOURCE_DIR) + "/" + relative; }
+std::string BinaryPath(const std::string& relative) {
+  return std::string(TF_BINARY_DIR) + "/" + relative;
+}
+std::string SourcePath(const std::string& relative) {
+  return std::string(TF_SOURCE_DIR) + "/" + relative;
+}
 
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -101,13 +105,18 @@ void CoordinatorProcess::Start() {
   std::string port_file = dir_ + "/coordinator.port";
   std::filesystem::remove(port_file);
   std::vector<std::string> argv = {BinaryPath("scheduler/tunefleet-coordinator"),
-                                   "--listen", "127.0.0.1:" + std::to_string(port_),
-                                   "--db", db_path(),
-                                   "--artifacts", dir_ + "/artifacts",
-                                   "--port-file", port_file};
+                                   "--listen",
+                                   "127.0.0.1:" + std::to_string(port_),
+                                   "--db",
+                                   db_path(),
+                                   "--artifacts",
+                                   dir_ + "/artifacts",
+                                   "--port-file",
+                                   port_file};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   process_ = Process::Start(argv, dir_ + "/coordinator." + std::to_string(starts_++) + ".log");
-  bool ready = WaitFor([&] { return std::filesystem::exists(port_file); }, std::chrono::seconds(30));
+  bool ready =
+      WaitFor([&] { return std::filesystem::exists(port_file); }, std::chrono::seconds(30));
   if (!ready) throw std::runtime_error("coordinator did not start:\n" + process_->Log());
   port_ = std::stoi(*ReadFile(port_file));
 }
@@ -115,8 +124,13 @@ void CoordinatorProcess::Start() {
 std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
                                      const std::string& name, const std::string& devices,
                                      std::vector<std::string> extra_args) {
-  std::vector<std::string> argv = {BinaryPath("worker/tunefleet-worker"), "--coordinator", address,
-                                   "--devices", devices, "--cache", dir + "/" + name + "-cache"};
+  std::vector<std::string> argv = {BinaryPath("worker/tunefleet-worker"),
+                                   "--coordinator",
+                                   address,
+                                   "--devices",
+                                   devices,
+                                   "--cache",
+                                   dir + "/" + name + "-cache"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   return Process::Start(argv, dir + "/" + name + ".log");
 }

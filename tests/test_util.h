@@ -31,8 +31,8 @@ class Process {
                                         const std::string& log_path);
   ~Process();  // SIGKILL if still running
   pid_t pid() const { return pid_; }
-  void Kill();                  // SIGKILL and reap
-  int Terminate();              // SIGTERM, wait, returns wait status
+  void Kill();      // SIGKILL and reap
+  int Terminate();  // SIGTERM, wait, returns wait status
   bool Running();
   std::string Log() const;
 
@@ -52,7 +52,7 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
 class CoordinatorProcess {
  public:
   CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args = {});
-  void Start();     // (re)starts on the same database and port
+  void Start();  // (re)starts on the same database and port
   void Kill() { process_->Kill(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   std::string db_path() const { return dir_ + "/tunefleet.db"; }

@@ -62,9 +62,9 @@ class FleetTest : public ::testing::Test {
         [&] {
           auto got = client_->GetJob(job_id);
           if (got.ok()) job = *got;
-          return got.ok() && (job.state() == v1::JOB_STATE_SUCCEEDED ||
-                              job.state() == v1::JOB_STATE_FAILED ||
-                              job.state() == v1::JOB_STATE_CANCELLED);
+          return got.ok() &&
+                 (job.state() == v1::JOB_STATE_SUCCEEDED || job.state() == v1::JOB_STATE_FAILED ||
+                  job.state() == v1::JOB_STATE_CANCELLED);
         },
         timeout);
     return job;
@@ -122,8 +122,8 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
     }
   }
   ASSERT_NE(winner, nullptr);
-  auto best = Json(RunCli(coordinator_->address(),
-                          {"best", "gemm_f32_cpu", "--problem", spec::ProblemText(problem), "--json"}));
+  auto best = Json(RunCli(coordinator_->address(), {"best", "gemm_f32_cpu", "--problem",
+                                                    spec::ProblemText(problem), "--json"}));
   EXPECT_EQ(best["kernel"], "gemm_f32_cpu");
   EXPECT_EQ(best["exact"], true);
   EXPECT_DOUBLE_EQ(best["median_ns"].get<double>(), winner->timing().median_ns());
@@ -134,8 +134,8 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   // A shape never tuned gets the nearest tuned one, marked inexact.
   v1::Problem other = problem;
   other.mutable_vars(0)->set_value(other.vars(0).value() + 1);
-  auto nearest = Json(RunCli(coordinator_->address(),
-                             {"best", "gemm_f32_cpu", "--problem", spec::ProblemText(other), "--json"}));
+  auto nearest = Json(RunCli(coordinator_->address(), {"best", "gemm_f32_cpu", "--problem",
+                                                       spec::ProblemText(other), "--json"}));
   EXPECT_EQ(nearest["exact"], false);
 }
 
@@ -169,8 +169,8 @@ TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
       [&] {
         auto workers = client_->ListWorkers();
         auto now = client_->GetJob(job.job_id());
-        return workers.ok() && now.ok() && !workers->empty() &&
-               (*workers)[0].active_leases() > 0 && now->candidates_done() >= 2;
+        return workers.ok() && now.ok() && !workers->empty() && (*workers)[0].active_leases() > 0 &&
+               now->candidates_done() >= 2;
       },
       seconds(120)));
   doomed.Kill();

@@ -1,9 +1,10 @@
 // The tuning database: schema migrations, results recorded once, best
 // configurations kept, jobs and leases stored.
+#include "db/tuning_db.h"
+
 #include <gtest/gtest.h>
 
 #include "db/schema.h"
-#include "db/tuning_db.h"
 #include "tests/test_util.h"
 
 namespace tf::db {
@@ -37,8 +38,8 @@ class TuningDbTest : public ::testing::Test {
     ASSERT_TRUE(db_->InsertJob(job).ok());
     job_id_ = job.id;
     for (int i = 0; i < 3; ++i) {
-      candidates_.push_back({0, job_id_, "X=" + std::to_string(i), "M=64,N=64,K=64",
-                             CandidateState::kReady, 0});
+      candidates_.push_back(
+          {0, job_id_, "X=" + std::to_string(i), "M=64,N=64,K=64", CandidateState::kReady, 0});
     }
     ASSERT_TRUE(db_->InsertCandidates(candidates_).ok());
   }
