@@ -6,7 +6,9 @@
 // Kernels are __global__ function templates taking the buffers (device
 // pointers in spec order, inputs const) then the scalars (int64_t, in
 // spec::ScalarNames order); the reference is a plain __global__ kernel with
-// the same parameters. Name expressions ("&transpose<32,8>") instantiate the
+// the same parameters. Candidates of a spec with tensor_maps take them last,
+// each a 64-byte-aligned 128-byte struct by value (__grid_constant__), which
+// the reference does not receive. Name expressions ("&transpose<32,8>") instantiate the
 // candidates; their lowered (mangled) names are the artifact's symbols, and
 // ptxas's report gives each one's registers, shared memory, stack and spills.
 //
@@ -24,7 +26,8 @@ namespace tf::compiler {
 
 class CudaToolchain : public Toolchain {
  public:
-  // Checks `arch` ("sm_90") and that tunefleet-nvrtc runs. Without
+  // Checks `arch` ("sm_90"; empty: checks and version only, no compiling)
+  // and that tunefleet-nvrtc runs. Without
   // `nvrtc_path`, the binary is looked for next to the running executable,
   // then in ../compiler (the build tree's layout), then where this build put it.
   static Result<std::unique_ptr<CudaToolchain>> Detect(const std::string& arch,
@@ -48,6 +51,8 @@ class CudaToolchain : public Toolchain {
                                  double timeout_s) const override;
 
  private:
+  Status CheckArch() const;
+
   CudaToolchain(std::string nvrtc_path, std::string arch, std::string version)
       : nvrtc_path_(std::move(nvrtc_path)), arch_(std::move(arch)), version_(std::move(version)) {}
 

@@ -1,25 +1,34 @@
 #include "compiler/toolchain.h"
 
+#include <regex>
+
 #include "compiler/cuda_toolchain.h"
 #include "compiler/host_toolchain.h"
 
 namespace tf::compiler {
 
+std::string CompileArch(const std::string& target_arch, const std::string& device_arch) {
+  if (!target_arch.empty() || device_arch.empty()) return target_arch;
+  // sm_90 and later have architecture-specific instructions (wgmma, setmaxnreg)
+  // that only sm_XXa code may use; the job runs on this one architecture.
+  static const std::regex kFamily("sm_([0-9]+)");
+  std::smatch match;
+  if (std::regex_match(device_arch, match, kFamily) && std::stoi(match[1]) >= 90) {
+    return device_arch + "a";
+  }
+  return device_arch;
+}
+
 Result<std::unique_ptr<Toolchain>> MakeToolchain(const v1::KernelSpec& spec,
-                                                 const std::string& arch) {
+                                                 const std::string& device_arch) {
   const std::string& language = spec.language();
   if (language == "cpp") {
     TF_ASSIGN_OR_RETURN(std::unique_ptr<HostToolchain> host, HostToolchain::Detect());
     return std::unique_ptr<Toolchain>(std::move(host));
   }
   if (language == "cuda") {
-    const std::string& target = arch.empty() ? spec.target().arch() : arch;
-    if (target.empty()) {
-      return Status::InvalidArgument(
-          "target.arch: a cuda kernel needs the architecture to compile for, e.g. sm_90 "
-          "(set target.arch in the spec, or pass --target)");
-    }
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<CudaToolchain> cuda, CudaToolchain::Detect(target));
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<CudaToolchain> cuda,
+                        CudaToolchain::Detect(CompileArch(spec.target().arch(), device_arch)));
     return std::unique_ptr<Toolchain>(std::move(cuda));
   }
   if (language == "hip") {

@@ -69,10 +69,17 @@ class Toolchain {
                                          double timeout_s) const = 0;
 };
 
+// The architecture a job compiles for on a device of `device_arch`: the
+// spec's target.arch when set, else the device's own with its
+// architecture-specific features (sm_90 -> sm_90a), as a job's candidates run
+// only on the device class it is bound to. Empty when both are.
+std::string CompileArch(const std::string& target_arch, const std::string& device_arch);
+
 // The toolchain for spec.language(): "cpp" is the host compiler, "cuda" NVRTC
-// for `arch` ("sm_90"; empty: spec.target().arch()). Languages whose toolchain
-// this build lacks are refused by name.
+// for CompileArch(spec.target().arch(), device_arch). A cuda toolchain with no
+// architecture yet checks specs and names its version but refuses to compile.
+// Languages whose toolchain this build lacks are refused by name.
 Result<std::unique_ptr<Toolchain>> MakeToolchain(const v1::KernelSpec& spec,
-                                                 const std::string& arch = "");
+                                                 const std::string& device_arch = "");
 
 }  // namespace tf::compiler

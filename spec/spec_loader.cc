@@ -240,6 +240,8 @@ class SpecParser {
                      {"seed", Field<uint64_t>([=](uint64_t v) { search->set_seed(v); })}})},
             {"compile_options", TextList(spec.mutable_compile_options())},
             {"forbid_spills", Field<bool>([s = &spec](bool v) { s->set_forbid_spills(v); })},
+            {"tensor_maps",
+             [this](auto& node, auto& field) { return ParseTensorMaps(node, field); }},
         });
   }
 
@@ -303,6 +305,22 @@ class SpecParser {
         TF_RETURN_IF_ERROR(Decode(entry.second, path + "." + var->name(), &value));
         var->set_value(value);
       }
+    }
+    return Status::Ok();
+  }
+
+  // A list of {buffer, dims, box, swizzle}.
+  Status ParseTensorMaps(const YAML::Node& node, const std::string& field) {
+    if (!node.IsSequence())
+      return Error(node, field, "expected a list of {buffer, dims, box} maps");
+    for (size_t k = 0; k < node.size(); ++k) {
+      v1::TensorMap* map = doc_.spec.add_tensor_maps();
+      TF_RETURN_IF_ERROR(
+          ParseMap(node[k], field + "[" + std::to_string(k) + "]",
+                   {{"buffer", Text(map->mutable_buffer())},
+                    {"dims", TextList(map->mutable_dims())},
+                    {"box", TextList(map->mutable_box())},
+                    {"swizzle", Field<int32_t>([map](int32_t v) { map->set_swizzle_bytes(v); })}}));
     }
     return Status::Ok();
   }

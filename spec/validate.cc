@@ -19,6 +19,7 @@ constexpr std::string_view kVendors[] = {"cpu", "nvidia", "amd", "ascend", "appl
 constexpr std::string_view kInits[] = {"random", "zeros", "ones", "iota"};
 constexpr std::string_view kStrategies[] = {"exhaustive", "random"};
 constexpr size_t kMaxReportedErrors = 20;
+constexpr int kMaxTensorMapRank = 5;
 constexpr std::pair<std::string_view, size_t> kDtypes[] = {
     {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i8", 1},
     {"i32", 4}, {"i64", 8}, {"u8", 1},  {"u32", 4},
@@ -74,6 +75,7 @@ class Validator {
     CheckParams();
     CheckProblems();
     CheckEntry();
+    CheckTensorMaps();
     CheckExpressions();
     CheckBuffers();
     CheckSettings();
@@ -285,6 +287,77 @@ class Validator {
       for (const v1::Problem& problem : spec_.problems()) CheckBufferSize(field, buffer, problem);
     }
     if (!has_output) Fail("buffers", "at least one buffer needs output: true");
+  }
+
+  void CheckTensorMaps() {
+    if (spec_.tensor_maps_size() > 0 && spec_.language() != "cuda") {
+      Fail("tensor_maps", "only cuda kernels take tensor maps, not " + spec_.language());
+    }
+    for (int k = 0; k < spec_.tensor_maps_size(); ++k) {
+      const v1::TensorMap& map = spec_.tensor_maps(k);
+      const std::string field = "tensor_maps[" + std::to_string(k) + "]";
+      const v1::Buffer* buffer = nullptr;
+      for (const v1::Buffer& b : spec_.buffers()) {
+        if (b.name() == map.buffer()) buffer = &b;
+      }
+      if (buffer == nullptr) Fail(field + ".buffer", "'" + map.buffer() + "' is not a buffer");
+      if (map.dims_size() < 1 || map.dims_size() > kMaxTensorMapRank) {
+        Fail(field + ".dims", "a tensor map has 1 to " + std::to_string(kMaxTensorMapRank) +
+                                  " dimensions, got " + std::to_string(map.dims_size()));
+      }
+      if (map.box_size() != map.dims_size()) {
+        Fail(field + ".box", "has " + std::to_string(map.box_size()) + " dimensions, dims has " +
+                                 std::to_string(map.dims_size()));
+      }
+      if (map.swizzle_bytes() != 0 && map.swizzle_bytes() != 32 && map.swizzle_bytes() != 64 &&
+          map.swizzle_bytes() != 128) {
+        Fail(field + ".swizzle", std::to_string(map.swizzle_bytes()) + " is not 0, 32, 64 or 128");
+      }
+      size_t errors_before = errors_.size();
+      for (int d = 0; d < map.dims_size(); ++d) {
+        CheckExpression(field + ".dims[" + std::to_string(d) + "]", map.dims(d), false, false);
+      }
+      for (int d = 0; d < map.box_size(); ++d) {
+        for (const std::string& used :
+             CheckExpression(field + ".box[" + std::to_string(d) + "]", map.box(d), true, false)) {
+          used_params_.insert(used);
+        }
+      }
+      if (errors_.size() > errors_before || buffer == nullptr || DtypeSize(buffer->dtype()) == 0) {
+        continue;
+      }
+      for (const v1::Problem& problem : spec_.problems()) {
+        CheckTensorMapExtent(field, map, *buffer, problem);
+      }
+    }
+  }
+
+  // The copy engine reads within the buffer only if the extents fit in it,
+  // and needs every row stride to be a multiple of 16 bytes.
+  void CheckTensorMapExtent(const std::string& field, const v1::TensorMap& map,
+                            const v1::Buffer& buffer, const v1::Problem& problem) {
+    Bindings vars;
+    for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+    const std::string where = " for problem " + ProblemText(problem);
+    auto count = EvaluateInt(buffer.count(), vars);
+    if (!count.ok()) return;  // reported with the buffer
+    const int64_t element_size = static_cast<int64_t>(DtypeSize(buffer.dtype()));
+    int64_t elements = 1;
+    for (int d = 0; d < map.dims_size(); ++d) {
+      auto extent = EvaluateInt(map.dims(d), vars);
+      const std::string dim_field = field + ".dims[" + std::to_string(d) + "]";
+      if (!extent.ok()) return Fail(dim_field, extent.status().message() + where);
+      if (*extent < 1) return Fail(dim_field, "'" + map.dims(d) + "' is below 1" + where);
+      if (d == 1 && (elements * element_size) % 16 != 0) {
+        return Fail(field + ".dims[0]", "rows of " + std::to_string(elements * element_size) +
+                                            " bytes are not a multiple of 16" + where);
+      }
+      if (*extent > *count / elements) {
+        return Fail(field + ".dims", "cover more than buffer '" + buffer.name() + "' holds (" +
+                                         std::to_string(*count) + " elements)" + where);
+      }
+      elements *= *extent;
+    }
   }
 
   void CheckBufferSize(const std::string& field, const v1::Buffer& buffer,

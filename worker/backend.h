@@ -19,13 +19,25 @@ namespace tf::worker {
 
 namespace v1 = ::tunefleet::v1;
 
-// A kernel of the loaded artifact with its launch geometry (ignored by
-// backends that do not launch grids).
+// A spec tensor map with one candidate's values: the backend encodes it
+// against the working copy of buffer `buffer` and passes it after the scalars.
+struct TensorMapLayout {
+  int buffer = 0;  // index of the spec buffer
+  std::string dtype;
+  int element_bytes = 0;
+  std::vector<uint64_t> dims;  // innermost first, dense
+  std::vector<uint32_t> box;
+  int swizzle_bytes = 0;
+};
+
+// A kernel of the loaded artifact with its launch geometry and tensor maps
+// (ignored by backends that do not launch grids).
 struct Launchable {
   void* function = nullptr;  // backend-specific handle
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t shared_mem_bytes = 0;
+  std::vector<TensorMapLayout> tensor_maps;
 };
 
 // The device's copies of one problem's buffers: the inputs as uploaded, kept

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <map>
 
 #include "common/files.h"
 #include "worker/benchmark.h"
@@ -120,7 +121,8 @@ class CudaBackend : public Backend {
 
   Status Run(const Launchable& kernel, DeviceBuffers& buffers,
              const std::vector<int64_t>& scalars) override {
-    TF_RETURN_IF_ERROR(Launch(kernel, Cuda(buffers), scalars));
+    TF_ASSIGN_OR_RETURN(KernelArguments arguments, Arguments(kernel, Cuda(buffers), scalars));
+    TF_RETURN_IF_ERROR(Launch(kernel, arguments));
     return Check(cuda_.cuCtxSynchronize(), "kernel execution");
   }
 
@@ -137,11 +139,16 @@ class CudaBackend : public Backend {
       TF_RETURN_IF_ERROR(Check(cuda_.cuMemAlloc(&flush_buffer_, flush_bytes_),
                                "cuMemAlloc of the L2 flush buffer"));
     }
+    // Encoded once, so that the timed region holds only the launch.
+    TF_ASSIGN_OR_RETURN(KernelArguments arguments, Arguments(kernel, Cuda(buffers), scalars));
     unsigned char flush_value = 0;
     TF_ASSIGN_OR_RETURN(
         v1::TimingStats stats,
         RepeatRuns(
-            [&] { return Run(kernel, buffers, scalars); },
+            [&]() -> Status {
+              TF_RETURN_IF_ERROR(Launch(kernel, arguments));
+              return Check(cuda_.cuCtxSynchronize(), "kernel execution");
+            },
             [&]() -> Result<double> {
               if (settings.flush_l2()) {
                 TF_RETURN_IF_ERROR(Check(
@@ -149,7 +156,7 @@ class CudaBackend : public Backend {
                     "L2 flush"));
               }
               TF_RETURN_IF_ERROR(Check(cuda_.cuEventRecord(start_, nullptr), "cuEventRecord"));
-              TF_RETURN_IF_ERROR(Launch(kernel, Cuda(buffers), scalars));
+              TF_RETURN_IF_ERROR(Launch(kernel, arguments));
               TF_RETURN_IF_ERROR(Check(cuda_.cuEventRecord(stop_, nullptr), "cuEventRecord"));
               TF_RETURN_IF_ERROR(Check(cuda_.cuEventSynchronize(stop_), "kernel execution"));
               float ms = 0;
@@ -186,8 +193,86 @@ class CudaBackend : public Backend {
     return pointer;
   }
 
-  Status Launch(const Launchable& kernel, CudaBuffers& buffers,
-                const std::vector<int64_t>& scalars) {
+  // What cuLaunchKernel points at: buffers, scalars, then tensor maps.
+  struct KernelArguments {
+    std::vector<CUdeviceptr> pointers;
+    std::vector<int64_t> scalars;
+    std::vector<CUtensorMap> tensor_maps;
+    std::vector<void*> addresses;  // into the vectors above
+  };
+
+  Result<KernelArguments> Arguments(const Launchable& kernel, const CudaBuffers& buffers,
+                                    const std::vector<int64_t>& scalars) {
+    KernelArguments arguments;
+    arguments.pointers = buffers.work;
+    arguments.scalars = scalars;
+    arguments.tensor_maps.resize(kernel.tensor_maps.size());
+    for (size_t k = 0; k < kernel.tensor_maps.size(); ++k) {
+      Status encoded = EncodeTensorMap(kernel.tensor_maps[k], buffers, &arguments.tensor_maps[k]);
+      if (!encoded.ok()) {
+        return Status(encoded.code(),
+                      "tensor_maps[" + std::to_string(k) + "]: " + encoded.message());
+      }
+    }
+    for (CUdeviceptr& pointer : arguments.pointers) arguments.addresses.push_back(&pointer);
+    for (int64_t& scalar : arguments.scalars) arguments.addresses.push_back(&scalar);
+    for (CUtensorMap& map : arguments.tensor_maps) arguments.addresses.push_back(&map);
+    return arguments;
+  }
+
+  Status EncodeTensorMap(const TensorMapLayout& layout, const CudaBuffers& buffers,
+                         CUtensorMap* map) {
+    if (cuda_.cuTensorMapEncodeTiled == nullptr) {
+      return Status::FailedPrecondition(
+          "this CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or later is needed)");
+    }
+    static const std::map<std::string, CUtensorMapDataType> kTypes = {
+        {"f16", CU_TENSOR_MAP_DATA_TYPE_FLOAT16}, {"bf16", CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+        {"f32", CU_TENSOR_MAP_DATA_TYPE_FLOAT32}, {"f64", CU_TENSOR_MAP_DATA_TYPE_FLOAT64},
+        {"i8", CU_TENSOR_MAP_DATA_TYPE_UINT8},    {"u8", CU_TENSOR_MAP_DATA_TYPE_UINT8},
+        {"i32", CU_TENSOR_MAP_DATA_TYPE_INT32},   {"u32", CU_TENSOR_MAP_DATA_TYPE_UINT32},
+        {"i64", CU_TENSOR_MAP_DATA_TYPE_INT64},
+    };
+    static const std::map<int, CUtensorMapSwizzle> kSwizzles = {
+        {0, CU_TENSOR_MAP_SWIZZLE_NONE},
+        {32, CU_TENSOR_MAP_SWIZZLE_32B},
+        {64, CU_TENSOR_MAP_SWIZZLE_64B},
+        {128, CU_TENSOR_MAP_SWIZZLE_128B},
+    };
+    auto type = kTypes.find(layout.dtype);
+    auto swizzle = kSwizzles.find(layout.swizzle_bytes);
+    const size_t rank = layout.dims.size();
+    if (type == kTypes.end() || swizzle == kSwizzles.end() || rank == 0 ||
+        layout.box.size() != rank || layout.buffer < 0 ||
+        static_cast<size_t>(layout.buffer) >= buffers.work.size()) {
+      return Status::InvalidArgument("unsupported tensor map (dtype " + layout.dtype + ", rank " +
+                                     std::to_string(rank) + ", swizzle " +
+                                     std::to_string(layout.swizzle_bytes) + ")");
+    }
+    std::vector<cuuint64_t> strides;  // bytes, of every dimension but the innermost
+    uint64_t stride = static_cast<uint64_t>(layout.element_bytes);
+    for (size_t d = 0; d + 1 < rank; ++d) strides.push_back(stride *= layout.dims[d]);
+    std::vector<cuuint32_t> element_strides(rank, 1);
+    std::vector<cuuint64_t> dims(layout.dims.begin(), layout.dims.end());
+    std::vector<cuuint32_t> box(layout.box.begin(), layout.box.end());
+    return Check(cuda_.cuTensorMapEncodeTiled(map, type->second, static_cast<cuuint32_t>(rank),
+                                              reinterpret_cast<void*>(buffers.work[layout.buffer]),
+                                              dims.data(), strides.data(), box.data(),
+                                              element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                              swizzle->second, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                 "cuTensorMapEncodeTiled over buffer " + std::to_string(layout.buffer) +
+                     " with dims (" + Join(layout.dims) + ") and box (" + Join(layout.box) + ")");
+  }
+
+  template <typename T>
+  static std::string Join(const std::vector<T>& values) {
+    std::string text;
+    for (T value : values) text += (text.empty() ? "" : ",") + std::to_string(value);
+    return text;
+  }
+
+  Status Launch(const Launchable& kernel, KernelArguments& arguments) {
     for (int d = 0; d < 3; ++d) {
       if (kernel.grid[d] < 1 || kernel.grid[d] > INT_MAX || kernel.block[d] < 1 ||
           kernel.block[d] > INT_MAX) {
@@ -203,13 +288,10 @@ class CudaBackend : public Backend {
                 "raising the dynamic shared memory limit to " +
                     std::to_string(kernel.shared_mem_bytes) + " bytes"));
     }
-    std::vector<void*> arguments;
-    for (CUdeviceptr& pointer : buffers.work) arguments.push_back(&pointer);
-    for (const int64_t& scalar : scalars) arguments.push_back(const_cast<int64_t*>(&scalar));
     return Check(cuda_.cuLaunchKernel(function, kernel.grid[0], kernel.grid[1], kernel.grid[2],
                                       kernel.block[0], kernel.block[1], kernel.block[2],
                                       static_cast<unsigned>(kernel.shared_mem_bytes), nullptr,
-                                      arguments.data(), nullptr),
+                                      arguments.addresses.data(), nullptr),
                  "cuLaunchKernel with grid (" + Dims(kernel.grid) + "), block (" +
                      Dims(kernel.block) + "), " + std::to_string(kernel.shared_mem_bytes) +
                      " bytes of dynamic shared memory");

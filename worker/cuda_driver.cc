@@ -55,6 +55,9 @@ Result<const CudaDriver*> Load() {
   TF_RESOLVE(cuEventSynchronize);
   TF_RESOLVE(cuEventElapsedTime);
 #undef TF_RESOLVE
+  // Optional: drivers before CUDA 12 lack it, and only tensor maps need it.
+  driver->cuTensorMapEncodeTiled = reinterpret_cast<decltype(driver->cuTensorMapEncodeTiled)>(
+      dlsym(library, "cuTensorMapEncodeTiled"));
   if (!missing.empty()) {
     return Status::Unavailable("the CUDA driver (libcuda.so.1) is too old: it lacks" + missing);
   }

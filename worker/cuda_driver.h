@@ -56,6 +56,7 @@ struct CudaDriver {
   TF_CUDA_FUNCTION(cuEventRecord);
   TF_CUDA_FUNCTION(cuEventSynchronize);
   TF_CUDA_FUNCTION(cuEventElapsedTime);
+  TF_CUDA_FUNCTION(cuTensorMapEncodeTiled);  // null before CUDA 12
 };
 
 #undef TF_CUDA_FUNCTION

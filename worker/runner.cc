@@ -5,12 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
 #include "common/files.h"
 #include "spec/config.h"
 #include "spec/expr.h"
+#include "spec/validate.h"
 #include "worker/cpu_backend.h"
 #include "worker/cuda_backend.h"
 #include "worker/host_buffers.h"
@@ -56,6 +58,49 @@ Status SetGeometry(const google::protobuf::RepeatedPtrField<std::string>& grid,
   if (!shared_mem_bytes.empty()) {
     TF_ASSIGN_OR_RETURN(kernel->shared_mem_bytes,
                         evaluate(field + ".shared_mem_bytes", shared_mem_bytes));
+  }
+  return Status::Ok();
+}
+
+// Each expression of `exprs`, named `field`[d] in errors, as a value in
+// [1, UINT32_MAX].
+Result<std::vector<uint32_t>> EvaluateExtents(
+    const google::protobuf::RepeatedPtrField<std::string>& exprs, const std::string& field,
+    const spec::Bindings& vars) {
+  std::vector<uint32_t> values;
+  for (int d = 0; d < exprs.size(); ++d) {
+    const std::string name = field + "[" + std::to_string(d) + "] '" + exprs.Get(d) + "'";
+    auto value = spec::EvaluateInt(exprs.Get(d), vars);
+    if (!value.ok()) return Status::InvalidArgument(name + ": " + value.status().message());
+    if (*value < 1 || *value > UINT32_MAX) {
+      return Status::InvalidArgument(name + " is " + std::to_string(*value) + ", out of range");
+    }
+    values.push_back(static_cast<uint32_t>(*value));
+  }
+  return values;
+}
+
+// The spec's tensor maps with this candidate's values.
+Status SetTensorMaps(const v1::KernelSpec& spec, const spec::Bindings& vars, Launchable* kernel) {
+  for (int k = 0; k < spec.tensor_maps_size(); ++k) {
+    const v1::TensorMap& map = spec.tensor_maps(k);
+    const std::string field = "tensor_maps[" + std::to_string(k) + "]";
+    TensorMapLayout layout;
+    layout.buffer = -1;
+    for (int b = 0; b < spec.buffers_size(); ++b) {
+      if (spec.buffers(b).name() == map.buffer()) layout.buffer = b;
+    }
+    if (layout.buffer < 0) {
+      return Status::InvalidArgument(field + ": '" + map.buffer() + "' is not a buffer");
+    }
+    layout.dtype = spec.buffers(layout.buffer).dtype();
+    layout.element_bytes = static_cast<int>(spec::DtypeSize(layout.dtype));
+    layout.swizzle_bytes = map.swizzle_bytes();
+    TF_ASSIGN_OR_RETURN(std::vector<uint32_t> dims,
+                        EvaluateExtents(map.dims(), field + ".dims", vars));
+    layout.dims.assign(dims.begin(), dims.end());
+    TF_ASSIGN_OR_RETURN(layout.box, EvaluateExtents(map.box(), field + ".box", vars));
+    kernel->tensor_maps.push_back(std::move(layout));
   }
   return Status::Ok();
 }
@@ -148,10 +193,12 @@ Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const L
 // Errors of the candidate itself (missing symbol, launch or device fault)
 // are returned; the caller makes them RUNTIME_FAILED.
 Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
-                                         const v1::LeasedCandidate& candidate, Backend& backend,
+                                         const v1::LeasedCandidate& candidate,
+                                         const v1::DeviceInfo& device, Backend& backend,
                                          PreparedProblem& data) {
   TF_ASSIGN_OR_RETURN(Launchable kernel, backend.Find(candidate.symbol()));
   spec::Bindings vars = data.vars;
+  for (const auto& [name, value] : device.properties()) vars["device." + name] = value;
   for (const v1::ParamSetting& setting : candidate.config().settings()) {
     if (setting.value().has_str_value()) {
       vars[setting.name()] = setting.value().str_value();
@@ -161,6 +208,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
   }
   TF_RETURN_IF_ERROR(SetGeometry(spec.launch().grid(), spec.launch().block(),
                                  spec.launch().shared_mem_bytes(), "launch", vars, &kernel));
+  TF_RETURN_IF_ERROR(SetTensorMaps(spec, vars, &kernel));
   v1::CandidateResult result;
   result.set_candidate_id(candidate.candidate_id());
   if (!data.expected.empty()) {
@@ -271,7 +319,7 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
                                     "problem " + key + ": " + problem_status.message()))));
         continue;
       }
-      auto result = RunCandidate(spec, *candidate, **backend, *data);
+      auto result = RunCandidate(spec, *candidate, request.device(), **backend, *data);
       TF_RETURN_IF_ERROR(sink(ResultEvent(result.ok() ? *std::move(result)
                                                       : Failed(candidate->candidate_id(),
                                                                v1::RESULT_STATUS_RUNTIME_FAILED,

@@ -100,6 +100,10 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!configs.ok()) return FailUsage(configs.status());
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = compiler::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
+  if ((*toolchain)->target().empty()) {
+    return FailUsage(Status::InvalidArgument(
+        "target.arch: the spec names no architecture; pass --target (e.g. sm_90a)"));
+  }
   const std::string out_dir = options.out_dir.empty() ? DefaultArtifactDir() : options.out_dir;
   Result<std::unique_ptr<compiler::ArtifactStore>> store = compiler::ArtifactStore::Open(out_dir);
   if (!store.ok()) return Fail(store.status());

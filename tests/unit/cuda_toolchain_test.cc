@@ -254,15 +254,29 @@ TEST_F(CudaToolchainTest, IncludesHalfPrecisionHeadersForTheirBuffers) {
   EXPECT_NE(toolchain->Validate(spec_).message().find("'f8'"), std::string::npos);
 }
 
-TEST_F(CudaToolchainTest, MakeToolchainNeedsAnArchitecture) {
-  auto missing = MakeToolchain(spec_);
-  EXPECT_EQ(missing.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(missing.status().message().find("target.arch"), std::string::npos);
-  spec_.mutable_target()->set_arch("sm_90");
-  auto overridden = MakeToolchain(spec_, "sm_80");
-  ASSERT_TRUE(overridden.ok()) << overridden.status().ToString();
-  EXPECT_EQ((*overridden)->target(), "sm_80");
-  auto wrong = MakeToolchain(spec_, "gfx942");
+TEST_F(CudaToolchainTest, CompilesForTheSpecArchElseTheDevicesOwn) {
+  EXPECT_EQ(CompileArch("sm_80", "sm_90"), "sm_80");
+  EXPECT_EQ(CompileArch("", "sm_90"), "sm_90a");  // wgmma and setmaxnreg allowed
+  EXPECT_EQ(CompileArch("", "sm_100"), "sm_100a");
+  EXPECT_EQ(CompileArch("", "sm_86"), "sm_86");  // no arch-specific variant
+  EXPECT_EQ(CompileArch("", ""), "");
+
+  spec_.mutable_target()->set_arch("");
+  auto bound = MakeToolchain(spec_, "sm_90");
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  EXPECT_EQ((*bound)->target(), "sm_90a");
+
+  // Unbound: good for checks and the version, not for compiling.
+  auto unbound = MakeToolchain(spec_);
+  ASSERT_TRUE(unbound.ok()) << unbound.status().ToString();
+  EXPECT_EQ((*unbound)->target(), "");
+  EXPECT_TRUE((*unbound)->Validate(spec_).ok());
+  auto batch = (*unbound)->GenerateBatch(spec_, {});
+  EXPECT_EQ(batch.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(batch.status().message().find("target.arch"), std::string::npos);
+
+  spec_.mutable_target()->set_arch("gfx942");
+  auto wrong = MakeToolchain(spec_, "sm_90");
   EXPECT_EQ(wrong.status().code(), Code::kInvalidArgument);
   EXPECT_NE(wrong.status().message().find("'gfx942'"), std::string::npos);
 }

@@ -47,6 +47,39 @@ extern "C" __global__ void writes_far_out_of_bounds(const float* x, float* y, in
 extern "C" __global__ void hangs(const float*, float*, int64_t) {
   for (;;) __nanosleep(1000);
 }
+// X as a row-major matrix 1024 floats wide: each block of 256 threads moves
+// one 32 x 8 box into shared memory through the tensor map (TMA, sm_90).
+struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+extern "C" __global__ void good_tma(const float* x, float* y, int64_t n,
+                                    const __grid_constant__ TensorMap map) {
+#if __CUDA_ARCH__ >= 900
+  __shared__ alignas(128) float tile[8][32];
+  __shared__ alignas(8) unsigned long long barrier;
+  const int col = blockIdx.x * 32, row = blockIdx.y * 8;
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&barrier));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+                 "r"(int(sizeof tile)));
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(tile))),
+        "l"(&map), "r"(col), "r"(row), "r"(bar)
+        : "memory");
+  }
+  asm volatile(
+      "{ .reg .pred done;\n"
+      "WAIT_%=: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
+      "@!done bra WAIT_%=; }" ::"r"(bar)
+      : "memory");
+  const int r = threadIdx.x / 32, c = threadIdx.x % 32;
+  y[(row + r) * int64_t(1024) + col + c] = 2 * tile[r][c];
+#endif
+}
 )";
 
 constexpr int64_t kN = 1 << 20;
@@ -207,6 +240,32 @@ TEST_F(CudaRunnerTest, FaultsStayWithTheirCandidateAndTheLeaseGoesOn) {
       << results[6].error();
   EXPECT_EQ(results[8].status(), v1::RESULT_STATUS_TIMEOUT);
   EXPECT_EQ(results[8].error(), "timed out after 3.0 s");
+}
+
+TEST_F(CudaRunnerTest, TensorMapsAreEncodedPerCandidateAndPassedAfterTheScalars) {
+  if (gpu_->info.properties().at("cc_major") < 9) GTEST_SKIP() << "TMA needs sm_90 or later";
+  v1::Lease lease = MakeLease({{"good_tma", 256, 0}, {"good_tma", 9600, 0}});
+  v1::KernelSpec& spec = *lease.mutable_spec();
+  spec.mutable_launch()->clear_grid();
+  spec.mutable_launch()->add_grid("1024 / 32");
+  spec.mutable_launch()->add_grid("N / 1024 / 8");
+  spec.mutable_launch()->set_block(0, "min(256, device.max_threads_per_block)");
+  v1::TensorMap* map = spec.add_tensor_maps();
+  map->set_buffer("X");
+  map->add_dims("1024");
+  map->add_dims("N / 1024");
+  map->add_box("32");
+  map->add_box("BLOCK / 32");  // 300 rows for the second: over the 256 a box may have
+
+  auto results = Supervise(lease);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_OK) << results[1].error();
+  EXPECT_EQ(results[1].max_abs_error(), 0);
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+  EXPECT_NE(results[2].error().find("tensor_maps[0]: cuTensorMapEncodeTiled over buffer 0 with "
+                                    "dims (1024,1024) and box (32,300)"),
+            std::string::npos)
+      << results[2].error();
 }
 
 }  // namespace

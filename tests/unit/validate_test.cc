@@ -160,6 +160,44 @@ TEST_F(ValidateTest, GpuReferenceNeedsItsOwnLaunchGeometry) {
   EXPECT_TRUE(ValidateSpec(spec_, sources_, limits_).ok());
 }
 
+TEST_F(ValidateTest, TensorMaps) {
+  auto parsed = ParseSpecYaml(std::string(kGemm) + R"yaml(tensor_maps:
+  - {buffer: A, dims: [N, M], box: [64, BM], swizzle: 128}
+)yaml",
+                              "gemm.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  spec_ = *parsed;
+  Status good = ValidateSpec(spec_, sources_, limits_);
+  EXPECT_TRUE(good.ok()) << good.message();
+
+  v1::TensorMap* map = spec_.mutable_tensor_maps(0);
+  map->set_buffer("B");
+  map->set_swizzle_bytes(96);
+  map->add_box("BN");
+  map->set_dims(1, "THREADS");
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("tensor_maps[0].buffer: 'B' is not a buffer"));
+  EXPECT_THAT(error, HasSubstr("tensor_maps[0].swizzle: 96 is not 0, 32, 64 or 128"));
+  EXPECT_THAT(error, HasSubstr("tensor_maps[0].box: has 3 dimensions, dims has 2"));
+  EXPECT_THAT(error, HasSubstr("tensor_maps[0].dims[1]: 'THREADS' uses 'THREADS'"));
+
+  // Extents are checked against the buffer for every problem.
+  map->set_buffer("A");
+  map->set_swizzle_bytes(128);
+  map->clear_box();
+  map->add_box("64");
+  map->add_box("BM");
+  map->set_dims(0, "N");
+  map->set_dims(1, "2 * M");
+  EXPECT_THAT(Error(), HasSubstr("tensor_maps[0].dims: cover more than buffer 'A' holds"));
+  map->set_dims(0, "3");
+  map->set_dims(1, "M");
+  EXPECT_THAT(Error(), HasSubstr("rows of 6 bytes are not a multiple of 16"));
+
+  spec_.set_language("cpp");
+  EXPECT_THAT(Error(), HasSubstr("tensor_maps: only cuda kernels take tensor maps"));
+}
+
 TEST_F(ValidateTest, SettingsRanges) {
   spec_.mutable_verify()->set_rtol(-1);
   spec_.mutable_benchmark()->set_min_time_ms(0);
