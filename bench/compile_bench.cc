@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
   auto configs = Configurations(spec, *props, &candidates);
   if (!configs.ok()) return Fail(configs.status());
   if (max_configs > 0 && configs->size() > max_configs) {
+    std::printf("building the first %zu of %zu configurations (%zu candidates)\n", max_configs,
+                configs->size(), candidates);
     candidates = candidates * max_configs / configs->size();  // the same share of each problem
     configs->resize(max_configs);
   }

@@ -1,0 +1,780 @@
+// Production GEMM template for Hopper (sm_90a) with an Ampere (sm_80) fallback:
+//   C[m][n] = sum_k A[m][k] * B(k, n),  fp16 or bf16 in, fp32 accumulate, C in the input type.
+// A is M x K row-major. B is N x K row-major when B_ROW_MAJOR == 0 (column-major K x N, the
+// "TN" layout) and K x N row-major when B_ROW_MAJOR == 1. C is M x N row-major.
+//
+// Hopper path (compiled when __CUDA_ARCH_FEAT_SM90_ALL is defined, i.e. for sm_90a):
+//   - a persistent grid: block b computes tiles b, b + gridDim.x, ... in grouped order
+//     (GROUP_M tile rows swept column by column, so concurrent tiles share A and B in L2);
+//   - a STAGES-deep ring of shared-memory stages filled by TMA bulk tensor loads (128-byte
+//     swizzle) that complete on a "full" mbarrier per stage; consumers release a stage on its
+//     "empty" mbarrier once the WGMMAs reading it have retired;
+//   - CONSUMERS warpgroups, each computing a (BM / CONSUMERS) x BN slice with
+//     wgmma.m64nBNk16 (A and B from shared memory, fp32 accumulators in registers);
+//   - WS == 1: one extra producer warpgroup issues the loads and gives registers to the
+//     consumers through setmaxnreg; WS == 0: a consumer thread issues them STAGES - 1 ahead;
+//   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
+//     their common B tile and multicasting it to both;
+//   - the epilogue stores C from registers (TMA_STORE == 0) or through double-buffered shared
+//     boxes and TMA bulk tensor stores (TMA_STORE == 1).
+// Ampere path (any other arch >= 8.0): the same tiles, stages and grid on cp.async + ldmatrix +
+//   mma.sync.m16n8k16, every warp copying and the consumer warps computing; it ignores the
+//   tensor maps, CLUSTER_M and TMA_STORE (the specs pin them to 1 and 0 there).
+//
+// Shared memory (both paths), per stage: A as BK/64 sub-tiles of BM rows x 128 bytes, then B as
+// BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
+// bytes (B_ROW_MAJOR == 1). Each 128-byte row holds its eight 16-byte chunks XOR-permuted by
+// (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * BM * 256 bytes of C boxes. Launch
+// with STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + 2048 bytes of dynamic shared memory
+// (the slack aligns the ring to 1024 bytes and holds the barriers). Requires
+// M % (BM * CLUSTER_M) == 0, N % BN == 0, K % BK == 0.
+//
+// Kernel arguments: A, B, C, M, N, K, then TMA descriptors (128-byte swizzle) of A (dims {K, M},
+// box {64, BM}), B (B_ROW_MAJOR == 0: dims {K, N}, box {64, BN / CLUSTER_M}; 1: dims {N, K},
+// box {64, BK / CLUSTER_M}) and C (dims {N, M}, box {64, BM / CONSUMERS}).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+// A CUtensorMap, passed by value; the kernel only hands its address to the TMA unit.
+struct alignas(64) TmaDescriptor {
+  unsigned long long opaque[16];
+};
+
+namespace hopper_gemm_detail {
+
+template <typename T>
+constexpr bool kIsBf16 = false;
+template <>
+constexpr bool kIsBf16<__nv_bfloat16> = true;
+
+__device__ __forceinline__ uint32_t PackPair(float lo, float hi, __half) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+__device__ __forceinline__ uint32_t PackPair(float lo, float hi, __nv_bfloat16) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+// Stores two adjacent outputs C[row][col], C[row][col + 1].
+template <typename T>
+__device__ __forceinline__ void StorePair(T* C, long long N, long long row, long long col, float lo,
+                                          float hi) {
+  *reinterpret_cast<uint32_t*>(C + row * N + col) = PackPair(lo, hi, T());
+}
+
+// Byte offset of 16-byte chunk `chunk` (0-7) of row `row` in a 128-byte-swizzled sub-tile.
+__device__ __forceinline__ uint32_t SwizzledOffset(int row, int chunk) {
+  return row * 128 + ((chunk ^ (row & 7)) << 4);
+}
+
+struct TileCoord {
+  int m, n;
+};
+
+// Grouped raster order: GROUP_M tile rows are swept column by column.
+template <int GROUP_M>
+__device__ __forceinline__ TileCoord TileOf(int tile, int tiles_m, int tiles_n) {
+  const int per_group = GROUP_M * tiles_n;
+  const int first_m = tile / per_group * GROUP_M;
+  const int rows = min(tiles_m - first_m, GROUP_M);
+  const int in_group = tile % per_group;
+  return {first_m + in_group % rows, in_group / rows};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hopper: mbarriers, TMA, WGMMA.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+__device__ __forceinline__ void BarrierInit(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+__device__ __forceinline__ void BarrierExpectBytes(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void BarrierArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives on the barrier at the same shared offset in cluster CTA `rank` (itself included).
+__device__ __forceinline__ void BarrierArriveCluster(uint32_t bar, uint32_t rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+// 2-D bulk tensor load of the box at (x, y) (x innermost) into shared `dst`, completing on `bar`.
+__device__ __forceinline__ void TmaLoad(uint32_t dst, const TmaDescriptor& map, int x, int y,
+                                        uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(&map)), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+// As TmaLoad, but the box lands at `dst` and completes on `bar` in every CTA of `cta_mask`.
+__device__ __forceinline__ void TmaLoadMulticast(uint32_t dst, const TmaDescriptor& map, int x,
+                                                 int y, uint32_t bar, uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(&map)), "r"(x), "r"(y), "r"(bar), "h"(cta_mask)
+      : "memory");
+}
+
+// 2-D bulk tensor store of the box at shared `src` to (x, y) of the tensor `map` describes.
+__device__ __forceinline__ void TmaStore(const TmaDescriptor& map, int x, int y, uint32_t src) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+          reinterpret_cast<uint64_t>(&map)),
+      "r"(x), "r"(y), "r"(src)
+      : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until at most N bulk store groups still read shared memory.
+template <int N>
+__device__ __forceinline__ void TmaStoreWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Makes this thread's ordinary shared-memory writes visible to the TMA unit.
+__device__ __forceinline__ void FenceAsyncShared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void WarpgroupSync(int id) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+}
+
+__device__ __forceinline__ void ClusterSync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+
+// WGMMA shared-memory descriptor for a 128-byte-swizzled operand. K-major: `stride` is the
+// distance between 8-row groups (1024 bytes), `leading` unused. MN-major: `leading` is the
+// distance between 64-element column blocks, `stride` between groups of 8 k rows.
+__device__ __forceinline__ uint64_t SmemDescriptor(uint32_t addr, uint32_t leading,
+                                                   uint32_t stride) {
+  return uint64_t{(addr & 0x3FFFF) >> 4} | uint64_t{leading >> 4} << 16 |
+         uint64_t{stride >> 4} << 32 | uint64_t{1} << 62;
+}
+
+__device__ __forceinline__ void WgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void WgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void WgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving accumulator accesses across the asynchronous WGMMAs.
+template <int N>
+__device__ __forceinline__ void FenceRegisters(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int kRegs>
+__device__ __forceinline__ void ReleaseRegisters() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void ClaimRegisters() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// wgmma.mma_async.m64nNk16, fp32 accumulators d (N / 2 per thread), A K-major from shared
+// memory, B K-major (kTransB == 0) or MN-major (kTransB == 1); scale_d == 0 overwrites d.
+template <typename T, int kTransB>
+__device__ __forceinline__ void Wgmma(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
+                                      int scale_d) {
+  if constexpr (!kIsBf16<T>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  }
+}
+
+template <typename T, int kTransB>
+__device__ __forceinline__ void Wgmma(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                      int scale_d) {
+  if constexpr (!kIsBf16<T>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "
+        "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "
+        "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "
+        "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "
+        "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  }
+}
+
+template <typename T, int kTransB>
+__device__ __forceinline__ void Wgmma(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
+                                      int scale_d) {
+  if constexpr (!kIsBf16<T>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "
+        "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "
+        "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, "
+        "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "
+        "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "
+        "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "
+        "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "
+        "%124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "
+        "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "
+        "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, "
+        "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "
+        "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "
+        "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "
+        "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "
+        "%124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+  }
+}
+
+template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
+          int GROUP_M, int CLUSTER_M, int TMA_STORE>
+__device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long long K,
+                                           const TmaDescriptor& map_a, const TmaDescriptor& map_b,
+                                           const TmaDescriptor& map_c, unsigned char* smem_raw) {
+  constexpr int kConsumerRows = BM / CONSUMERS;
+  constexpr int kMTiles = kConsumerRows / 64;  // m64 WGMMAs per k16 step
+  constexpr uint32_t kABytes = BM * BK * 2;
+  constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
+  const uint32_t smem =
+      (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
+  // TMA_STORE: two 128-byte-swizzled boxes of kConsumerRows x 64 outputs per consumer.
+  constexpr uint32_t kCBoxBytes = kConsumerRows * 128;
+  const uint32_t c_boxes = smem + STAGES * kStageBytes;
+  const uint32_t full = c_boxes + TMA_STORE * BM * 256;  // one 8-byte mbarrier per stage
+  const uint32_t empty = full + STAGES * 8;
+
+  // The CLUSTER_M blocks of a cluster compute vertically adjacent tiles ("cluster tiles" of
+  // CLUSTER_M * BM x BN): each loads its own A and 1 / CLUSTER_M of the shared B tile, which
+  // the TMA multicasts to all of them.
+  const int rank = static_cast<int>(blockIdx.x) % CLUSTER_M;
+  const int cluster = static_cast<int>(blockIdx.x) / CLUSTER_M;
+  const int clusters = static_cast<int>(gridDim.x) / CLUSTER_M;
+  const int tiles_m = static_cast<int>(M / BM), tiles_n = static_cast<int>(N / BN);
+  const int cluster_rows = tiles_m / CLUSTER_M;
+  const int cluster_tiles = cluster_rows * tiles_n;
+  const int k_tiles = static_cast<int>(K / BK);
+  const int my_tiles = max(0, (cluster_tiles - cluster + clusters - 1) / clusters);
+  const int steps = my_tiles * k_tiles;  // pipeline steps: one k tile of one output tile each
+  auto tile_of = [&](int i) {            // this block's i-th output tile
+    const TileCoord t = TileOf<GROUP_M>(cluster + i * clusters, cluster_rows, tiles_n);
+    return TileCoord{t.m * CLUSTER_M + rank, t.n};
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      BarrierInit(full + 8 * s, 1);
+      BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  if constexpr (CLUSTER_M > 1) {
+    ClusterSync();  // peers' barriers are initialized before any multicast or remote arrive
+  } else {
+    __syncthreads();
+  }
+
+  // Waits until the stage of step p is free in every block of the cluster, then loads k tile
+  // p % k_tiles of this block's output tile p / k_tiles into it.
+  auto load = [&](int p) {
+    const int stage = p % STAGES;
+    BarrierWait(empty + 8 * stage, ((p / STAGES) & 1) ^ 1);
+    const TileCoord tile = tile_of(p / k_tiles);
+    const int k0 = p % k_tiles * BK;
+    const uint32_t a = smem + stage * kStageBytes, b = a + kABytes, bar = full + 8 * stage;
+    BarrierExpectBytes(bar, kStageBytes);
+#pragma unroll
+    for (int kc = 0; kc < BK / 64; ++kc) {
+      TmaLoad(a + kc * BM * 128, map_a, k0 + kc * 64, tile.m * BM, bar);
+    }
+    // This block's share of B: rows rank * BN / CLUSTER_M ... of each K-major sub-tile, or
+    // k rows rank * BK / CLUSTER_M ... of each MN-major sub-tile (the tensor map's box).
+    constexpr uint16_t kAll = (1 << CLUSTER_M) - 1;
+    if constexpr (B_ROW_MAJOR) {
+      constexpr int kRows = BK / CLUSTER_M;
+#pragma unroll
+      for (int nc = 0; nc < BN / 64; ++nc) {
+        const uint32_t dst = b + nc * BK * 128 + rank * kRows * 128;
+        const int x = tile.n * BN + nc * 64, y = k0 + rank * kRows;
+        if constexpr (CLUSTER_M > 1) {
+          TmaLoadMulticast(dst, map_b, x, y, bar, kAll);
+        } else {
+          TmaLoad(dst, map_b, x, y, bar);
+        }
+      }
+    } else {
+      constexpr int kRows = BN / CLUSTER_M;
+#pragma unroll
+      for (int kc = 0; kc < BK / 64; ++kc) {
+        const uint32_t dst = b + kc * BN * 128 + rank * kRows * 128;
+        const int x = k0 + kc * 64, y = tile.n * BN + rank * kRows;
+        if constexpr (CLUSTER_M > 1) {
+          TmaLoadMulticast(dst, map_b, x, y, bar, kAll);
+        } else {
+          TmaLoad(dst, map_b, x, y, bar);
+        }
+      }
+    }
+  };
+  // Frees a stage for the producers of every block of the cluster.
+  auto release = [&](int stage) {
+    if constexpr (CLUSTER_M > 1) {
+#pragma unroll
+      for (int r = 0; r < CLUSTER_M; ++r) BarrierArriveCluster(empty + 8 * stage, r);
+    } else {
+      BarrierArrive(empty + 8 * stage);
+    }
+  };
+
+  const int warpgroup = threadIdx.x / 128;
+  if (WS && warpgroup == 0) {
+    // Producer: one thread issues every load; the warpgroup hands its registers over.
+    if constexpr (WS && CONSUMERS == 2) ReleaseRegisters<40>();
+    if (threadIdx.x == 0) {
+      for (int p = 0; p < steps; ++p) load(p);
+    }
+  } else {
+    if constexpr (WS && CONSUMERS == 2) ClaimRegisters<232>();
+    const int consumer = warpgroup - WS;
+    const bool leader = threadIdx.x % 128 == 0;  // arrives on the empty barriers
+    const bool issues_loads = !WS && threadIdx.x == 0;
+    if (issues_loads) {
+      for (int p = 0; p < min(STAGES - 1, steps); ++p) load(p);
+    }
+    float acc[kMTiles][BN / 2];
+    int step = 0;
+    for (int i = 0; i < my_tiles; ++i) {
+      for (int kt = 0; kt < k_tiles; ++kt, ++step) {
+        const int stage = step % STAGES;
+        BarrierWait(full + 8 * stage, (step / STAGES) & 1);
+        const uint32_t a = smem + stage * kStageBytes + consumer * kConsumerRows * 128;
+        const uint32_t b = smem + stage * kStageBytes + kABytes;
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
+        WgmmaFence();
+#pragma unroll
+        for (int k = 0; k < BK / 16; ++k) {
+          // K-major operands advance 32 bytes per k16 step inside a 128-byte swizzled row.
+          const uint32_t a_k = a + k / 4 * BM * 128 + k % 4 * 32;
+          const uint64_t desc_b = B_ROW_MAJOR
+                                      ? SmemDescriptor(b + k * 16 * 128, BK * 128, 1024)
+                                      : SmemDescriptor(b + k / 4 * BN * 128 + k % 4 * 32, 16, 1024);
+#pragma unroll
+          for (int mi = 0; mi < kMTiles; ++mi) {
+            Wgmma<T, B_ROW_MAJOR>(acc[mi], SmemDescriptor(a_k + mi * 64 * 128, 16, 1024), desc_b,
+                                  kt > 0 || k > 0);
+          }
+        }
+        WgmmaCommit();
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
+        // The previous step's WGMMAs have retired: its stage may be refilled.
+        WgmmaWait<1>();
+        if (kt > 0 && leader) release((step - 1) % STAGES);
+        if (issues_loads && step + STAGES - 1 < steps) load(step + STAGES - 1);
+        __syncwarp();
+      }
+      WgmmaWait<0>();
+      if (leader) release((step - 1) % STAGES);
+
+      // Accumulator layout of m64nN: warp w holds rows 16w + lane / 4 and 8 below, columns
+      // 8j + 2 * (lane % 4) and the next one.
+      const TileCoord tile = tile_of(i);
+      const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
+      if constexpr (TMA_STORE) {
+        // 64 columns at a time through a double-buffered shared box that the TMA stores while
+        // the consumer fills the other one (or goes on with the next tile).
+        const int row0 = tile.m * BM + consumer * kConsumerRows;
+#pragma unroll
+        for (int j = 0; j < BN / 64; ++j) {
+          const int box = (i * (BN / 64) + j) % 2;
+          const uint32_t buf = c_boxes + (consumer * 2 + box) * kCBoxBytes;
+          if (leader) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
+          WarpgroupSync(1 + consumer);
+#pragma unroll
+          for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              const int r = mi * 64 + warp * 16 + half * 8 + lane / 4;
+#pragma unroll
+              for (int c = 0; c < 8; ++c) {
+                const float* v = &acc[mi][4 * (8 * j + c) + 2 * half];
+                const uint32_t addr = buf + SwizzledOffset(r, c) + lane % 4 * 4;
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
+                             "r"(PackPair(v[0], v[1], T())));
+              }
+            }
+          }
+          FenceAsyncShared();
+          WarpgroupSync(1 + consumer);
+          if (leader) TmaStore(map_c, tile.n * BN + j * 64, row0, buf);
+        }
+      } else {
+        const long long row =
+            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
+        const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            StorePair(C, N, row + mi * 64, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
+            StorePair(C, N, row + mi * 64 + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+          }
+        }
+      }
+    }
+    if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
+  }
+  // No block may exit while a peer can still multicast into it or arrive on its barriers.
+  if constexpr (CLUSTER_M > 1) ClusterSync();
+}
+
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// ---------------------------------------------------------------------------------------------
+// Ampere: cp.async, ldmatrix, mma.sync.
+
+__device__ __forceinline__ void CopyAsync16(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
+__device__ __forceinline__ void CommitAsync() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void WaitAsync() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void LoadMatrixX4(uint32_t addr, uint32_t (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void LoadMatrixX4Trans(uint32_t addr, uint32_t (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+template <typename T>
+__device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1) {
+  if constexpr (!kIsBf16<T>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Same grid, tiles, stages and raster order as the Hopper path. Every warp copies; the first
+// 4 * CONSUMERS warps compute, 2 x 2 warps per consumer slice of BM / CONSUMERS rows.
+template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
+          int GROUP_M>
+__device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long long M, long long N,
+                                           long long K, unsigned char* smem_raw) {
+  constexpr int kThreads = (CONSUMERS + WS) * 128;
+  constexpr int kWarpM = BM / CONSUMERS / 2, kWarpN = BN / 2;
+  constexpr int kMmaM = kWarpM / 16, kMmaN = kWarpN / 8;
+  constexpr uint32_t kABytes = BM * BK * 2;
+  constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
+  const uint32_t smem =
+      (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
+  const int tiles_m = static_cast<int>(M / BM), tiles_n = static_cast<int>(N / BN);
+  const int k_tiles = static_cast<int>(K / BK);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const bool computes = warp < 4 * CONSUMERS;
+  const int warp_row = warp / 4 * (BM / CONSUMERS) + warp % 4 / 2 * kWarpM;
+  const int warp_col = warp % 2 * kWarpN;
+
+  for (int tile_id = blockIdx.x; tile_id < tiles_m * tiles_n; tile_id += gridDim.x) {
+    const TileCoord tile = TileOf<GROUP_M>(tile_id, tiles_m, tiles_n);
+    const T* a_tile = A + static_cast<long long>(tile.m) * BM * K;
+    auto load_stage = [&](int stage, int kt) {
+      const uint32_t a = smem + stage * kStageBytes, b = a + kABytes;
+      const int k0 = kt * BK;
+      for (int i = threadIdx.x; i < BM * BK / 8; i += kThreads) {
+        const int sub = i / (BM * 8), row = i / 8 % BM, chunk = i % 8;
+        CopyAsync16(a + sub * BM * 128 + SwizzledOffset(row, chunk),
+                    a_tile + row * K + k0 + sub * 64 + chunk * 8);
+      }
+      for (int i = threadIdx.x; i < BN * BK / 8; i += kThreads) {
+        if constexpr (B_ROW_MAJOR) {
+          const int sub = i / (BK * 8), row = i / 8 % BK, chunk = i % 8;
+          CopyAsync16(
+              b + sub * BK * 128 + SwizzledOffset(row, chunk),
+              B + (k0 + row) * N + static_cast<long long>(tile.n) * BN + sub * 64 + chunk * 8);
+        } else {
+          const int sub = i / (BN * 8), row = i / 8 % BN, chunk = i % 8;
+          CopyAsync16(
+              b + sub * BN * 128 + SwizzledOffset(row, chunk),
+              B + (static_cast<long long>(tile.n) * BN + row) * K + k0 + sub * 64 + chunk * 8);
+        }
+      }
+    };
+
+    // Each k tile is its own commit group, empty ones included, so "at most STAGES - 2 groups
+    // pending" always means "the tile about to be used has landed".
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < k_tiles) load_stage(s, s);
+      CommitAsync();
+    }
+    float acc[kMmaM][kMmaN][4] = {};
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      WaitAsync<STAGES - 2>();
+      __syncthreads();  // also: every warp is done reading the stage refilled next
+      if (kt + STAGES - 1 < k_tiles) load_stage((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
+      CommitAsync();
+      if (!computes) continue;
+      const uint32_t a = smem + kt % STAGES * kStageBytes, b = a + kABytes;
+      const int quad = lane / 8, quad_row = lane % 8;  // ldmatrix: lane feeds matrix quad's row
+#pragma unroll
+      for (int kk = 0; kk < BK; kk += 16) {
+        const int sub = kk / 64, chunk = kk % 64 / 8;
+        uint32_t a_frag[kMmaM][4];
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) {
+          // Matrices: rows 0-7 / 8-15 of the m16 tile, k 0-7 then 8-15.
+          const int row = warp_row + i * 16 + quad % 2 * 8 + quad_row;
+          LoadMatrixX4(a + sub * BM * 128 + SwizzledOffset(row, chunk + quad / 2), a_frag[i]);
+        }
+        uint32_t b_frag[kMmaN][2];
+#pragma unroll
+        for (int j = 0; j < kMmaN; j += 2) {
+          // Matrices: n tile j at k 0-7 and 8-15, then n tile j + 1.
+          uint32_t r[4];
+          if constexpr (B_ROW_MAJOR) {
+            const int k = kk + quad % 2 * 8 + quad_row, n = warp_col + j * 8 + quad / 2 * 8;
+            LoadMatrixX4Trans(b + n / 64 * BK * 128 + SwizzledOffset(k, n % 64 / 8), r);
+          } else {
+            const int n = warp_col + j * 8 + quad / 2 * 8 + quad_row;
+            LoadMatrixX4(b + sub * BN * 128 + SwizzledOffset(n, chunk + quad % 2), r);
+          }
+          b_frag[j][0] = r[0];
+          b_frag[j][1] = r[1];
+          b_frag[j + 1][0] = r[2];
+          b_frag[j + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int i = 0; i < kMmaM; ++i) {
+#pragma unroll
+          for (int j = 0; j < kMmaN; ++j)
+            Mma16816<T>(acc[i][j], a_frag[i], b_frag[j][0], b_frag[j][1]);
+        }
+      }
+    }
+    WaitAsync<0>();
+    __syncthreads();  // the next tile's prologue overwrites the stages
+    if (!computes) continue;
+
+    // Accumulator layout of m16n8: rows lane / 4 and 8 below, columns 2 * (lane % 4) and next.
+    const long long row = static_cast<long long>(tile.m) * BM + warp_row + lane / 4;
+    const long long col = static_cast<long long>(tile.n) * BN + warp_col + lane % 4 * 2;
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i) {
+#pragma unroll
+      for (int j = 0; j < kMmaN; ++j) {
+        StorePair(C, N, row + i * 16, col + j * 8, acc[i][j][0], acc[i][j][1]);
+        StorePair(C, N, row + i * 16 + 8, col + j * 8, acc[i][j][2], acc[i][j][3]);
+      }
+    }
+  }
+}
+
+#endif
+
+}  // namespace hopper_gemm_detail
+
+// Compile-time cluster shape; clusters exist from sm_90 on.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define HOPPER_GEMM_CLUSTER(x) __cluster_dims__(x, 1, 1)
+#else
+#define HOPPER_GEMM_CLUSTER(x)
+#endif
+
+// The tuned kernel: a persistent grid of at most one block per tile, a multiple of CLUSTER_M
+// (e.g. min(tiles, device.sm_count)), (CONSUMERS + WS) * 128 threads.
+template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
+          int GROUP_M, int CLUSTER_M, int TMA_STORE>
+__global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M) __launch_bounds__((CONSUMERS + WS) * 128, 1)
+    hopper_gemm(const T* A, const T* B, T* C, long long M, long long N, long long K,
+                const __grid_constant__ TmaDescriptor map_a,
+                const __grid_constant__ TmaDescriptor map_b,
+                const __grid_constant__ TmaDescriptor map_c) {
+  static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
+                "each consumer warpgroup owns 64 or 128 rows");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
+  static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
+  static_assert(BM * BN <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
+  static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
+  static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
+  static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
+  extern __shared__ __align__(1024) unsigned char smem[];
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  hopper_gemm_detail::HopperGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M,
+                                 CLUSTER_M, TMA_STORE>(C, M, N, K, map_a, map_b, map_c, smem);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
+      A, B, C, M, N, K, smem);
+#endif
+}
+
+// Reference: 16 x 16 threads per block, one output each, fp32 accumulation in k order over
+// 16 x 16 shared tiles; C rounded to T once.
+template <typename T, int B_ROW_MAJOR>
+__global__ void hopper_gemm_reference(const T* A, const T* B, T* C, long long M, long long N,
+                                      long long K) {
+  __shared__ float a_tile[16][16], b_tile[16][17];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long m = static_cast<long long>(blockIdx.y) * 16 + ty;
+  const long long n = static_cast<long long>(blockIdx.x) * 16 + tx;
+  const long long n_of_ty = static_cast<long long>(blockIdx.x) * 16 + ty;
+  float sum = 0;
+  for (long long k0 = 0; k0 < K; k0 += 16) {
+    a_tile[ty][tx] = m < M && k0 + tx < K ? static_cast<float>(A[m * K + k0 + tx]) : 0.f;
+    // b_tile[k][n]; TN reads B[n][k] with k along threadIdx.x for coalescing.
+    if (B_ROW_MAJOR) {
+      b_tile[ty][tx] = n < N && k0 + ty < K ? static_cast<float>(B[(k0 + ty) * N + n]) : 0.f;
+    } else {
+      b_tile[tx][ty] =
+          n_of_ty < N && k0 + tx < K ? static_cast<float>(B[n_of_ty * K + k0 + tx]) : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 16; ++k) sum += a_tile[ty][k] * b_tile[k][tx];
+    __syncthreads();
+  }
+  if (m < M && n < N) C[m * N + n] = T(sum);
+}
