@@ -22,7 +22,7 @@ smi=$!
 start=$(date +%s.%N)
 if ! timeout "${TUNE_TIMEOUT_S:-300}" "$carry/tunefleet" submit "$spec" --wait --json >"$state/best.json"; then
   echo "the job did not finish; logs:"
-  tail -20 "$state/coordinator.log" "$state/worker.log"
+  tail -n 20 "$state/coordinator.log" "$state/worker.log"
   exit 1
 fi
 end=$(date +%s.%N)

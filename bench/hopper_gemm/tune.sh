@@ -4,7 +4,9 @@
 # OUT_DIR/winners.txt as "DTYPE MxNxK KEY=VALUE,..." lines, for table.sh to time against
 # cuBLAS. The harness that table.sh runs is built here beforehand with those configurations
 # (build.sh OUT_DIR/winners_configs.txt), so the GPU host needs no compiler.
-#   bench/hopper_gemm/tune.sh CARRY_DIR OUT_DIR [SPEC...]
+# With SEARCH_MAX=N, each problem tunes N randomly sampled configurations (seed 1) instead
+# of all of them, to fit a short GPU lease.
+#   [SEARCH_MAX=N] bench/hopper_gemm/tune.sh CARRY_DIR OUT_DIR [SPEC...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 carry="$1" out="$2"
@@ -19,7 +21,14 @@ for spec in "${specs[@]}"; do
   name=$(basename "$spec" .yaml)
   state="/tmp/tunefleet-$name"
   echo "== $name"
+  if [ -n "${SEARCH_MAX:-}" ]; then  # a sibling copy, so that its source path still resolves
+    sampled="$(dirname "$spec")/.sampled-$name.yaml"
+    { cat "$spec"; echo "search: {strategy: random, max_candidates: $SEARCH_MAX, seed: 1}"; } \
+      >"$sampled"
+    spec="$sampled"
+  fi
   bash "$here/../gpu_tune.sh" "$carry" "$spec" "$state" | tee "$out/$name.summary"
+  [ -z "${SEARCH_MAX:-}" ] || rm -f "$spec"
   cp "$state/best.json" "$out/$name.best.json"
   cp "$state/results.txt" "$out/$name.results.txt"
 done
