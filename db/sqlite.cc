@@ -76,6 +76,12 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool s
     return status;
   }
   std::unique_ptr<Database> db(new Database(raw, path));
+  // SQLite quietly opens what it cannot write read-only; every write would
+  // then fail. Say so now.
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return Status::Unavailable("tuning database " + path +
+                               " is read-only (read-only file system or no write permission)");
+  }
   sqlite3_busy_timeout(raw, 5000);
   TF_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
   TF_RETURN_IF_ERROR(
