@@ -97,9 +97,8 @@ Status Database::Exec(std::string_view sql) {
   char* error = nullptr;
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &error);
   if (rc == SQLITE_OK) return Status::Ok();
-  std::string message = error ? error : sqlite3_errstr(rc);
-  sqlite3_free(error);
-  return SqliteError(nullptr, rc, message);
+  sqlite3_free(error);  // the same text as sqlite3_errmsg, which SqliteError adds
+  return SqliteError(db_, rc, owned.size() <= 40 ? owned : owned.substr(0, 37) + "...");
 }
 
 Result<Statement> Database::Prepare(std::string_view sql) {
