@@ -743,9 +743,12 @@ Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
     if (job.row.state != v1::JOB_STATE_RUNNING || job.row.device_class != device.device_class()) {
       continue;
     }
-    // A candidate reported under an expired lease may still be queued.
-    std::erase_if(job.ready,
-                  [&](int64_t c) { return candidates_[c].state != db::CandidateState::kReady; });
+    // A candidate reported under an expired lease may still be queued; the
+    // front must be ready, the rest is checked when leased.
+    while (!job.ready.empty() &&
+           candidates_[job.ready.front()].state != db::CandidateState::kReady) {
+      job.ready.pop_front();
+    }
     if (job.ready.empty()) continue;
     auto rank = [](const Job& j) {
       return std::make_tuple(-j.row.priority, j.active_leases, j.last_lease_seq);
@@ -794,22 +797,28 @@ Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& wor
                                                 int device_index, int max_candidates) {
   // One artifact per lease: the first ready candidate's, and the others
   // built into the same artifact, so a worker loads one library.
+  // Only as far into the queue as it takes: it may hold a whole job.
   const std::string artifact = candidates_[job.ready.front()].artifact_sha256;
-  std::vector<int64_t> picked;
-  for (int64_t id : job.ready) {
-    if (static_cast<int>(picked.size()) == max_candidates) break;
-    if (candidates_[id].artifact_sha256 == artifact) picked.push_back(id);
+  std::vector<int64_t> picked, skipped;
+  size_t scanned = 0;
+  for (; scanned < job.ready.size() && static_cast<int>(picked.size()) < max_candidates;
+       ++scanned) {
+    const Candidate& c = candidates_[job.ready[scanned]];
+    if (c.state != db::CandidateState::kReady) continue;
+    (c.artifact_sha256 == artifact ? picked : skipped).push_back(c.id);
   }
   db::LeaseRow row{0, job.row.id, worker_id, device_index, artifact, picked};
   {
-    auto txn = db_->Begin();
+    // Not fsynced: a lease forgotten in a power loss only runs its
+    // candidates again, and a result still counts once.
+    auto txn = db_->Begin(/*fsync=*/false);
     TF_RETURN_IF_ERROR(txn->begin_status());
     TF_RETURN_IF_ERROR(db_->InsertLease(row));
     TF_RETURN_IF_ERROR(db_->SetCandidateState(picked, db::CandidateState::kLeased, row.id));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
-  std::set<int64_t> picked_set(picked.begin(), picked.end());
-  std::erase_if(job.ready, [&](int64_t id) { return picked_set.count(id) > 0; });
+  job.ready.erase(job.ready.begin(), job.ready.begin() + static_cast<ptrdiff_t>(scanned));
+  job.ready.insert(job.ready.begin(), skipped.begin(), skipped.end());
   int64_t now = NowUnixMs();
   Lease lease{
       row.id, job.row.id, worker_id, device_index, artifact, picked, now + options_.lease_ttl_ms,
@@ -989,6 +998,14 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     accepted.push_back(
         {job, &c->second, MakeResultRow(*job, c->second, result, request.worker_id())});
   }
+  // A finished lease ends in the same transaction as its last results.
+  std::optional<Release> release;
+  auto finished = request.lease_finished() ? leases_.find(request.lease_id()) : leases_.end();
+  if (finished != leases_.end()) {
+    std::set<int64_t> reporting;
+    for (const auto& a : accepted) reporting.insert(a.candidate->id);
+    release = PlanReleaseLocked(finished->second, reporting);
+  }
   std::vector<bool> became_best(accepted.size(), false);
   {
     auto txn = db_->Begin();
@@ -1006,9 +1023,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
       }
     }
     for (const auto& [id, row] : updated_jobs) TF_RETURN_IF_ERROR(db_->UpdateJob(row));
-    if (request.lease_finished() && leases_.count(request.lease_id())) {
-      TF_RETURN_IF_ERROR(db_->EndLease(request.lease_id()));
-    }
+    if (release) TF_RETURN_IF_ERROR(StoreReleaseLocked(*release));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
   for (size_t i = 0; i < accepted.size(); ++i) {
@@ -1020,15 +1035,12 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     w->second.results_reported += response.recorded();
     w->second.last_heartbeat_ms = NowUnixMs();
   }
-  if (request.lease_finished()) {
-    auto l = leases_.find(request.lease_id());
-    auto job = l == leases_.end() ? jobs_.end() : jobs_.find(l->second.job_id);
-    if (job != jobs_.end()) {
+  if (release) {
+    if (auto job = jobs_.find(finished->second.job_id); job != jobs_.end()) {
       job->second.leases_finished++;
-      job->second.lease_ms_total += NowUnixMs() - l->second.granted_ms;
+      job->second.lease_ms_total += NowUnixMs() - finished->second.granted_ms;
     }
-    Status released = ReleaseLeaseLocked(request.lease_id());
-    if (!released.ok()) spdlog::error("lease {}: {}", request.lease_id(), released.message());
+    ApplyReleaseLocked(*release);
   }
   for (auto& [id, row] : updated_jobs) {
     ChangedLocked(jobs_[id]);
@@ -1037,53 +1049,72 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   return response;
 }
 
-Status Coordinator::ReleaseLeaseLocked(int64_t lease_id) {
-  auto l = leases_.find(lease_id);
-  if (l == leases_.end()) return Status::Ok();
-  Lease& lease = l->second;
-  std::vector<Candidate*> unreported = UnreportedLocked(lease);
-  auto backup = leases_.find(lease.backup_id);
-  const int64_t heir = backup != leases_.end() ? backup->first : 0;
-  std::vector<int64_t> ids;
-  for (auto* c : unreported) ids.push_back(c->id);
-  {
-    auto txn = db_->Begin();
-    TF_RETURN_IF_ERROR(txn->begin_status());
-    TF_RETURN_IF_ERROR(db_->SetCandidateState(
-        ids, heir ? db::CandidateState::kLeased : db::CandidateState::kReady, heir));
-    TF_RETURN_IF_ERROR(db_->EndLease(lease_id));
-    TF_RETURN_IF_ERROR(txn->Commit());
+Coordinator::Release Coordinator::PlanReleaseLocked(const Lease& lease,
+                                                    const std::set<int64_t>& reporting) {
+  Release release{lease.id, {}, 0};
+  for (Candidate* c : UnreportedLocked(lease)) {
+    if (!reporting.contains(c->id)) release.unreported.push_back(c);
   }
+  if (leases_.contains(lease.backup_id)) release.heir = lease.backup_id;
+  return release;
+}
+
+Status Coordinator::StoreReleaseLocked(const Release& release) {
+  std::vector<int64_t> ids;
+  for (const Candidate* c : release.unreported) ids.push_back(c->id);
+  TF_RETURN_IF_ERROR(db_->SetCandidateState(
+      ids, release.heir ? db::CandidateState::kLeased : db::CandidateState::kReady, release.heir));
+  return db_->EndLease(release.lease_id);
+}
+
+void Coordinator::ApplyReleaseLocked(const Release& release) {
+  auto l = leases_.find(release.lease_id);
+  if (l == leases_.end()) return;
+  const Lease& lease = l->second;
   if (auto original = leases_.find(lease.backup_of); original != leases_.end()) {
     original->second.backup_id = 0;  // it may be backed up again
   }
-  if (heir) backup->second.backup_of = 0;  // the backup now owns them alone
+  if (release.heir) leases_[release.heir].backup_of = 0;  // the backup now owns them alone
   auto job = jobs_.find(lease.job_id);
   if (job != jobs_.end()) {
     job->second.active_leases = std::max(0, job->second.active_leases - 1);
     // Back at the front: these are the oldest work of the job.
-    for (auto it = unreported.rbegin(); it != unreported.rend(); ++it) {
-      (*it)->lease_id = heir;
-      if (heir) continue;
+    for (auto it = release.unreported.rbegin(); it != release.unreported.rend(); ++it) {
+      (*it)->lease_id = release.heir;
+      if (release.heir) continue;
       (*it)->state = db::CandidateState::kReady;
       job->second.ready.push_front((*it)->id);
     }
   }
-  if (!unreported.empty()) {
-    if (heir) {
+  if (!release.unreported.empty()) {
+    if (release.heir) {
       spdlog::warn(
           "lease {} of worker {} ended with {} candidates unreported; its backup lease "
           "{} keeps them",
-          lease_id, lease.worker_id, unreported.size(), heir);
+          lease.id, lease.worker_id, release.unreported.size(), release.heir);
     } else {
       spdlog::warn(
           "lease {} of worker {} ended with {} candidates unreported; they go to the next "
           "worker",
-          lease_id, lease.worker_id, unreported.size());
+          lease.id, lease.worker_id, release.unreported.size());
       work_cv_.notify_all();
     }
   }
   leases_.erase(l);
+}
+
+Status Coordinator::ReleaseLeaseLocked(int64_t lease_id) {
+  auto l = leases_.find(lease_id);
+  if (l == leases_.end()) return Status::Ok();
+  Release release = PlanReleaseLocked(l->second, {});
+  {
+    // Not fsynced: forgotten in a power loss, the lease expires again.
+    auto txn = db_->Begin(/*fsync=*/false);
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(StoreReleaseLocked(release));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  ApplyReleaseLocked(release);
   return Status::Ok();
 }
 

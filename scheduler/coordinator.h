@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -155,8 +156,17 @@ class Coordinator {
   // The lease's candidates that still wait for its worker's results.
   std::vector<Candidate*> UnreportedLocked(const Lease& lease);
   bool AllReportedLocked(const Lease& lease) const;
-  // Hands the lease's unreported candidates to its live backup, or else back
-  // to the front of the ready queue.
+  // Ending a lease hands its unreported candidates to its live backup, or
+  // else back to the front of the ready queue. Planned, stored (in the
+  // caller's transaction), then applied to memory once committed.
+  struct Release {
+    int64_t lease_id = 0;
+    std::vector<Candidate*> unreported;  // but for those being reported now
+    int64_t heir = 0;                    // the backup lease that takes them
+  };
+  Release PlanReleaseLocked(const Lease& lease, const std::set<int64_t>& reporting);
+  Status StoreReleaseLocked(const Release& release);
+  void ApplyReleaseLocked(const Release& release);
   Status ReleaseLeaseLocked(int64_t lease_id);
   db::ResultRow MakeResultRow(const Job& job, const Candidate& candidate,
                               const v1::CandidateResult& result, const std::string& worker) const;
