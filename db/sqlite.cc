@@ -20,6 +20,17 @@ Status SqliteError(sqlite3* db, int rc, std::string_view what) {
   }
 }
 
+Statement::~Statement() {
+  if (stmt_ == nullptr) return;
+  if (in_use_ == nullptr) {
+    sqlite3_finalize(stmt_);
+    return;
+  }
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  *in_use_ = false;
+}
+
 Statement& Statement::Bind(int index, int64_t value) {
   sqlite3_bind_int64(stmt_, index, value);
   return *this;
@@ -75,7 +86,13 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool s
     sqlite3_close(raw);
     return status;
   }
-  std::unique_ptr<Database> db(new Database(raw, path));
+  std::unique_ptr<Database> db(new Database(raw, path, synchronous_full));
+  // SQLite quietly opens what it cannot write read-only; every write would
+  // then fail. Say so now.
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return Status::Unavailable("tuning database " + path +
+                               " is read-only (read-only file system or no write permission)");
+  }
   sqlite3_busy_timeout(raw, 5000);
   TF_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
   TF_RETURN_IF_ERROR(
@@ -84,29 +101,53 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool s
   return db;
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
+  sqlite3_close(db_);
+}
 
 Status Database::Exec(std::string_view sql) {
   std::string owned(sql);
   char* error = nullptr;
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &error);
   if (rc == SQLITE_OK) return Status::Ok();
-  std::string message = error ? error : sqlite3_errstr(rc);
-  sqlite3_free(error);
-  return SqliteError(nullptr, rc, message);
+  sqlite3_free(error);  // the same text as sqlite3_errmsg, which SqliteError adds
+  return SqliteError(db_, rc, owned.size() <= 40 ? owned : owned.substr(0, 37) + "...");
 }
 
 Result<Statement> Database::Prepare(std::string_view sql) {
+  Cached& cached = cache_[std::string(sql)];
+  if (cached.stmt != nullptr && !cached.in_use) {
+    cached.in_use = true;
+    return Statement(db_, cached.stmt, &cached.in_use);
+  }
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return SqliteError(db_, rc, "prepare " + std::string(sql));
-  return Statement(db_, stmt);
+  if (cached.stmt != nullptr) return Statement(db_, stmt);  // the cached one is busy
+  cached.stmt = stmt;
+  cached.in_use = true;
+  return Statement(db_, stmt, &cached.in_use);
 }
 
-Transaction::Transaction(Database& db) : db_(db), begin_(db.Exec("BEGIN IMMEDIATE")) {}
+namespace {
+
+Status RelaxSync(Database& db, bool relax) {
+  return relax ? db.Exec("PRAGMA synchronous=NORMAL") : Status::Ok();
+}
+
+}  // namespace
+
+Transaction::Transaction(Database& db, bool fsync)
+    : db_(db), relaxed_(!fsync && db.synchronous_full()) {
+  begin_ = RelaxSync(db, relaxed_);
+  if (begin_.ok()) begin_ = db.Exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_ && begin_.ok()) (void)db_.Exec("ROLLBACK");
+  if (relaxed_) (void)db_.Exec("PRAGMA synchronous=FULL");
 }
 
 Status Transaction::Commit() {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/status.h"
 
@@ -15,12 +16,17 @@ namespace tf::db {
 
 class Statement {
  public:
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
-  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  // `in_use`: set when the statement belongs to its database's cache, which
+  // gets it back (reset, not finalized) when this object goes away.
+  Statement(sqlite3* db, sqlite3_stmt* stmt, bool* in_use = nullptr)
+      : db_(db), stmt_(stmt), in_use_(in_use) {}
+  Statement(Statement&& other) noexcept
+      : db_(other.db_), stmt_(other.stmt_), in_use_(other.in_use_) {
     other.stmt_ = nullptr;
+    other.in_use_ = nullptr;
   }
   Statement(const Statement&) = delete;
-  ~Statement() { sqlite3_finalize(stmt_); }
+  ~Statement();
 
   // Binds are 1-based, like SQLite's.
   Statement& Bind(int index, int64_t value);
@@ -43,6 +49,7 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_;
+  bool* in_use_;
 };
 
 class Database {
@@ -54,27 +61,44 @@ class Database {
   ~Database();
 
   Status Exec(std::string_view sql);
+  // Compiled once per connection and kept: the coordinator runs the same
+  // few statements thousands of times a second. A statement still in use
+  // when asked for again is compiled afresh for the second user.
   Result<Statement> Prepare(std::string_view sql);
   int64_t LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
   const std::string& path() const { return path_; }
+  bool synchronous_full() const { return synchronous_full_; }
 
  private:
-  Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  struct Cached {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
+
+  Database(sqlite3* db, std::string path, bool synchronous_full)
+      : db_(db), path_(std::move(path)), synchronous_full_(synchronous_full) {}
   sqlite3* db_;
   std::string path_;
+  bool synchronous_full_;
+  std::unordered_map<std::string, Cached> cache_;  // node-based: in_use stays put
 };
 
 // BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless committed.
+//
+// `fsync` false: on a synchronous=FULL database this commit is not fsynced
+// by itself; it becomes durable with the next one that is (the WAL is
+// appended in order). For writes whose loss on power failure is harmless.
 class Transaction {
  public:
-  explicit Transaction(Database& db);
+  explicit Transaction(Database& db, bool fsync = true);
   ~Transaction();
   Status begin_status() const { return begin_; }
   Status Commit();
 
  private:
   Database& db_;
+  const bool relaxed_;  // synchronous=NORMAL until the end
   Status begin_;
   bool done_ = false;
 };

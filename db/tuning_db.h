@@ -110,7 +110,10 @@ class TuningDb {
 
   Database& database() { return *db_; }
   // A transaction over this database; commit it to keep the writes.
-  std::unique_ptr<Transaction> Begin() { return std::make_unique<Transaction>(*db_); }
+  // `fsync` false: see Transaction.
+  std::unique_ptr<Transaction> Begin(bool fsync = true) {
+    return std::make_unique<Transaction>(*db_, fsync);
+  }
 
   // Records the kernel fingerprint the first time it is seen; returns when.
   Result<int64_t> EnsureKernel(const std::string& fingerprint, const std::string& name,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "common/files.h"
 #include "compiler/fingerprint.h"
@@ -75,6 +76,7 @@ Status Coordinator::Load() {
   for (auto& row : workers) {
     Worker w;
     w.row = std::move(row);
+    w.expired = true;  // known, but asked to register again before new leases
     next_worker_seq_++;
     workers_[w.row.id] = std::move(w);
   }
@@ -88,7 +90,8 @@ Status Coordinator::Load() {
                 l.device_index,
                 l.artifact_sha256,
                 l.candidate_ids,
-                now + options_.lease_ttl_ms};
+                now + options_.lease_ttl_ms,
+                now};
     for (int64_t id : l.candidate_ids) lease_of_candidate[id] = l.id;
     leases_[l.id] = std::move(lease);
   }
@@ -381,8 +384,17 @@ void Coordinator::MarkReadyLocked(Job& job, Candidate& candidate) {
 
 void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds) {
   std::lock_guard lock(mu_);
+  if (Status recorded = RecordBuildsLocked(job_id, builds); !recorded.ok()) {
+    // The builds stay in the artifact store; the reaper tries again.
+    spdlog::error("job {}: cannot record builds: {}; retrying", job_id, recorded.message());
+    unrecorded_builds_.emplace_back(job_id, builds);
+  }
+}
+
+Status Coordinator::RecordBuildsLocked(int64_t job_id,
+                                       const std::vector<compiler::ConfigBuild>& builds) {
   auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return;
+  if (it == jobs_.end()) return Status::Ok();
   Job& job = it->second;
   std::map<std::string, const compiler::ConfigBuild*> by_key;
   for (const auto& b : builds) by_key[spec::ConfigKey(b.config)] = &b;
@@ -429,17 +441,14 @@ void Coordinator::OnBatchBuilt(int64_t job_id, const std::vector<compiler::Confi
   if (status.ok()) status = db_->SetCandidateState(failed_ids, db::CandidateState::kDone, 0);
   if (status.ok()) status = db_->UpdateJob(updated);
   if (status.ok()) status = txn->Commit();
-  if (!status.ok()) {
-    // The builds stay in the artifact store; a restart rebuilds the records.
-    spdlog::error("job {}: cannot record builds: {}", job_id, status.message());
-    return;
-  }
+  TF_RETURN_IF_ERROR(status);
   job.row = std::move(updated);
   job.builds_done += static_cast<int64_t>(resolved_configs.size());
   for (auto* c : ready) MarkReadyLocked(job, *c);
   for (auto& [c, row] : failed) c->state = db::CandidateState::kDone;
   ChangedLocked(job);
   FinishIfDoneLocked(job);
+  return Status::Ok();
 }
 
 void Coordinator::ChangedLocked(Job& job) {
@@ -691,7 +700,7 @@ Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest&
   std::lock_guard lock(mu_);
   v1::HeartbeatResponse response;
   auto w = workers_.find(request.worker_id());
-  if (w == workers_.end()) {
+  if (w == workers_.end() || w->second.expired) {
     response.set_reregister(true);
     return response;
   }
@@ -701,6 +710,13 @@ Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest&
     auto l = leases_.find(lease_id);
     if (l == leases_.end() || l->second.worker_id != request.worker_id()) {
       response.add_cancelled_lease_ids(lease_id);
+    } else if (AllReportedLocked(l->second)) {
+      // Every candidate has its result, from this worker or from the twin of
+      // a straggling lease: stop work that can no longer count.
+      response.add_cancelled_lease_ids(lease_id);
+      if (Status released = ReleaseLeaseLocked(lease_id); !released.ok()) {
+        spdlog::error("lease {}: {}", lease_id, released.message());
+      }
     } else {
       l->second.deadline_ms = now + options_.lease_ttl_ms;
     }
@@ -711,29 +727,33 @@ Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest&
 const v1::DeviceInfo* Coordinator::FindDeviceLocked(const std::string& worker_id,
                                                     int device_index) const {
   auto w = workers_.find(worker_id);
-  if (w == workers_.end()) return nullptr;
+  if (w == workers_.end() || w->second.expired) return nullptr;
   for (const auto& d : w->second.row.devices) {
     if (d.index() == device_index) return &d;
   }
   return nullptr;
 }
 
-// Highest priority first; among equals the job with the fewest leases out
-// (workers are shared fairly), then the oldest.
+// Highest priority first; among equals the job with the fewest leases out,
+// then the one served least recently: same-priority jobs share the workers
+// (round robin when leases are taken one at a time).
 Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
   Job* pick = nullptr;
   for (auto& [id, job] : jobs_) {
     if (job.row.state != v1::JOB_STATE_RUNNING || job.row.device_class != device.device_class()) {
       continue;
     }
-    // A candidate reported under an expired lease may still be queued.
-    std::erase_if(job.ready,
-                  [&](int64_t c) { return candidates_[c].state != db::CandidateState::kReady; });
-    if (job.ready.empty()) continue;
-    if (!pick || job.row.priority > pick->row.priority ||
-        (job.row.priority == pick->row.priority && job.active_leases < pick->active_leases)) {
-      pick = &job;
+    // A candidate reported under an expired lease may still be queued; the
+    // front must be ready, the rest is checked when leased.
+    while (!job.ready.empty() &&
+           candidates_[job.ready.front()].state != db::CandidateState::kReady) {
+      job.ready.pop_front();
     }
+    if (job.ready.empty()) continue;
+    auto rank = [](const Job& j) {
+      return std::make_tuple(-j.row.priority, j.active_leases, j.last_lease_seq);
+    };
+    if (!pick || rank(job) < rank(*pick)) pick = &job;
   }
   return pick;
 }
@@ -760,6 +780,13 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
       *response.mutable_lease() = std::move(lease);
       return response;
     }
+    if (Lease* straggler = PickStragglerLocked(*device, request.worker_id())) {
+      TF_ASSIGN_OR_RETURN(auto lease, GrantBackupLeaseLocked(*straggler, request.worker_id(),
+                                                             request.device_index()));
+      v1::AcquireLeaseResponse response;
+      *response.mutable_lease() = std::move(lease);
+      return response;
+    }
     if (stopping_ || work_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
       return v1::AcquireLeaseResponse();
     }
@@ -770,53 +797,133 @@ Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& wor
                                                 int device_index, int max_candidates) {
   // One artifact per lease: the first ready candidate's, and the others
   // built into the same artifact, so a worker loads one library.
+  // Only as far into the queue as it takes: it may hold a whole job.
   const std::string artifact = candidates_[job.ready.front()].artifact_sha256;
-  std::vector<int64_t> picked;
-  for (int64_t id : job.ready) {
-    if (static_cast<int>(picked.size()) == max_candidates) break;
-    if (candidates_[id].artifact_sha256 == artifact) picked.push_back(id);
+  std::vector<int64_t> picked, skipped;
+  size_t scanned = 0;
+  for (; scanned < job.ready.size() && static_cast<int>(picked.size()) < max_candidates;
+       ++scanned) {
+    const Candidate& c = candidates_[job.ready[scanned]];
+    if (c.state != db::CandidateState::kReady) continue;
+    (c.artifact_sha256 == artifact ? picked : skipped).push_back(c.id);
   }
   db::LeaseRow row{0, job.row.id, worker_id, device_index, artifact, picked};
   {
-    auto txn = db_->Begin();
+    // Not fsynced: a lease forgotten in a power loss only runs its
+    // candidates again, and a result still counts once.
+    auto txn = db_->Begin(/*fsync=*/false);
     TF_RETURN_IF_ERROR(txn->begin_status());
     TF_RETURN_IF_ERROR(db_->InsertLease(row));
     TF_RETURN_IF_ERROR(db_->SetCandidateState(picked, db::CandidateState::kLeased, row.id));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
-  std::set<int64_t> picked_set(picked.begin(), picked.end());
-  std::erase_if(job.ready, [&](int64_t id) { return picked_set.count(id) > 0; });
-  Lease lease{row.id,
-              job.row.id,
-              worker_id,
-              device_index,
-              artifact,
-              picked,
-              NowUnixMs() + options_.lease_ttl_ms};
+  job.ready.erase(job.ready.begin(), job.ready.begin() + static_cast<ptrdiff_t>(scanned));
+  job.ready.insert(job.ready.begin(), skipped.begin(), skipped.end());
+  int64_t now = NowUnixMs();
+  Lease lease{
+      row.id, job.row.id, worker_id, device_index, artifact, picked, now + options_.lease_ttl_ms,
+      now};
   job.active_leases++;
-
-  v1::Lease proto;
-  proto.set_lease_id(lease.id);
-  proto.set_job_id(job.row.id);
-  *proto.mutable_spec() = job.row.spec;
-  proto.set_artifact_sha256(artifact);
-  std::error_code size_error;
-  auto size = std::filesystem::file_size(store_->PathOf(artifact), size_error);
-  proto.set_artifact_size(size_error ? 0 : static_cast<int64_t>(size));
-  proto.set_reference_symbol(candidates_[picked.front()].reference_symbol);
-  proto.set_deadline_unix_ms(lease.deadline_ms);
+  job.last_lease_seq = ++lease_seq_;
   for (int64_t id : picked) {
     Candidate& c = candidates_[id];
     c.state = db::CandidateState::kLeased;
     c.lease_id = lease.id;
+  }
+  Lease& stored = leases_[lease.id] = std::move(lease);
+  return LeaseProtoLocked(job, stored);
+}
+
+v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
+  v1::Lease proto;
+  proto.set_lease_id(lease.id);
+  proto.set_job_id(job.row.id);
+  *proto.mutable_spec() = job.row.spec;
+  proto.set_artifact_sha256(lease.artifact_sha256);
+  std::error_code size_error;
+  auto size = std::filesystem::file_size(store_->PathOf(lease.artifact_sha256), size_error);
+  proto.set_artifact_size(size_error ? 0 : static_cast<int64_t>(size));
+  proto.set_reference_symbol(candidates_[lease.candidate_ids.front()].reference_symbol);
+  proto.set_deadline_unix_ms(lease.deadline_ms);
+  for (int64_t id : lease.candidate_ids) {
+    const Candidate& c = candidates_[id];
     auto* lc = proto.add_candidates();
     lc->set_candidate_id(id);
     *lc->mutable_config() = c.config;
     *lc->mutable_problem() = c.problem;
     lc->set_symbol(c.symbol);
   }
-  leases_[lease.id] = std::move(lease);
   return proto;
+}
+
+std::vector<Coordinator::Candidate*> Coordinator::UnreportedLocked(const Lease& lease) {
+  std::vector<Candidate*> unreported;
+  for (int64_t id : lease.candidate_ids) {
+    auto c = candidates_.find(id);
+    if (c != candidates_.end() && c->second.state == db::CandidateState::kLeased &&
+        c->second.lease_id == lease.id) {
+      unreported.push_back(&c->second);
+    }
+  }
+  return unreported;
+}
+
+bool Coordinator::AllReportedLocked(const Lease& lease) const {
+  return std::none_of(lease.candidate_ids.begin(), lease.candidate_ids.end(), [&](int64_t id) {
+    auto c = candidates_.find(id);
+    return c != candidates_.end() && c->second.state != db::CandidateState::kDone;
+  });
+}
+
+Coordinator::Lease* Coordinator::PickStragglerLocked(const v1::DeviceInfo& device,
+                                                     const std::string& worker_id) {
+  int64_t now = NowUnixMs();
+  Lease* pick = nullptr;
+  for (auto& [id, lease] : leases_) {
+    if (lease.backup_of != 0 || lease.backup_id != 0 || lease.worker_id == worker_id) continue;
+    auto job = jobs_.find(lease.job_id);
+    if (job == jobs_.end() || job->second.row.state != v1::JOB_STATE_RUNNING ||
+        job->second.row.device_class != device.device_class() || job->second.leases_finished < 2) {
+      continue;
+    }
+    // Three times the usual lease, and never sooner than a heartbeat: a
+    // lease of a healthy worker is rarely backed up, a stuck one soon.
+    int64_t usual = job->second.lease_ms_total / job->second.leases_finished;
+    if (now - lease.granted_ms < std::max(3 * usual, options_.heartbeat_interval_ms)) continue;
+    if (UnreportedLocked(lease).empty()) continue;
+    if (!pick || lease.granted_ms < pick->granted_ms) pick = &lease;
+  }
+  return pick;
+}
+
+Result<v1::Lease> Coordinator::GrantBackupLeaseLocked(Lease& straggler,
+                                                      const std::string& worker_id,
+                                                      int device_index) {
+  Job& job = jobs_[straggler.job_id];
+  std::vector<int64_t> ids;
+  for (const Candidate* c : UnreportedLocked(straggler)) ids.push_back(c->id);
+  // The candidates stay leased to the straggler, whose results still count.
+  db::LeaseRow row{0, job.row.id, worker_id, device_index, straggler.artifact_sha256, ids};
+  TF_RETURN_IF_ERROR(db_->InsertLease(row));
+  int64_t now = NowUnixMs();
+  Lease backup{row.id,
+               job.row.id,
+               worker_id,
+               device_index,
+               straggler.artifact_sha256,
+               ids,
+               now + options_.lease_ttl_ms,
+               now,
+               straggler.id};
+  straggler.backup_id = backup.id;
+  job.active_leases++;
+  spdlog::warn(
+      "lease {} of worker {} is straggling ({} ms); its {} unreported candidates also "
+      "go to worker {} as lease {}",
+      straggler.id, straggler.worker_id, now - straggler.granted_ms, ids.size(), worker_id,
+      backup.id);
+  Lease& stored = leases_[backup.id] = std::move(backup);
+  return LeaseProtoLocked(job, stored);
 }
 
 db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candidate,
@@ -891,6 +998,14 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     accepted.push_back(
         {job, &c->second, MakeResultRow(*job, c->second, result, request.worker_id())});
   }
+  // A finished lease ends in the same transaction as its last results.
+  std::optional<Release> release;
+  auto finished = request.lease_finished() ? leases_.find(request.lease_id()) : leases_.end();
+  if (finished != leases_.end()) {
+    std::set<int64_t> reporting;
+    for (const auto& a : accepted) reporting.insert(a.candidate->id);
+    release = PlanReleaseLocked(finished->second, reporting);
+  }
   std::vector<bool> became_best(accepted.size(), false);
   {
     auto txn = db_->Begin();
@@ -908,9 +1023,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
       }
     }
     for (const auto& [id, row] : updated_jobs) TF_RETURN_IF_ERROR(db_->UpdateJob(row));
-    if (request.lease_finished() && leases_.count(request.lease_id())) {
-      TF_RETURN_IF_ERROR(db_->EndLease(request.lease_id()));
-    }
+    if (release) TF_RETURN_IF_ERROR(StoreReleaseLocked(*release));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
   for (size_t i = 0; i < accepted.size(); ++i) {
@@ -922,9 +1035,12 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     w->second.results_reported += response.recorded();
     w->second.last_heartbeat_ms = NowUnixMs();
   }
-  if (request.lease_finished()) {
-    Status released = ReleaseLeaseLocked(request.lease_id());
-    if (!released.ok()) spdlog::error("lease {}: {}", request.lease_id(), released.message());
+  if (release) {
+    if (auto job = jobs_.find(finished->second.job_id); job != jobs_.end()) {
+      job->second.leases_finished++;
+      job->second.lease_ms_total += NowUnixMs() - finished->second.granted_ms;
+    }
+    ApplyReleaseLocked(*release);
   }
   for (auto& [id, row] : updated_jobs) {
     ChangedLocked(jobs_[id]);
@@ -933,44 +1049,72 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   return response;
 }
 
-Status Coordinator::ReleaseLeaseLocked(int64_t lease_id) {
-  auto l = leases_.find(lease_id);
-  if (l == leases_.end()) return Status::Ok();
-  std::vector<Candidate*> unreported;
-  for (int64_t id : l->second.candidate_ids) {
-    auto c = candidates_.find(id);
-    if (c != candidates_.end() && c->second.state == db::CandidateState::kLeased &&
-        c->second.lease_id == lease_id) {
-      unreported.push_back(&c->second);
-    }
+Coordinator::Release Coordinator::PlanReleaseLocked(const Lease& lease,
+                                                    const std::set<int64_t>& reporting) {
+  Release release{lease.id, {}, 0};
+  for (Candidate* c : UnreportedLocked(lease)) {
+    if (!reporting.contains(c->id)) release.unreported.push_back(c);
   }
+  if (leases_.contains(lease.backup_id)) release.heir = lease.backup_id;
+  return release;
+}
+
+Status Coordinator::StoreReleaseLocked(const Release& release) {
   std::vector<int64_t> ids;
-  for (auto* c : unreported) ids.push_back(c->id);
-  {
-    auto txn = db_->Begin();
-    TF_RETURN_IF_ERROR(txn->begin_status());
-    TF_RETURN_IF_ERROR(db_->SetCandidateState(ids, db::CandidateState::kReady, 0));
-    TF_RETURN_IF_ERROR(db_->EndLease(lease_id));
-    TF_RETURN_IF_ERROR(txn->Commit());
+  for (const Candidate* c : release.unreported) ids.push_back(c->id);
+  TF_RETURN_IF_ERROR(db_->SetCandidateState(
+      ids, release.heir ? db::CandidateState::kLeased : db::CandidateState::kReady, release.heir));
+  return db_->EndLease(release.lease_id);
+}
+
+void Coordinator::ApplyReleaseLocked(const Release& release) {
+  auto l = leases_.find(release.lease_id);
+  if (l == leases_.end()) return;
+  const Lease& lease = l->second;
+  if (auto original = leases_.find(lease.backup_of); original != leases_.end()) {
+    original->second.backup_id = 0;  // it may be backed up again
   }
-  auto job = jobs_.find(l->second.job_id);
+  if (release.heir) leases_[release.heir].backup_of = 0;  // the backup now owns them alone
+  auto job = jobs_.find(lease.job_id);
   if (job != jobs_.end()) {
     job->second.active_leases = std::max(0, job->second.active_leases - 1);
     // Back at the front: these are the oldest work of the job.
-    for (auto it = unreported.rbegin(); it != unreported.rend(); ++it) {
+    for (auto it = release.unreported.rbegin(); it != release.unreported.rend(); ++it) {
+      (*it)->lease_id = release.heir;
+      if (release.heir) continue;
       (*it)->state = db::CandidateState::kReady;
-      (*it)->lease_id = 0;
       job->second.ready.push_front((*it)->id);
     }
   }
-  if (!unreported.empty()) {
-    spdlog::warn(
-        "lease {} of worker {} ended with {} candidates unreported; they go to the next "
-        "worker",
-        lease_id, l->second.worker_id, unreported.size());
-    work_cv_.notify_all();
+  if (!release.unreported.empty()) {
+    if (release.heir) {
+      spdlog::warn(
+          "lease {} of worker {} ended with {} candidates unreported; its backup lease "
+          "{} keeps them",
+          lease.id, lease.worker_id, release.unreported.size(), release.heir);
+    } else {
+      spdlog::warn(
+          "lease {} of worker {} ended with {} candidates unreported; they go to the next "
+          "worker",
+          lease.id, lease.worker_id, release.unreported.size());
+      work_cv_.notify_all();
+    }
   }
   leases_.erase(l);
+}
+
+Status Coordinator::ReleaseLeaseLocked(int64_t lease_id) {
+  auto l = leases_.find(lease_id);
+  if (l == leases_.end()) return Status::Ok();
+  Release release = PlanReleaseLocked(l->second, {});
+  {
+    // Not fsynced: forgotten in a power loss, the lease expires again.
+    auto txn = db_->Begin(/*fsync=*/false);
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_RETURN_IF_ERROR(StoreReleaseLocked(release));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  ApplyReleaseLocked(release);
   return Status::Ok();
 }
 
@@ -987,6 +1131,18 @@ void Coordinator::ReaperLoop() {
       spdlog::warn("lease {} of worker {} expired", id, leases_[id].worker_id);
       Status released = ReleaseLeaseLocked(id);
       if (!released.ok()) spdlog::error("lease {}: {}", id, released.message());
+    }
+    // Writes that failed (a full disk, say) and that nobody else retries.
+    std::erase_if(unrecorded_builds_, [&](const auto& entry) {
+      return RecordBuildsLocked(entry.first, entry.second).ok();
+    });
+    for (auto& [id, job] : jobs_) FinishIfDoneLocked(job);
+    for (auto& [id, worker] : workers_) {
+      if (!worker.expired && now - worker.last_heartbeat_ms > options_.lease_ttl_ms) {
+        worker.expired = true;
+        spdlog::warn("worker {} silent for {} ms; it must register again", id,
+                     now - worker.last_heartbeat_ms);
+      }
     }
   }
 }

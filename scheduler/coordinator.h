@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -94,7 +95,12 @@ class Coordinator {
     int64_t configurations = 0;  // distinct configurations to build
     int64_t builds_done = 0;
     int active_leases = 0;
-    uint64_t version = 0;  // bumped on every change, for watchers
+    // Leases finished by their workers and their total time, from grant to
+    // the last report: what a lease of this job normally takes.
+    int64_t leases_finished = 0;
+    int64_t lease_ms_total = 0;
+    uint64_t last_lease_seq = 0;  // when it last got a lease, in grants
+    uint64_t version = 0;         // bumped on every change, for watchers
   };
   struct Lease {
     int64_t id = 0;
@@ -104,11 +110,19 @@ class Coordinator {
     std::string artifact_sha256;
     std::vector<int64_t> candidate_ids;
     int64_t deadline_ms = 0;
+    int64_t granted_ms = 0;
+    // A backup runs a straggling lease's unreported candidates on another
+    // worker; the first result of each candidate counts.
+    int64_t backup_of = 0;  // set on a backup lease: the straggler's lease
+    int64_t backup_id = 0;  // set on a straggler's lease: its live backup
   };
   struct Worker {
     db::WorkerRow row;
     int64_t last_heartbeat_ms = 0;
     int64_t results_reported = 0;
+    // Silent for a lease TTL: its leases went to others, and it must
+    // register again before it gets new ones.
+    bool expired = false;
   };
 
   explicit Coordinator(const CoordinatorOptions& options);
@@ -129,10 +143,30 @@ class Coordinator {
   Status SetTargetLocked(Job& job, const v1::DeviceInfo& device);
   void ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs);
   void OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
+  Status RecordBuildsLocked(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
   Job* PickJobLocked(const v1::DeviceInfo& device);
   Result<v1::Lease> GrantLeaseLocked(Job& job, const std::string& worker_id, int device_index,
                                      int max_candidates);
-  // Returns the lease's unreported candidates to the ready queue.
+  // A lease of another worker on this device class, outstanding for three
+  // times as long as this job's leases normally take, without a backup yet.
+  Lease* PickStragglerLocked(const v1::DeviceInfo& device, const std::string& worker_id);
+  Result<v1::Lease> GrantBackupLeaseLocked(Lease& straggler, const std::string& worker_id,
+                                           int device_index);
+  v1::Lease LeaseProtoLocked(const Job& job, const Lease& lease);
+  // The lease's candidates that still wait for its worker's results.
+  std::vector<Candidate*> UnreportedLocked(const Lease& lease);
+  bool AllReportedLocked(const Lease& lease) const;
+  // Ending a lease hands its unreported candidates to its live backup, or
+  // else back to the front of the ready queue. Planned, stored (in the
+  // caller's transaction), then applied to memory once committed.
+  struct Release {
+    int64_t lease_id = 0;
+    std::vector<Candidate*> unreported;  // but for those being reported now
+    int64_t heir = 0;                    // the backup lease that takes them
+  };
+  Release PlanReleaseLocked(const Lease& lease, const std::set<int64_t>& reporting);
+  Status StoreReleaseLocked(const Release& release);
+  void ApplyReleaseLocked(const Release& release);
   Status ReleaseLeaseLocked(int64_t lease_id);
   db::ResultRow MakeResultRow(const Job& job, const Candidate& candidate,
                               const v1::CandidateResult& result, const std::string& worker) const;
@@ -157,6 +191,9 @@ class Coordinator {
   std::map<int64_t, Lease> leases_;
   std::map<std::string, Worker> workers_;
   int64_t next_worker_seq_ = 1;
+  uint64_t lease_seq_ = 0;
+  // Builds whose records could not be written yet, by job.
+  std::vector<std::pair<int64_t, std::vector<compiler::ConfigBuild>>> unrecorded_builds_;
 
   std::atomic<bool> stopping_{false};
   std::thread reaper_;

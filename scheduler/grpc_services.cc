@@ -1,5 +1,7 @@
 #include "scheduler/grpc_services.h"
 
+#include <spdlog/spdlog.h>
+
 #include <fstream>
 
 namespace tf::scheduler {
@@ -8,7 +10,15 @@ namespace {
 // Fills `out` from a Result, or returns its error.
 template <typename T, typename Out>
 grpc::Status Reply(Result<T> result, Out* out) {
-  if (!result.ok()) return ToGrpcStatus(result.status());
+  if (!result.ok()) {
+    // The caller sees it, but the operator must too: a full disk, a
+    // read-only database, a broken invariant.
+    const Code code = result.status().code();
+    if (code == Code::kUnavailable || code == Code::kInternal) {
+      spdlog::error("{}", result.status().message());
+    }
+    return ToGrpcStatus(result.status());
+  }
   *out = std::move(result).value();
   return grpc::Status::OK;
 }

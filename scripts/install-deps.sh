@@ -6,6 +6,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
+  iproute2  # ip netns: the multi-host tests
 )
 missing=()
 for p in "${packages[@]}"; do

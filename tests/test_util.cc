@@ -1,6 +1,7 @@
 #include "tests/test_util.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "common/files.h"
+#include "db/sqlite.h"
 
 namespace tf::testing {
 
@@ -98,8 +100,11 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
   return condition();
 }
 
-CoordinatorProcess::CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args)
-    : dir_(dir), extra_args_(std::move(extra_args)) {}
+CoordinatorProcess::CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args,
+                                       std::string db_path)
+    : dir_(dir),
+      extra_args_(std::move(extra_args)),
+      db_path_(db_path.empty() ? dir + "/tunefleet.db" : std::move(db_path)) {}
 
 void CoordinatorProcess::Start() {
   std::string port_file = dir_ + "/coordinator.port";
@@ -135,13 +140,108 @@ std::unique_ptr<Process> StartWorker(const std::string& address, const std::stri
   return Process::Start(argv, dir + "/" + name + ".log");
 }
 
+RunOptions WithTimeout(double timeout_s) {
+  RunOptions options;
+  options.timeout_s = timeout_s;
+  return options;
+}
+
 ProcessResult RunCli(const std::string& address, std::vector<std::string> args, double timeout_s) {
   std::vector<std::string> argv = {BinaryPath("client/tunefleet"), "--coordinator", address};
   argv.insert(argv.end(), args.begin(), args.end());
-  RunOptions options;
-  options.timeout_s = timeout_s;
-  auto result = RunProcess(argv, options);
+  auto result = RunProcess(argv, WithTimeout(timeout_s));
   return result.ok() ? *result : ProcessResult{};
+}
+
+spec::LoadedSpec LoadTestSpec(const std::string& path,
+                              const std::function<void(tunefleet::v1::KernelSpec&)>& edit) {
+  auto loaded = spec::LoadSpecFile(SourcePath(path));
+  if (!loaded.ok()) throw std::runtime_error(loaded.status().ToString());
+  if (edit) edit(loaded->spec);
+  return std::move(*loaded);
+}
+
+tunefleet::v1::Job SubmitSpec(client::Client& client, const spec::LoadedSpec& spec, int priority) {
+  auto job = client.Submit(spec.spec, spec.sources, priority);
+  EXPECT_TRUE(job.ok()) << job.status().ToString();
+  return job.ok() ? *job : tunefleet::v1::Job();
+}
+
+tunefleet::v1::Job WaitForJobEnd(client::Client& client, int64_t job_id,
+                                 std::chrono::milliseconds timeout) {
+  namespace v1 = ::tunefleet::v1;
+  v1::Job job;
+  WaitFor(
+      [&] {
+        auto got = client.GetJob(job_id);
+        if (got.ok()) job = *got;
+        return got.ok() &&
+               (job.state() == v1::JOB_STATE_SUCCEEDED || job.state() == v1::JOB_STATE_FAILED ||
+                job.state() == v1::JOB_STATE_CANCELLED);
+      },
+      timeout);
+  return job;
+}
+
+namespace {
+
+// The single integer an SQL query with `job_id` bound to ?1 (if any) returns.
+int64_t QueryInt(db::Database& db, const std::string& sql, int64_t job_id = 0) {
+  auto stmt = db.Prepare(sql);
+  EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+  if (!stmt.ok()) return -1;
+  if (job_id) stmt->Bind(1, job_id);
+  auto row = stmt->Step();
+  EXPECT_TRUE(row.ok() && *row) << sql;
+  return row.ok() && *row ? stmt->Int(0) : -1;
+}
+
+}  // namespace
+
+void ExpectExactlyOneResultPerCandidate(const std::string& db_path, int64_t job_id) {
+  auto db = db::Database::Open(db_path, false);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  int64_t candidates = QueryInt(**db, "SELECT COUNT(*) FROM candidates WHERE job_id = ?", job_id);
+  EXPECT_GT(candidates, 0) << "job " << job_id;
+  EXPECT_EQ(QueryInt(**db, "SELECT COUNT(*) FROM results WHERE job_id = ?", job_id), candidates)
+      << "job " << job_id;
+  EXPECT_EQ(QueryInt(**db,
+                     "SELECT COUNT(*) FROM candidates c WHERE job_id = ? AND NOT EXISTS "
+                     "(SELECT 1 FROM results r WHERE r.candidate_id = c.id)",
+                     job_id),
+            0)
+      << "job " << job_id;
+}
+
+void ExpectFleetInvariants(const std::string& db_path) {
+  namespace v1 = ::tunefleet::v1;
+  auto db = db::Database::Open(db_path, false);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto check = (*db)->Prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.ok());
+  ASSERT_TRUE(*check->Step());
+  EXPECT_EQ(check->Text(0), "ok");
+  auto jobs = (*db)->Prepare(
+      "SELECT id, state, candidates_total, candidates_done, candidates_failed FROM jobs");
+  ASSERT_TRUE(jobs.ok());
+  while (*jobs->Step()) {
+    const int64_t id = jobs->Int(0);
+    const auto state = static_cast<v1::JobState>(jobs->Int(1));
+    EXPECT_TRUE(state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
+                state == v1::JOB_STATE_CANCELLED)
+        << "job " << id << " is still " << v1::JobState_Name(state);
+    if (state == v1::JOB_STATE_CANCELLED) continue;
+    if (jobs->Int(2) > 0) ExpectExactlyOneResultPerCandidate(db_path, id);
+    EXPECT_EQ(jobs->Int(3), jobs->Int(2)) << "job " << id << ": done vs total";
+    EXPECT_EQ(QueryInt(**db, "SELECT COUNT(*) FROM results WHERE job_id = ?", id), jobs->Int(3))
+        << "job " << id << ": results vs candidates_done";
+    EXPECT_EQ(QueryInt(**db,
+                       "SELECT COUNT(*) FROM results WHERE job_id = ? AND status != " +
+                           std::to_string(v1::RESULT_STATUS_OK),
+                       id),
+              jobs->Int(4))
+        << "job " << id << ": failed results vs candidates_failed";
+  }
 }
 
 }  // namespace tf::testing

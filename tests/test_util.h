@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "client/client.h"
 #include "common/subprocess.h"
+#include "spec/spec_loader.h"
 
 namespace tf::testing {
 
@@ -48,19 +50,22 @@ std::string SourcePath(const std::string& relative);  // under the source tree
 // Polls `condition` every 20 ms until it holds or `timeout` passes.
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
-// A coordinator on 127.0.0.1 with its database and artifacts in `dir`.
+// A coordinator on 127.0.0.1 with its artifacts and logs in `dir`, and its
+// database there too unless `db_path` is given.
 class CoordinatorProcess {
  public:
-  CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args = {});
+  CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args = {},
+                     std::string db_path = "");
   void Start();  // (re)starts on the same database and port
   void Kill() { process_->Kill(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  std::string db_path() const { return dir_ + "/tunefleet.db"; }
+  const std::string& db_path() const { return db_path_; }
   std::string Log() const { return process_ ? process_->Log() : ""; }
 
  private:
   std::string dir_;
   std::vector<std::string> extra_args_;
+  std::string db_path_;
   int port_ = 0;
   int starts_ = 0;
   std::unique_ptr<Process> process_;
@@ -70,8 +75,32 @@ std::unique_ptr<Process> StartWorker(const std::string& address, const std::stri
                                      const std::string& name, const std::string& devices,
                                      std::vector<std::string> extra_args = {});
 
+RunOptions WithTimeout(double timeout_s);
+
 // Runs the `tunefleet` CLI against `address` and returns what it printed.
 ProcessResult RunCli(const std::string& address, std::vector<std::string> args,
                      double timeout_s = 120);
+
+// The spec at `path` (under the source tree), changed by `edit` when given.
+spec::LoadedSpec LoadTestSpec(const std::string& path,
+                              const std::function<void(tunefleet::v1::KernelSpec&)>& edit = {});
+
+// Submits through `client`; a job with id 0 (and a test failure) on error.
+tunefleet::v1::Job SubmitSpec(client::Client& client, const spec::LoadedSpec& spec,
+                              int priority = 0);
+
+// Polls until the job succeeded, failed or was cancelled, or `timeout` passed;
+// returns its last state.
+tunefleet::v1::Job WaitForJobEnd(client::Client& client, int64_t job_id,
+                                 std::chrono::milliseconds timeout);
+
+// Every candidate of the job has exactly one result in the database.
+void ExpectExactlyOneResultPerCandidate(const std::string& db_path, int64_t job_id);
+
+// What a coordinator's database holds after any run, faults included:
+// `PRAGMA integrity_check` is ok; no job is left queued or running (none
+// lost or stuck); every candidate of a succeeded or failed job has exactly
+// one result, and the job's counters agree with the results.
+void ExpectFleetInvariants(const std::string& db_path);
 
 }  // namespace tf::testing

@@ -1,5 +1,6 @@
 #include "worker/artifact_cache.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -33,14 +34,12 @@ Result<std::string> ArtifactCache::Get(const std::string& sha256) {
   }
   const std::string path = dir_ + "/" + sha256;
   std::lock_guard lock(mu_);
-  if (verified_.contains(sha256)) return path;
   if (std::filesystem::exists(path)) {
     auto actual = Sha256OfFile(path);
-    if (actual.ok() && *actual == sha256) {
-      verified_.insert(sha256);
-      return path;
-    }
-    std::filesystem::remove(path);  // corrupted on disk: fetch it again
+    if (actual.ok() && *actual == sha256) return path;
+    spdlog::warn("cached artifact {} is corrupted (its SHA-256 is {}); fetching it again", path,
+                 actual.ok() ? *actual : actual.status().message());
+    std::filesystem::remove(path);
   }
   // A download is checked before it takes the artifact's name; a corrupted
   // one is tried once more.
@@ -57,7 +56,6 @@ Result<std::string> ArtifactCache::Get(const std::string& sha256) {
   std::error_code ec;
   std::filesystem::rename(partial, path, ec);
   if (ec) return Status::Internal("cannot move artifact into " + path + ": " + ec.message());
-  verified_.insert(sha256);
   return path;
 }
 

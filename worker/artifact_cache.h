@@ -1,11 +1,11 @@
 // Lease artifacts on the worker's disk, named by their SHA-256 and fetched
 // from the coordinator on a miss. Nothing is run unless its hash matched: a
-// cached file is checked once per process, a download before it is kept.
+// cached file is checked on every use (a disk or a hand may have changed it
+// since; hashing is cheap next to a lease), a download before it is kept.
 #pragma once
 
 #include <functional>
 #include <mutex>
-#include <set>
 #include <string>
 
 #include "common/status.h"
@@ -30,7 +30,6 @@ class ArtifactCache {
   const std::string dir_;
   const Fetch fetch_;
   std::mutex mu_;  // one download at a time; others wait and then hit
-  std::set<std::string> verified_;
 };
 
 }  // namespace tf::worker

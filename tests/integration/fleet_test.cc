@@ -6,9 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/client.h"
-#include "db/sqlite.h"
 #include "spec/config.h"
-#include "spec/spec_loader.h"
 #include "tests/test_util.h"
 
 namespace tf::testing {
@@ -48,45 +46,15 @@ class FleetTest : public ::testing::Test {
   }
 
   v1::Job Submit(const std::string& spec_path) {
-    auto loaded = spec::LoadSpecFile(spec_path);
-    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
-    if (!loaded.ok()) return {};
-    auto job = client_->Submit(loaded->spec, loaded->sources, 0);
-    EXPECT_TRUE(job.ok()) << job.status().ToString();
-    return job.ok() ? *job : v1::Job();
+    return SubmitSpec(*client_, LoadTestSpec(spec_path));
   }
 
   v1::Job WaitForEnd(int64_t job_id, seconds timeout) {
-    v1::Job job;
-    WaitFor(
-        [&] {
-          auto got = client_->GetJob(job_id);
-          if (got.ok()) job = *got;
-          return got.ok() &&
-                 (job.state() == v1::JOB_STATE_SUCCEEDED || job.state() == v1::JOB_STATE_FAILED ||
-                  job.state() == v1::JOB_STATE_CANCELLED);
-        },
-        timeout);
-    return job;
+    return WaitForJobEnd(*client_, job_id, timeout);
   }
 
-  // Every candidate of the job has exactly one result in the database.
   void ExpectExactlyOneResultPerCandidate(int64_t job_id) {
-    auto db = db::Database::Open(coordinator_->db_path(), false);
-    ASSERT_TRUE(db.ok());
-    auto count = [&](const std::string& sql) {
-      auto stmt = (*db)->Prepare(sql);
-      EXPECT_TRUE(stmt.ok());
-      stmt->Bind(1, job_id);
-      EXPECT_TRUE(*stmt->Step());
-      return stmt->Int(0);
-    };
-    int64_t candidates = count("SELECT COUNT(*) FROM candidates WHERE job_id = ?");
-    EXPECT_GT(candidates, 0);
-    EXPECT_EQ(count("SELECT COUNT(*) FROM results WHERE job_id = ?"), candidates);
-    EXPECT_EQ(count("SELECT COUNT(*) FROM candidates c WHERE job_id = ? AND NOT EXISTS "
-                    "(SELECT 1 FROM results r WHERE r.candidate_id = c.id)"),
-              0);
+    testing::ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job_id);
   }
 
   TempDir dir_;
@@ -141,7 +109,7 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
 
 TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes) {
   AddWorker("cpu:1");
-  v1::Job job = Submit(SourcePath("examples/cpu/faulty/faulty.yaml"));
+  v1::Job job = Submit("examples/cpu/faulty/faulty.yaml");
   ASSERT_GT(job.job_id(), 0);
   v1::Job done = WaitForEnd(job.job_id(), seconds(180));
   ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
@@ -162,7 +130,7 @@ TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes
 
 TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
   Process& doomed = AddWorker("cpu:1");
-  v1::Job job = Submit(SourcePath("tests/integration/data/slow/slow.yaml"));
+  v1::Job job = Submit("tests/integration/data/slow/slow.yaml");
   ASSERT_GT(job.job_id(), 0);
   // Strike once the worker holds a lease and has reported part of the job.
   ASSERT_TRUE(WaitFor(
@@ -187,7 +155,7 @@ TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
 
 TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   AddWorker("cpu:1");
-  v1::Job job = Submit(SourcePath("tests/integration/data/slow/slow.yaml"));
+  v1::Job job = Submit("tests/integration/data/slow/slow.yaml");
   ASSERT_GT(job.job_id(), 0);
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -203,6 +171,42 @@ TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   EXPECT_EQ(done.candidates_done(), done.candidates_total());
   EXPECT_EQ(done.candidates_failed(), 0);
   ExpectExactlyOneResultPerCandidate(job.job_id());
+}
+
+TEST_F(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) {
+  Process& worker = AddWorker("cpu:1");
+  // Each candidate of this job takes 2 s: its first lease alone would take
+  // about a minute if the worker did not stop it.
+  auto endless = LoadTestSpec("tests/integration/data/slow/slow.yaml", [](v1::KernelSpec& spec) {
+    spec.mutable_benchmark()->set_min_time_ms(2000);
+    spec.mutable_benchmark()->set_max_repeats(1000000);
+    spec.mutable_benchmark()->set_timeout_s(60);
+  });
+  v1::Job doomed = SubmitSpec(*client_, endless);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto workers = client_->ListWorkers();
+        return workers.ok() && !workers->empty() && (*workers)[0].active_leases() > 0;
+      },
+      seconds(120)));
+  v1::Job next = SubmitSpec(*client_, LoadTestSpec("tests/integration/data/slow/slow.yaml"));
+  ASSERT_GT(next.job_id(), 0);
+
+  auto cancelled = RunCli(coordinator_->address(), {"cancel", std::to_string(doomed.job_id())});
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.output;
+  auto workers = client_->ListWorkers();
+  ASSERT_TRUE(workers.ok());
+  EXPECT_EQ((*workers)[0].active_leases(), 0) << "cancel frees the leases before it answers";
+  auto results_at_cancel = client_->ListResults(doomed.job_id());
+  ASSERT_TRUE(results_at_cancel.ok());
+
+  v1::Job done = WaitForEnd(next.job_id(), seconds(40));
+  EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
+  EXPECT_NE(worker.Log().find("lease stopped"), std::string::npos);
+  auto results_after = client_->ListResults(doomed.job_id());
+  ASSERT_TRUE(results_after.ok());
+  EXPECT_EQ(results_after->size(), results_at_cancel->size()) << "a result counted after cancel";
+  EXPECT_EQ(client_->GetJob(doomed.job_id())->state(), v1::JOB_STATE_CANCELLED);
 }
 
 }  // namespace

@@ -1,0 +1,314 @@
+// The coordinator's lease policy, driven directly: priorities, fair sharing,
+// cancellation, straggler backups and silent workers. Real SQLite database,
+// real builds; the workers are this test calling the worker-facing methods.
+#include "scheduler/coordinator.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "db/sqlite.h"
+#include "spec/spec_loader.h"
+#include "tests/test_util.h"
+
+namespace tf::scheduler {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using std::chrono::seconds;
+using testing::WaitFor;
+
+class CoordinatorTest : public ::testing::Test {
+ protected:
+  void Start(int64_t lease_ttl_ms = 60000) {
+    CoordinatorOptions options;
+    options.db_path = dir_ / "tunefleet.db";
+    options.artifact_dir = dir_ / "artifacts";
+    options.db_synchronous_full = false;
+    options.heartbeat_interval_ms = 100;
+    options.lease_ttl_ms = lease_ttl_ms;
+    options.max_lease_candidates = 4;
+    options.build_parallelism = 1;
+    auto started = Coordinator::Start(options);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    c_ = std::move(*started);
+    heartbeats_ = std::thread([this] {
+      while (!stop_) {
+        std::set<std::string> alive;
+        {
+          std::lock_guard lock(mu_);
+          alive = alive_;
+        }
+        for (const auto& id : alive) {
+          v1::HeartbeatRequest request;
+          request.set_worker_id(id);
+          (void)c_->Heartbeat(request);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+  }
+
+  void TearDown() override {
+    stop_ = true;
+    if (heartbeats_.joinable()) heartbeats_.join();
+  }
+
+  // The worker stops heartbeating, as if cut off.
+  void Silence(const std::string& worker) {
+    std::lock_guard lock(mu_);
+    alive_.erase(worker);
+  }
+
+  std::string Register(int devices = 1) {
+    v1::RegisterRequest request;
+    request.set_hostname("test-host");
+    for (int i = 0; i < devices; ++i) {
+      auto* d = request.add_devices();
+      d->set_index(i);
+      d->set_vendor("cpu");
+      d->set_arch("host");
+      d->set_device_class("cpu-test");
+    }
+    auto response = c_->Register(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    if (!response.ok()) return "";
+    std::lock_guard lock(mu_);
+    alive_.insert(response->worker_id());
+    return response->worker_id();
+  }
+
+  // A job of `configs` candidates (one problem) that is built and ready.
+  int64_t SubmitBuilt(int priority, int configs = 8) {
+    auto loaded = spec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = loaded->spec;
+    request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(configs);
+    for (const auto& s : loaded->sources) *request.add_sources() = s;
+    request.set_priority(priority);
+    auto job = c_->Submit(request);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    if (!job.ok()) return 0;
+    int64_t id = job->job_id();
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto now = c_->GetJob(id);
+          return now.ok() && now->state() == v1::JOB_STATE_RUNNING &&
+                 now->builds_done() == now->configurations();
+        },
+        seconds(120)))
+        << "job " << id << " was not built";
+    return id;
+  }
+
+  std::optional<v1::Lease> Acquire(const std::string& worker, int device = 0) {
+    v1::AcquireLeaseRequest request;
+    request.set_worker_id(worker);
+    request.set_device_index(device);
+    auto response = c_->AcquireLease(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    if (!response.ok() || !response->has_lease()) return std::nullopt;
+    return response->lease();
+  }
+
+  v1::ReportResultsResponse Report(const std::string& worker, const v1::Lease& lease) {
+    v1::ReportResultsRequest request;
+    request.set_worker_id(worker);
+    request.set_lease_id(lease.lease_id());
+    request.set_lease_finished(true);
+    for (const auto& c : lease.candidates()) {
+      auto* r = request.add_results();
+      r->set_candidate_id(c.candidate_id());
+      r->set_status(v1::RESULT_STATUS_OK);
+      r->mutable_timing()->set_median_ns(1000 + c.candidate_id());
+    }
+    auto response = c_->ReportResults(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? *response : v1::ReportResultsResponse();
+  }
+
+  v1::JobState State(int64_t job_id) {
+    auto job = c_->GetJob(job_id);
+    return job.ok() ? job->state() : v1::JOB_STATE_UNSPECIFIED;
+  }
+
+  int64_t ResultsInDb(int64_t job_id) {
+    auto db = db::Database::Open(dir_ / "tunefleet.db", false);
+    EXPECT_TRUE(db.ok());
+    auto stmt = (*db)->Prepare("SELECT COUNT(*) FROM results WHERE job_id = ?");
+    stmt->Bind(1, job_id);
+    EXPECT_TRUE(*stmt->Step());
+    return stmt->Int(0);
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Coordinator> c_;
+  // Registered workers heartbeat every 20 ms, like real ones, until silenced.
+  std::mutex mu_;
+  std::set<std::string> alive_;
+  std::atomic<bool> stop_{false};
+  std::thread heartbeats_;
+};
+
+TEST_F(CoordinatorTest, HigherPriorityJobIsLeasedFirstEvenWhenSubmittedLater) {
+  Start();
+  std::string worker = Register();
+  int64_t low = SubmitBuilt(0);
+  int64_t high = SubmitBuilt(5);
+  std::vector<int64_t> order;
+  while (auto lease = Acquire(worker)) {
+    order.push_back(lease->job_id());
+    Report(worker, *lease);
+  }
+  ASSERT_EQ(order.size(), 4u);  // 2 x 8 candidates in leases of 4
+  EXPECT_EQ(order, (std::vector<int64_t>{high, high, low, low}));
+  EXPECT_EQ(State(low), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(State(high), v1::JOB_STATE_SUCCEEDED);
+}
+
+TEST_F(CoordinatorTest, SamePriorityJobsShareWorkersInTurn) {
+  Start();
+  std::string worker = Register(/*devices=*/2);
+  int64_t a = SubmitBuilt(1, 16);
+  int64_t b = SubmitBuilt(1, 16);
+  // Two devices asking at once get one job each.
+  auto first = Acquire(worker, 0);
+  auto second = Acquire(worker, 1);
+  ASSERT_TRUE(first && second);
+  EXPECT_NE(first->job_id(), second->job_id());
+  Report(worker, *first);
+  Report(worker, *second);
+  // One device taking leases one at a time alternates between them.
+  std::vector<int64_t> order;
+  while (auto lease = Acquire(worker, 0)) {
+    order.push_back(lease->job_id());
+    Report(worker, *lease);
+  }
+  ASSERT_EQ(order.size(), 6u);
+  for (size_t i = 1; i < order.size(); ++i) EXPECT_NE(order[i], order[i - 1]) << i;
+  EXPECT_EQ(State(a), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(State(b), v1::JOB_STATE_SUCCEEDED);
+}
+
+TEST_F(CoordinatorTest, CancelFreesTheLeasesAtOnceAndItsResultsAreRefused) {
+  Start();
+  std::string worker = Register();
+  int64_t doomed = SubmitBuilt(5);
+  int64_t other = SubmitBuilt(0);
+  auto lease = Acquire(worker);
+  ASSERT_TRUE(lease);
+  ASSERT_EQ(lease->job_id(), doomed);
+
+  auto cancelled = c_->Cancel(doomed);
+  ASSERT_TRUE(cancelled.ok());
+  EXPECT_EQ(cancelled->state(), v1::JOB_STATE_CANCELLED);
+  auto workers = c_->ListWorkers();
+  ASSERT_EQ(workers.size(), 1u);
+  EXPECT_EQ(workers[0].active_leases(), 0);
+  // The worker learns it at its next heartbeat, and its results do not count.
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(worker);
+  heartbeat.add_lease_ids(lease->lease_id());
+  auto beat = c_->Heartbeat(heartbeat);
+  ASSERT_TRUE(beat.ok());
+  ASSERT_EQ(beat->cancelled_lease_ids_size(), 1);
+  EXPECT_EQ(beat->cancelled_lease_ids(0), lease->lease_id());
+  auto reported = Report(worker, *lease);
+  EXPECT_EQ(reported.recorded(), 0);
+  EXPECT_EQ(ResultsInDb(doomed), 0);
+  // The freed worker goes on with the other job.
+  auto next = Acquire(worker);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->job_id(), other);
+}
+
+TEST_F(CoordinatorTest, StragglingLeaseIsBackedUpElsewhereAndCountedOnce) {
+  Start();
+  std::string slow = Register();
+  std::string fast = Register();
+  int64_t job = SubmitBuilt(0, 16);
+  auto straggling = Acquire(slow);
+  ASSERT_TRUE(straggling);
+  for (int i = 0; i < 3; ++i) {
+    auto lease = Acquire(fast);
+    ASSERT_TRUE(lease);
+    Report(fast, *lease);
+  }
+  // Once the straggler has taken three times the usual lease (and at least a
+  // heartbeat interval), an idle worker gets its candidates too.
+  std::optional<v1::Lease> backup;
+  ASSERT_TRUE(WaitFor([&] { return (backup = Acquire(fast)).has_value(); }, seconds(30)));
+  ASSERT_EQ(backup->candidates_size(), straggling->candidates_size());
+  for (int i = 0; i < backup->candidates_size(); ++i) {
+    EXPECT_EQ(backup->candidates(i).candidate_id(), straggling->candidates(i).candidate_id());
+  }
+  EXPECT_FALSE(Acquire(fast)) << "one backup per straggler";
+  EXPECT_EQ(Report(fast, *backup).recorded(), backup->candidates_size());
+  EXPECT_EQ(State(job), v1::JOB_STATE_SUCCEEDED);
+
+  // The straggler is told to stop; what it reports late is a duplicate.
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(slow);
+  heartbeat.add_lease_ids(straggling->lease_id());
+  auto beat = c_->Heartbeat(heartbeat);
+  ASSERT_TRUE(beat.ok());
+  EXPECT_EQ(beat->cancelled_lease_ids_size(), 1);
+  auto late = Report(slow, *straggling);
+  EXPECT_EQ(late.recorded(), 0);
+  EXPECT_EQ(late.duplicates(), straggling->candidates_size());
+  EXPECT_EQ(ResultsInDb(job), 16);
+}
+
+TEST_F(CoordinatorTest, WorkerSilentForALeaseTtlLosesItsLeaseAndMustRegisterAgain) {
+  Start(/*lease_ttl_ms=*/300);
+  std::string silent = Register();
+  std::string other = Register();
+  int64_t job = SubmitBuilt(0, 4);
+  auto lost = Acquire(silent);
+  ASSERT_TRUE(lost);
+  Silence(silent);
+  // `other` gets the lease once it expired.
+  std::optional<v1::Lease> reassigned;
+  ASSERT_TRUE(WaitFor([&] { return (reassigned = Acquire(other)).has_value(); }, seconds(30)));
+  EXPECT_EQ(reassigned->candidates_size(), lost->candidates_size());
+
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(silent);
+  heartbeat.add_lease_ids(lost->lease_id());
+  auto beat = c_->Heartbeat(heartbeat);
+  ASSERT_TRUE(beat.ok());
+  EXPECT_TRUE(beat->reregister());
+  v1::AcquireLeaseRequest acquire;
+  acquire.set_worker_id(silent);
+  EXPECT_EQ(c_->AcquireLease(acquire).status().code(), Code::kNotFound);
+
+  v1::RegisterRequest again;
+  again.set_hostname("test-host");
+  again.set_previous_worker_id(silent);
+  auto* d = again.add_devices();
+  d->set_vendor("cpu");
+  d->set_arch("host");
+  d->set_device_class("cpu-test");
+  auto registered = c_->Register(again);
+  ASSERT_TRUE(registered.ok());
+  EXPECT_EQ(registered->worker_id(), silent);
+  beat = c_->Heartbeat(heartbeat);
+  ASSERT_TRUE(beat.ok());
+  EXPECT_FALSE(beat->reregister());
+  ASSERT_EQ(beat->cancelled_lease_ids_size(), 1) << "its old lease is gone";
+
+  // Its late results still count, once: the reassigned lease's are duplicates.
+  EXPECT_EQ(Report(silent, *lost).recorded(), lost->candidates_size());
+  auto second = Report(other, *reassigned);
+  EXPECT_EQ(second.recorded(), 0);
+  EXPECT_EQ(second.duplicates(), reassigned->candidates_size());
+  EXPECT_EQ(State(job), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(ResultsInDb(job), 4);
+}
+
+}  // namespace
+}  // namespace tf::scheduler
