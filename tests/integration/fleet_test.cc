@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "client/client.h"
+#include "db/sqlite.h"
 #include "spec/config.h"
 #include "tests/test_util.h"
 
@@ -105,6 +107,24 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   auto nearest = Json(RunCli(coordinator_->address(), {"best", "gemm_f32_cpu", "--problem",
                                                        spec::ProblemText(other), "--json"}));
   EXPECT_EQ(nearest["exact"], false);
+
+  // One runner per device, each taking the next lease as it frees up: both
+  // devices of the worker ran a fair share of the job's leases.
+  auto db = db::Database::Open(coordinator_->db_path(), false);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto per_device = (*db)->Prepare(
+      "SELECT device_index, COUNT(*) FROM leases WHERE job_id = ? GROUP BY device_index");
+  ASSERT_TRUE(per_device.ok()) << per_device.status().ToString();
+  per_device->Bind(1, job_id);
+  std::map<int64_t, int64_t> leases;
+  int64_t total = 0;
+  for (auto row = per_device->Step(); row.ok() && *row; row = per_device->Step()) {
+    total += leases[per_device->Int(0)] = per_device->Int(1);
+  }
+  ASSERT_EQ(leases.size(), 2u) << "leases went to one device only";
+  for (const auto& [device, count] : leases) {
+    EXPECT_GE(4 * count, total) << "device " << device << " took " << count << " of " << total;
+  }
 }
 
 TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes) {
