@@ -649,8 +649,11 @@ std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
     for (const auto& d : w.row.devices) *info.add_devices() = d;
     info.set_alive(now - w.last_heartbeat_ms <= 3 * options_.heartbeat_interval_ms);
     info.set_last_heartbeat_unix_ms(w.last_heartbeat_ms);
-    info.set_active_leases(std::count_if(leases_.begin(), leases_.end(),
-                                         [&](const auto& l) { return l.second.worker_id == id; }));
+    // Not `id` in the lambda: clang 14 cannot capture structured bindings.
+    const std::string& worker_id = id;
+    info.set_active_leases(std::count_if(leases_.begin(), leases_.end(), [&](const auto& l) {
+      return l.second.worker_id == worker_id;
+    }));
     info.set_results_reported(w.results_reported);
     out.push_back(std::move(info));
   }
