@@ -47,6 +47,17 @@ int main(int argc, char** argv) {
                  "crashes only")
       ->check(CLI::IsMember({"full", "normal"}))
       ->capture_default_str();
+  int max_message_mb = 64;
+  app.add_option("--max-message-mb", max_message_mb,
+                 "largest request accepted, MiB (a job's spec and sources travel in one)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--max-jobs-in-flight", options.max_jobs_in_flight,
+                 "queued and running jobs at once; more submissions are refused (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-source-bytes", options.limits.max_source_bytes,
+                 "a job's sources together, bytes")
+      ->capture_default_str();
   app.add_option("--port-file", port_file,
                  "write the port being served on to this file once ready (for scripts and tests)");
   CLI11_PARSE(app, argc, argv);
@@ -65,7 +76,7 @@ int main(int argc, char** argv) {
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&client_service);
   builder.RegisterService(&worker_service);
-  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.SetMaxReceiveMessageSize(max_message_mb << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     spdlog::critical("cannot listen on {}", listen);
