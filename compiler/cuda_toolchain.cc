@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
+#include "compiler/compile_sandbox.h"
 #include "compiler/ptxas_log.h"
 #include "compiler/source_tree.h"
 #include "spec/config.h"
@@ -181,9 +182,10 @@ Result<CompileOutcome> CudaToolchain::Compile(
   argv.insert(argv.end(), flags.begin(), flags.end());
 
   RunOptions options;
-  options.cwd = work_dir;
   options.timeout_s = timeout_s;
-  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, options));
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> command,
+                      SandboxedCommand(argv, work_dir, {nvrtc_path_}, CompileLimits(), &options));
+  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(command, options));
   CompileOutcome outcome;
   outcome.ok = run.success();
   outcome.timed_out = run.timed_out;

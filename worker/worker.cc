@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -82,6 +83,16 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   }
   TF_RETURN_IF_ERROR(MakeDirs(options.cache_dir));
   TF_ASSIGN_OR_RETURN(auto devices, DiscoverDevices(options.devices, options.label));
+  // A CPU runner can use no more than its address-space limit: that is the
+  // device's memory as far as jobs are concerned.
+  for (Device& device : devices) {
+    auto& properties = *device.info.mutable_properties();
+    if (device.info.vendor() == "cpu" && options.sandbox_runners && options.runner_memory_mb > 0 &&
+        properties.contains("memory_bytes")) {
+      properties["memory_bytes"] = std::min<int64_t>(
+          properties["memory_bytes"], static_cast<int64_t>(options.runner_memory_mb << 20));
+    }
+  }
   return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices)));
 }
 
@@ -234,7 +245,12 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
 }
 
 void Worker::DeviceLoop(const Device& device) {
-  RunnerSupervisor supervisor(options_.runner_path, device);
+  RunnerSandbox sandbox;
+  sandbox.enabled = options_.sandbox_runners;
+  sandbox.work_dir = options_.cache_dir + "/runners/device-" + std::to_string(device.info.index());
+  sandbox.memory_mb = options_.runner_memory_mb;
+  sandbox.file_mb = options_.runner_file_mb;
+  RunnerSupervisor supervisor(options_.runner_path, device, sandbox);
   Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
   while (!stopping_) {
     v1::AcquireLeaseRequest request;

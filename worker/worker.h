@@ -27,6 +27,10 @@ struct WorkerOptions {
   std::string label;        // added to every device's labels and class
   std::string cache_dir;    // artifacts, by hash
   std::string runner_path;  // empty: tunefleet-runner beside this executable
+  // Runners confine themselves (RunnerSandbox), each in cache_dir/runners/device-N.
+  bool sandbox_runners = true;
+  uint64_t runner_memory_mb = 0;  // CPU runners' address space; 0: physical memory
+  uint64_t runner_file_mb = 1024;
   int max_candidates = 32;  // per lease; each pays a round trip and an artifact load
   int64_t lease_wait_ms = 1000;
 };

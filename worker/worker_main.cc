@@ -22,10 +22,20 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--runner", options.runner_path,
                  "runner binary (default: tunefleet-runner beside this one)");
+  bool no_sandbox = false;
+  app.add_flag("--no-runner-sandbox", no_sandbox,
+               "run candidates unconfined (own folder only): network, other files and new "
+               "processes stay reachable; for debugging a kernel, never for untrusted jobs");
+  app.add_option("--runner-memory-mb", options.runner_memory_mb,
+                 "address space of each CPU runner, MiB (0: the host's physical memory)")
+      ->capture_default_str();
+  app.add_option("--runner-file-mb", options.runner_file_mb, "largest file a runner may write, MiB")
+      ->capture_default_str();
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "debug logs");
   CLI11_PARSE(app, argc, argv);
   if (verbose) spdlog::set_level(spdlog::level::debug);
+  options.sandbox_runners = !no_sandbox;
 
   // Signals are taken by one thread; every other thread starts with them blocked.
   sigset_t signals;
