@@ -33,8 +33,10 @@ Result<std::vector<std::string>> SandboxedCommand(const std::vector<std::string>
     command.insert(command.end(),
                    {"--cpu-seconds", std::to_string(static_cast<uint64_t>(std::ceil(cpu)))});
   }
-  command.insert(command.end(), {"--memory-mb", std::to_string(limits.memory_mb), "--file-mb",
-                                 std::to_string(limits.file_mb), "--"});
+  if (limits.memory_mb > 0) {
+    command.insert(command.end(), {"--memory-mb", std::to_string(limits.memory_mb)});
+  }
+  command.insert(command.end(), {"--file-mb", std::to_string(limits.file_mb), "--"});
   command.insert(command.end(), argv.begin(), argv.end());
   options->cwd = work_dir;
   options->env.push_back("TMPDIR=" + work_dir);

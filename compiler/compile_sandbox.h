@@ -16,8 +16,8 @@ namespace tf::compiler {
 
 // Limits of one compiler run (each of its processes for memory and files).
 struct CompileLimits {
-  double cpu_seconds = 0;  // 0: the run's wall-clock timeout
-  uint64_t memory_mb = 8192;
+  double cpu_seconds = 0;     // 0: the run's wall-clock timeout
+  uint64_t memory_mb = 8192;  // 0: none
   uint64_t file_mb = 512;
 };
 

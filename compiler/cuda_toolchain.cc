@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "common/sanitizer.h"
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
 #include "compiler/compile_sandbox.h"
@@ -183,8 +184,12 @@ Result<CompileOutcome> CudaToolchain::Compile(
 
   RunOptions options;
   options.timeout_s = timeout_s;
+  CompileLimits limits;
+  // tunefleet-nvrtc is built with the rest: in sanitizer builds its shadow
+  // memory alone is terabytes of address space.
+  if (TF_ASAN) limits.memory_mb = 0;
   TF_ASSIGN_OR_RETURN(std::vector<std::string> command,
-                      SandboxedCommand(argv, work_dir, {nvrtc_path_}, CompileLimits(), &options));
+                      SandboxedCommand(argv, work_dir, {nvrtc_path_}, limits, &options));
   TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(command, options));
   CompileOutcome outcome;
   outcome.ok = run.success();

@@ -214,7 +214,11 @@ std::string Applied::Describe() const {
 }
 
 std::vector<std::string> SystemReadPaths() {
-  return {"/usr",
+  // /proc/self is the caller's own entry (the sanitizers read their options
+  // and threads there), resolved when the rules are made: a program the
+  // confined one starts does not get its own.
+  return {"/proc/self",
+          "/usr",
           "/lib",
           "/lib32",
           "/lib64",

@@ -61,7 +61,8 @@ struct Applied {
 Result<Applied> Enter(const Policy& policy);
 
 // Folders a dynamically linked program and the host compiler need to read:
-// /usr, /lib*, /bin, /etc/ld.so.cache and the like.
+// /usr, /lib*, /bin, /etc/ld.so.cache and the like, and the caller's own
+// /proc entry.
 std::vector<std::string> SystemReadPaths();
 
 }  // namespace tf::sandbox

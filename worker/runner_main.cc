@@ -67,7 +67,7 @@ tf::Status EnterSandbox(const Flags& flags) {
   policy.max_file_bytes = flags.file_mb << 20;
   if (flags.sandbox == "cpu") {
     policy.read_paths.insert(policy.read_paths.end(),
-                             {"/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+                             {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
                               "/sys/devices/system/cpu", "/sys/fs/cgroup"});
     policy.allow_processes = false;
     policy.max_open_files = 256;
