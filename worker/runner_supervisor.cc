@@ -98,17 +98,19 @@ Status RunnerSupervisor::EnsureRunner() {
 Result<std::string> RunnerSupervisor::StageArtifact(const std::string& artifact_path) {
   const std::string name = std::filesystem::path(artifact_path).filename().string();
   const std::string staged = sandbox_.work_dir + "/" + name;
+  // Readable by the runner when it runs as nobody, writable by no one. Set on
+  // the cached file, never through the staged path: the runner owns its
+  // folder and could swap that entry for a link to a file of ours.
   std::error_code error;
-  std::filesystem::remove(staged, error);
-  std::filesystem::create_hard_link(artifact_path, staged, error);
-  if (error) std::filesystem::copy_file(artifact_path, staged, error);
-  // Readable by the runner when it runs as nobody; nobody may write it.
+  std::filesystem::permissions(artifact_path,
+                               std::filesystem::perms::owner_read |
+                                   std::filesystem::perms::group_read |
+                                   std::filesystem::perms::others_read,
+                               error);
   if (!error) {
-    std::filesystem::permissions(staged,
-                                 std::filesystem::perms::owner_read |
-                                     std::filesystem::perms::group_read |
-                                     std::filesystem::perms::others_read,
-                                 error);
+    std::filesystem::remove(staged, error);
+    std::filesystem::create_hard_link(artifact_path, staged, error);
+    if (error) std::filesystem::copy_file(artifact_path, staged, error);  // copies the mode too
   }
   if (error) {
     return Status::Internal("cannot place artifact " + artifact_path + " in the runner's folder " +
