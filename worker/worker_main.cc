@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--runner", options.runner_path,
                  "runner binary (default: tunefleet-runner beside this one)");
+  app.add_option("--tls-ca", options.tls.ca_file,
+                 "CA (PEM) of the coordinator's TLS certificate; without it, plaintext");
+  app.add_option("--tls-cert", options.tls.cert_file,
+                 "this worker's certificate (PEM), for a coordinator that requires one");
+  app.add_option("--tls-key", options.tls.key_file, "private key of --tls-cert (PEM)");
   bool no_sandbox = false;
   app.add_flag("--no-runner-sandbox", no_sandbox,
                "run candidates unconfined (own folder only): network, other files and new "
