@@ -94,7 +94,7 @@ TEST_F(TlsTest, MutualTlsServesOnlyPeersWithACertificateOfItsClientCa) {
                      .output;
         return listed.find("\"worker_id\"") != std::string::npos;
       },
-      std::chrono::seconds(20)))
+      std::chrono::seconds(60)))
       << listed;
   std::this_thread::sleep_for(std::chrono::seconds(2));
   listed = RunCli(coordinator.address(),
