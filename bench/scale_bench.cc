@@ -269,9 +269,9 @@ int main(int argc, char** argv) {
   const std::string port_file = dir + "/port";
   const int64_t heartbeat_ms = 1000;
   Child coordinator(
-      {binary, "--listen", "127.0.0.1:0", "--db", db_path, "--artifacts", dir + "/artifacts",
-       "--port-file", port_file, "--db-sync", sync, "--batch-size", std::to_string(configs),
-       "--heartbeat-ms", std::to_string(heartbeat_ms)},
+      {binary, "--plaintext", "--listen", "127.0.0.1:0", "--db", db_path, "--artifacts",
+       dir + "/artifacts", "--port-file", port_file, "--db-sync", sync, "--batch-size",
+       std::to_string(configs), "--heartbeat-ms", std::to_string(heartbeat_ms)},
       dir + "/coordinator.log");
   auto ready = Clock::now() + std::chrono::seconds(30);
   while (!std::filesystem::exists(port_file) && Clock::now() < ready) {

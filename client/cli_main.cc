@@ -28,11 +28,20 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success, 1 job failed or cancelled, 2 usage or spec error, 3 coordinator "
       "unreachable, 4 not found.\nRun `tunefleet COMMAND --help` for a command's options.");
 
-  GlobalOptions global{.coordinator = "127.0.0.1:50051"};
+  GlobalOptions global;
+  global.coordinator = "127.0.0.1:50051";
   app.add_option("--coordinator", global.coordinator, "Coordinator address, HOST:PORT")
       ->envname("TUNEFLEET_COORDINATOR")
       ->capture_default_str();
   app.add_flag("--json", global.json, "Print machine-readable JSON on stdout");
+  app.add_option("--tls-ca", global.tls.ca_file,
+                 "CA (PEM) of the coordinator's TLS certificate; without it, plaintext")
+      ->envname("TUNEFLEET_TLS_CA");
+  app.add_option("--tls-cert", global.tls.cert_file,
+                 "this client's certificate (PEM), for a coordinator that requires one")
+      ->envname("TUNEFLEET_TLS_CERT");
+  app.add_option("--tls-key", global.tls.key_file, "private key of --tls-cert (PEM)")
+      ->envname("TUNEFLEET_TLS_KEY");
 
   int exit_code = kExitOk;
 

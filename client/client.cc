@@ -14,12 +14,13 @@ namespace {
 // gRPC's 4 MiB default.
 constexpr int kMaxMessageBytes = 256 << 20;
 
-// The one place channels are made; TLS credentials will be chosen here.
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
+// The one place channels are made.
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           std::shared_ptr<grpc::ChannelCredentials> credentials) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address, credentials, args);
 }
 
 // Accepts HOST:PORT, [IPv6]:PORT and gRPC target URIs (dns:///..., unix:...).
@@ -78,13 +79,15 @@ Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, Clie
     return Status::InvalidArgument("call_timeout_s must be positive, got " +
                                    std::to_string(options.call_timeout_s));
   }
-  return std::unique_ptr<Client>(new Client(address, options));
+  TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
+  return std::unique_ptr<Client>(new Client(address, options, std::move(credentials)));
 }
 
-Client::Client(std::string address, ClientOptions options)
+Client::Client(std::string address, ClientOptions options,
+               std::shared_ptr<grpc::ChannelCredentials> credentials)
     : address_(std::move(address)),
       options_(options),
-      stub_(v1::TuneFleet::NewStub(MakeChannel(address_))) {}
+      stub_(v1::TuneFleet::NewStub(MakeChannel(address_, std::move(credentials)))) {}
 
 template <typename Request, typename Response>
 Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::ClientContext*,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/tls.h"
 #include "common/status.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
@@ -19,6 +20,7 @@ namespace v1 = ::tunefleet::v1;
 struct ClientOptions {
   // Deadline of every call except WatchJob, which lasts as long as the job.
   double call_timeout_s = 30;
+  auth::ClientTls tls;  // no CA: plaintext
 };
 
 class Client {
@@ -49,7 +51,8 @@ class Client {
   Result<std::vector<v1::WorkerInfo>> ListWorkers();
 
  private:
-  Client(std::string address, ClientOptions options);
+  Client(std::string address, ClientOptions options,
+         std::shared_ptr<grpc::ChannelCredentials> credentials);
 
   // One unary call with the configured deadline.
   template <typename Request, typename Response>

@@ -56,6 +56,17 @@ Status MakeDirs(const std::string& path) {
   return Status::Ok();
 }
 
+Result<std::string> MakeTempDir(const std::string& prefix, const std::string& root) {
+  std::string parent = root.empty() ? std::filesystem::temp_directory_path().string() : root;
+  TF_RETURN_IF_ERROR(MakeDirs(parent));
+  std::string pattern = parent + "/" + prefix + "XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::FailedPrecondition("cannot create a folder under " + parent + ": " +
+                                      std::strerror(errno));
+  }
+  return pattern;
+}
+
 namespace {
 
 struct DigestDeleter {

@@ -1,9 +1,6 @@
 #include "compiler/batch_builder.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -32,18 +29,6 @@ struct DirectoryRemover {
     std::filesystem::remove_all(path, ignored);
   }
 };
-
-Result<std::string> MakeWorkDir(const std::string& work_root) {
-  std::string root =
-      work_root.empty() ? std::filesystem::temp_directory_path().string() : work_root;
-  TF_RETURN_IF_ERROR(MakeDirs(root));
-  std::string pattern = root + "/tf-build-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return Status::FailedPrecondition("cannot create a build directory under " + root + ": " +
-                                      std::strerror(errno));
-  }
-  return pattern;
-}
 
 std::string Trim(std::string text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
@@ -239,7 +224,7 @@ Result<BuildStats> BatchBuilder::Build(const v1::KernelSpec& spec,
                                      " is listed twice");
     }
   }
-  TF_ASSIGN_OR_RETURN(std::string work_dir, MakeWorkDir(options_.work_root));
+  TF_ASSIGN_OR_RETURN(std::string work_dir, MakeTempDir("tf-build-", options_.work_root));
   DirectoryRemover remover{work_dir};
   TF_RETURN_IF_ERROR(WriteSourceTree(work_dir, sources));
 

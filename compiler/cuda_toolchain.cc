@@ -9,8 +9,10 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "common/sanitizer.h"
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
+#include "compiler/compile_sandbox.h"
 #include "compiler/ptxas_log.h"
 #include "compiler/source_tree.h"
 #include "spec/config.h"
@@ -190,9 +192,14 @@ Result<CompileOutcome> CudaToolchain::Compile(
   argv.insert(argv.end(), flags.begin(), flags.end());
 
   RunOptions options;
-  options.cwd = work_dir;
   options.timeout_s = timeout_s;
-  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, options));
+  CompileLimits limits;
+  // tunefleet-nvrtc is built with the rest: in sanitizer builds its shadow
+  // memory alone is terabytes of address space.
+  if (TF_ASAN) limits.memory_mb = 0;
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> command,
+                      SandboxedCommand(argv, work_dir, {nvrtc_path_}, limits, &options));
+  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(command, options));
   CompileOutcome outcome;
   outcome.ok = run.success();
   outcome.timed_out = run.timed_out;

@@ -4,6 +4,7 @@
 
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
+#include "compiler/compile_sandbox.h"
 #include "compiler/source_tree.h"
 #include "spec/config.h"
 
@@ -129,9 +130,10 @@ Result<CompileOutcome> HostToolchain::Compile(
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-o", out_path, tu_path});
   RunOptions options;
-  options.cwd = work_dir;
   options.timeout_s = timeout_s;
-  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, options));
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> command,
+                      SandboxedCommand(argv, work_dir, {}, CompileLimits(), &options));
+  TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(command, options));
   CompileOutcome outcome;
   outcome.ok = run.success();
   outcome.timed_out = run.timed_out;

@@ -202,6 +202,16 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request) {
   row.created_ms = row.updated_ms = NowUnixMs();
 
   std::lock_guard lock(mu_);
+  const int64_t in_flight = std::count_if(jobs_.begin(), jobs_.end(), [](const auto& entry) {
+    return !IsTerminal(entry.second.row.state);
+  });
+  if (options_.max_jobs_in_flight > 0 && in_flight >= options_.max_jobs_in_flight) {
+    return Status::ResourceExhausted(std::to_string(in_flight) +
+                                     " jobs are queued or running, the coordinator's limit "
+                                     "(--max-jobs-in-flight " +
+                                     std::to_string(options_.max_jobs_in_flight) +
+                                     "); wait for one to finish or cancel one");
+  }
   {
     auto txn = db_->Begin();
     TF_RETURN_IF_ERROR(txn->begin_status());
@@ -245,6 +255,19 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   std::vector<std::pair<v1::Config, v1::Problem>> pairs;
   std::map<std::string, v1::Config> distinct_configs;
   for (const auto& problem : spec.problems()) {
+    // The runner holds every buffer twice (working copies beside pristine
+    // inputs and reference outputs); refuse before any build rather than
+    // fail every candidate on the device.
+    auto memory = properties.find("memory_bytes");
+    auto bytes = spec::ProblemBufferBytes(spec, problem);
+    if (memory != properties.end() && bytes.ok() && *bytes > memory->second / 2) {
+      std::string error = "problem " + spec::ProblemText(problem) + ": its buffers take " +
+                          std::to_string(*bytes) + " bytes, twice that is more than the " +
+                          std::to_string(memory->second) + " bytes of memory of " +
+                          device.device_class();
+      FailJobLocked(job, error);
+      return Status::ResourceExhausted(error);
+    }
     auto space = SearchSpace::Create(spec, problem, properties);
     Result<std::vector<v1::Config>> selected =
         space.ok() ? space->Select(spec.search(), options_.limits.max_space_size) : space.status();
@@ -658,8 +681,11 @@ std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
     for (const auto& d : w.row.devices) *info.add_devices() = d;
     info.set_alive(now - w.last_heartbeat_ms <= 3 * options_.heartbeat_interval_ms);
     info.set_last_heartbeat_unix_ms(w.last_heartbeat_ms);
-    info.set_active_leases(std::count_if(leases_.begin(), leases_.end(),
-                                         [&](const auto& l) { return l.second.worker_id == id; }));
+    // Not `id` in the lambda: clang 14 cannot capture structured bindings.
+    const std::string& worker_id = id;
+    info.set_active_leases(std::count_if(leases_.begin(), leases_.end(), [&](const auto& l) {
+      return l.second.worker_id == worker_id;
+    }));
     info.set_results_reported(w.results_reported);
     out.push_back(std::move(info));
   }

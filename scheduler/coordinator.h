@@ -43,6 +43,9 @@ struct CoordinatorOptions {
   int build_parallelism = 0;  // 0: one per core
   double build_timeout_s = 120;
   spec::SpecLimits limits;
+  // Queued and running jobs at once; a submission past it is refused with
+  // RESOURCE_EXHAUSTED. 0: no limit. (Per submitter once tokens exist.)
+  int64_t max_jobs_in_flight = 64;
 };
 
 class Coordinator {

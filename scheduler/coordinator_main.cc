@@ -8,6 +8,7 @@
 #include <csignal>
 #include <thread>
 
+#include "auth/tls.h"
 #include "common/files.h"
 #include "scheduler/grpc_services.h"
 
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "TuneFleet coordinator: accepts tuning jobs, compiles candidates, leases them to "
       "workers and keeps the best configurations in the tuning database.\n"
-      "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db "
+      "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db --tls-cert "
+      "server.pem --tls-key server.key "
       "--artifacts artifacts/"};
   tf::scheduler::CoordinatorOptions options;
   std::string listen = "127.0.0.1:50051";
@@ -47,10 +49,48 @@ int main(int argc, char** argv) {
                  "crashes only")
       ->check(CLI::IsMember({"full", "normal"}))
       ->capture_default_str();
+  int max_message_mb = 64;
+  app.add_option("--max-message-mb", max_message_mb,
+                 "largest request accepted, MiB (a job's spec and sources travel in one)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--max-jobs-in-flight", options.max_jobs_in_flight,
+                 "queued and running jobs at once; more submissions are refused (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-source-bytes", options.limits.max_source_bytes,
+                 "a job's sources together, bytes")
+      ->capture_default_str();
+  tf::auth::ServerTls tls;
+  bool plaintext = false;
+  app.add_option("--tls-cert", tls.cert_file,
+                 "TLS certificate (PEM) presented to clients and workers");
+  app.add_option("--tls-key", tls.key_file, "private key of --tls-cert (PEM)");
+  app.add_option("--tls-client-ca", tls.client_ca_file,
+                 "require every client and worker to present a certificate signed by this CA "
+                 "(mutual TLS)");
+  app.add_flag("--plaintext", plaintext,
+               "serve without TLS: anyone who reaches the port can do anything");
   app.add_option("--port-file", port_file,
                  "write the port being served on to this file once ready (for scripts and tests)");
   CLI11_PARSE(app, argc, argv);
   options.db_synchronous_full = sync == "full";
+
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  if (plaintext == !tls.cert_file.empty()) {
+    spdlog::critical(
+        "pass --tls-cert and --tls-key to serve over TLS, or --plaintext to serve without it");
+    return 2;
+  }
+  if (plaintext) {
+    credentials = grpc::InsecureServerCredentials();
+  } else {
+    auto made = tf::auth::MakeServerCredentials(tls);
+    if (!made.ok()) {
+      spdlog::critical("{}", made.status().message());
+      return 2;
+    }
+    credentials = *made;
+  }
 
   auto coordinator = tf::scheduler::Coordinator::Start(options);
   if (!coordinator.ok()) {
@@ -62,16 +102,24 @@ int main(int argc, char** argv) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, credentials, &port);
   builder.RegisterService(&client_service);
   builder.RegisterService(&worker_service);
-  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.SetMaxReceiveMessageSize(max_message_mb << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     spdlog::critical("cannot listen on {}", listen);
     return 1;
   }
-  spdlog::warn("serving PLAINTEXT (no TLS, no authentication) on {} (port {})", listen, port);
+  if (plaintext) {
+    spdlog::warn(
+        "serving PLAINTEXT (--plaintext): no TLS, no authentication; anyone who reaches {} "
+        "(port {}) can submit, cancel and read every job and act as a worker",
+        listen, port);
+  } else {
+    spdlog::info("serving TLS on {} (port {}){}", listen, port,
+                 tls.client_ca_file.empty() ? "" : ", client certificates required");
+  }
   spdlog::info("database {}, artifacts {}", options.db_path, options.artifact_dir);
   if (!port_file.empty()) {
     tf::Status written = tf::WriteFileAtomic(port_file, std::to_string(port) + "\n");

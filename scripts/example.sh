@@ -12,7 +12,7 @@ mkdir -p "$state"
 rm -f "$state/port"
 
 "$bin/scheduler/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/tunefleet.db" \
-  --artifacts "$state/artifacts" --port-file "$state/port" >"$state/coordinator.log" 2>&1 &
+  --artifacts "$state/artifacts" --port-file "$state/port" --plaintext >"$state/coordinator.log" 2>&1 &
 coordinator=$!
 worker=""
 cleanup() {

@@ -7,6 +7,7 @@ packages=(
   libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
   iproute2  # ip netns: the multi-host tests
+  clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -71,6 +71,13 @@ class Validator {
       : spec_(spec), sources_(sources), limits_(limits) {}
 
   Status Run() {
+    // Before anything else looks at it: a huge spec costs every later check.
+    if (const int64_t bytes = static_cast<int64_t>(spec_.ByteSizeLong());
+        bytes > limits_.max_spec_bytes) {
+      return Status::InvalidArgument("spec: " + std::to_string(bytes) +
+                                     " bytes, above the limit of " +
+                                     std::to_string(limits_.max_spec_bytes));
+    }
     CheckHeader();
     CheckParams();
     CheckProblems();
@@ -451,6 +458,10 @@ class Validator {
     } else if (!has_main) {
       Fail("source", "'" + spec_.source() + "' is not among the files sent");
     }
+    if (static_cast<int64_t>(sources_.size()) > limits_.max_source_files) {
+      Fail("sources", std::to_string(sources_.size()) + " files, above the limit of " +
+                          std::to_string(limits_.max_source_files));
+    }
     if (total_bytes > limits_.max_source_bytes) {
       Fail("sources", std::to_string(total_bytes) + " bytes, above the limit of " +
                           std::to_string(limits_.max_source_bytes));
@@ -479,6 +490,24 @@ size_t DtypeSize(std::string_view dtype) {
     if (name == dtype) return size;
   }
   return 0;
+}
+
+Result<int64_t> ProblemBufferBytes(const v1::KernelSpec& spec, const v1::Problem& problem) {
+  Bindings vars;
+  for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+  int64_t total = 0;
+  for (const v1::Buffer& buffer : spec.buffers()) {
+    auto count = EvaluateInt(buffer.count(), vars);
+    if (!count.ok())
+      return Status::InvalidArgument("buffers." + buffer.name() +
+                                     ".count: " + count.status().message());
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(*count, static_cast<int64_t>(DtypeSize(buffer.dtype())), &bytes) ||
+        __builtin_add_overflow(total, bytes, &total)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
+  return total;
 }
 
 uint64_t CartesianSize(const v1::KernelSpec& spec) {

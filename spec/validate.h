@@ -14,7 +14,9 @@ namespace tf::spec {
 namespace v1 = ::tunefleet::v1;
 
 struct SpecLimits {
-  int64_t max_source_bytes = 4 << 20;    // all sources together
+  int64_t max_spec_bytes = 256 << 10;  // the spec message itself, checked first
+  int64_t max_source_bytes = 4 << 20;  // all sources together
+  int max_source_files = 256;
   uint64_t max_space_size = 1'000'000;   // cartesian, unless sampled with search.max_candidates
   int64_t max_buffer_bytes = 1LL << 30;  // each buffer, for every problem
   int max_problems = 64;
@@ -25,6 +27,10 @@ struct SpecLimits {
 // "buffers.C.count: 'M*X' uses 'X', which is not a problem variable".
 Status ValidateSpec(const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,
                     const SpecLimits& limits);
+
+// Bytes of all of `spec`'s buffers for `problem` (counts evaluated with the
+// problem's variables), saturating at INT64_MAX; errors name the buffer.
+Result<int64_t> ProblemBufferBytes(const v1::KernelSpec& spec, const v1::Problem& problem);
 
 // Bytes per element of f32 f64 f16 bf16 i8 i32 i64 u8 u32; 0 if unknown.
 size_t DtypeSize(std::string_view dtype);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -119,6 +120,9 @@ void CoordinatorProcess::Start() {
                                    "--port-file",
                                    port_file};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  // Tests talk plaintext over 127.0.0.1 unless they set up TLS themselves.
+  if (std::find(argv.begin(), argv.end(), "--tls-cert") == argv.end())
+    argv.push_back("--plaintext");
   process_ = Process::Start(argv, dir_ + "/coordinator." + std::to_string(starts_++) + ".log");
   bool ready =
       WaitFor([&] { return std::filesystem::exists(port_file); }, std::chrono::seconds(30));

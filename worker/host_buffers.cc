@@ -38,6 +38,45 @@ uint16_t FloatToBf16(float value) {
   return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
 }
 
+// IEEE binary16 in software, rounding to nearest even like a _Float16 cast:
+// clang 14 (the sanitizer build's compiler) has no _Float16 on x86-64.
+// After F. Giesen's float_to_half_fast3_rtne and half_to_float.
+uint16_t FloatToF16(float value) {
+  constexpr uint32_t kInfinity = 255u << 23;
+  constexpr uint32_t kF16Max = (127u + 16) << 23;  // 65536: rounds to infinity
+  constexpr uint32_t kDenormMagicBits = ((127u - 15) + (23 - 10) + 1) << 23;
+  uint32_t bits = std::bit_cast<uint32_t>(value);
+  const uint32_t sign = bits & 0x80000000u;
+  bits ^= sign;
+  uint16_t half;
+  if (bits >= kF16Max) {
+    half = bits > kInfinity ? 0x7E00 : 0x7C00;  // NaN stays NaN, the rest is infinity
+  } else if (bits < (113u << 23)) {
+    // Subnormal half: the float addition does the rounding.
+    const float sum = std::bit_cast<float>(bits) + std::bit_cast<float>(kDenormMagicBits);
+    half = static_cast<uint16_t>(std::bit_cast<uint32_t>(sum) - kDenormMagicBits);
+  } else {
+    const uint32_t odd = (bits >> 13) & 1;
+    bits += (static_cast<uint32_t>(15 - 127) << 23) + 0xFFF + odd;
+    half = static_cast<uint16_t>(bits >> 13);
+  }
+  return static_cast<uint16_t>(half | (sign >> 16));
+}
+
+float F16ToFloat(uint16_t half) {
+  constexpr uint32_t kExponent = 0x7C00u << 13;
+  uint32_t bits = (half & 0x7FFFu) << 13;
+  const uint32_t exponent = bits & kExponent;
+  bits += (127u - 15) << 23;
+  if (exponent == kExponent) {
+    bits += (128u - 16) << 23;  // infinity or NaN
+  } else if (exponent == 0) {   // zero or subnormal: renormalise
+    bits += 1u << 23;
+    bits = std::bit_cast<uint32_t>(std::bit_cast<float>(bits) - std::bit_cast<float>(113u << 23));
+  }
+  return std::bit_cast<float>(bits | (uint32_t{half} & 0x8000u) << 16);
+}
+
 // splitmix64: fast, and the same sequence on every platform.
 uint64_t NextRandom(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -55,7 +94,7 @@ void Set(void* data, Dtype dtype, int64_t i, double value) {
       static_cast<double*>(data)[i] = value;
       break;
     case Dtype::kF16:
-      static_cast<_Float16*>(data)[i] = static_cast<_Float16>(value);
+      static_cast<uint16_t*>(data)[i] = FloatToF16(static_cast<float>(value));
       break;
     case Dtype::kBF16:
       static_cast<uint16_t*>(data)[i] = FloatToBf16(static_cast<float>(value));
@@ -126,7 +165,7 @@ double HostBuffer::Get(int64_t i) const {
     case Dtype::kF64:
       return static_cast<const double*>(p)[i];
     case Dtype::kF16:
-      return static_cast<double>(static_cast<const _Float16*>(p)[i]);
+      return F16ToFloat(static_cast<const uint16_t*>(p)[i]);
     case Dtype::kBF16:
       return Bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
     case Dtype::kI8:

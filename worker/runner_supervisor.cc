@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 
+#include "common/files.h"
 #include "spec/config.h"
 #include "tunefleet/v1/runner.pb.h"
 #include "worker/runner_protocol.h"
@@ -44,8 +46,10 @@ struct Blame {
 
 }  // namespace
 
-RunnerSupervisor::RunnerSupervisor(std::string runner_path, Device device)
-    : runner_path_(std::move(runner_path)), device_(std::move(device)) {
+RunnerSupervisor::RunnerSupervisor(std::string runner_path, Device device, RunnerSandbox sandbox)
+    : runner_path_(std::move(runner_path)),
+      device_(std::move(device)),
+      sandbox_(std::move(sandbox)) {
   // A runner that died must surface as EPIPE on write, not kill the worker.
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { signal(SIGPIPE, SIG_IGN); });
@@ -55,6 +59,11 @@ RunnerSupervisor::~RunnerSupervisor() {
   if (runner_ == nullptr) return;
   runner_->CloseStdin();  // the runner exits at end of input
   runner_->Terminate(1.0);
+  runner_.reset();
+  if (remove_work_dir_) {
+    std::error_code ignored;
+    std::filesystem::remove_all(sandbox_.work_dir, ignored);
+  }
 }
 
 Status RunnerSupervisor::EnsureRunner() {
@@ -64,13 +73,52 @@ Status RunnerSupervisor::EnsureRunner() {
     spdlog::warn("device {}: runner {} while idle; restarting it", device_.info.index(),
                  DescribeWaitStatus(wait_status));
   }
-  auto child = ChildProcess::Spawn({runner_path_});
+  if (sandbox_.work_dir.empty()) {
+    auto dir = MakeTempDir("tf-runner-");
+    if (!dir.ok()) return dir.status();
+    sandbox_.work_dir = *dir;
+    remove_work_dir_ = true;
+  }
+  TF_RETURN_IF_ERROR(MakeDirs(sandbox_.work_dir));
+  std::vector<std::string> argv = {runner_path_, "--work-dir", sandbox_.work_dir};
+  if (sandbox_.enabled) {
+    argv.insert(argv.end(), {"--sandbox", device_.info.vendor() == "cpu" ? "cpu" : "gpu",
+                             "--memory-mb", std::to_string(sandbox_.memory_mb), "--file-mb",
+                             std::to_string(sandbox_.file_mb)});
+  }
+  auto child = ChildProcess::Spawn(argv);
   if (!child.ok()) {
     return Status::FailedPrecondition("cannot start runner '" + runner_path_ +
                                       "': " + child.status().message());
   }
   runner_ = std::move(*child);
   return Status::Ok();
+}
+
+Result<std::string> RunnerSupervisor::StageArtifact(const std::string& artifact_path) {
+  const std::string name = std::filesystem::path(artifact_path).filename().string();
+  const std::string staged = sandbox_.work_dir + "/" + name;
+  // Readable by the runner when it runs as nobody, writable by no one. Set on
+  // the cached file, never through the staged path: the runner owns its
+  // folder and could swap that entry for a link to a file of ours.
+  std::error_code error;
+  std::filesystem::permissions(artifact_path,
+                               std::filesystem::perms::owner_read |
+                                   std::filesystem::perms::group_read |
+                                   std::filesystem::perms::others_read,
+                               error);
+  if (!error) {
+    std::filesystem::remove(staged, error);
+    std::filesystem::create_hard_link(artifact_path, staged, error);
+    if (error) std::filesystem::copy_file(artifact_path, staged, error);  // copies the mode too
+  }
+  if (error) {
+    return Status::Internal("cannot place artifact " + artifact_path + " in the runner's folder " +
+                            sandbox_.work_dir + ": " + error.message());
+  }
+  // Relative: the runner's current directory is its work directory, whose
+  // parents nobody may not be allowed to search.
+  return "./" + name;
 }
 
 Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& artifact_path,
@@ -81,6 +129,8 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
   const auto step_limit =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   std::vector<v1::LeasedCandidate> pending(lease.candidates().begin(), lease.candidates().end());
+  TF_RETURN_IF_ERROR(EnsureRunner());  // makes the work directory
+  TF_ASSIGN_OR_RETURN(const std::string staged, StageArtifact(artifact_path));
 
   // Blames the current step: its candidates get `status` and `error`.
   auto fail_blamed = [&](const Blame& blame, v1::ResultStatus status, const std::string& error) {
@@ -103,7 +153,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
     v1::RunnerRequest request;
     *request.mutable_lease() = lease;
     request.mutable_lease()->mutable_candidates()->Assign(pending.begin(), pending.end());
-    request.set_artifact_path(artifact_path);
+    request.set_artifact_path(staged);
     *request.mutable_device() = device_.info;
     request.mutable_cpus()->Assign(device_.cpus.begin(), device_.cpus.end());
     request.set_ordinal(device_.ordinal);

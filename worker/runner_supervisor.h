@@ -19,12 +19,23 @@ namespace tf::worker {
 // Per-step limit when the spec sets no benchmark.timeout_s.
 inline constexpr double kDefaultStepTimeoutS = 10;
 
+// How the runner confines itself (sandbox::Enter, before its first request):
+// its own work directory, no network, no new processes for CPU devices,
+// memory and file-size limits, nobody instead of root. Artifacts are linked
+// into the work directory before each lease, the only place it can read them.
+struct RunnerSandbox {
+  bool enabled = true;
+  std::string work_dir;     // empty: a temporary folder, removed with the supervisor
+  uint64_t memory_mb = 0;   // address space of a CPU runner; 0: the host's physical memory
+  uint64_t file_mb = 1024;  // largest file it may write
+};
+
 class RunnerSupervisor {
  public:
   using ResultCallback = std::function<void(v1::CandidateResult)>;
   using StopCheck = std::function<bool()>;
 
-  RunnerSupervisor(std::string runner_path, Device device);
+  RunnerSupervisor(std::string runner_path, Device device, RunnerSandbox sandbox = {});
   ~RunnerSupervisor();
 
   // Runs the lease with its artifact at `artifact_path`: every candidate gets
@@ -37,9 +48,14 @@ class RunnerSupervisor {
 
  private:
   Status EnsureRunner();
+  // The artifact's path as the runner sees it: a link (or copy) in its work
+  // directory, made afresh, since the runner can replace what it holds there.
+  Result<std::string> StageArtifact(const std::string& artifact_path);
 
   const std::string runner_path_;
   const Device device_;
+  RunnerSandbox sandbox_;
+  bool remove_work_dir_ = false;
   std::unique_ptr<ChildProcess> runner_;
 };
 

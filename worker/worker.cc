@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -21,9 +22,10 @@ constexpr auto kArtifactTimeout = std::chrono::minutes(5);
 // How long a stopping worker keeps trying to deliver results.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
-// The one place the worker's channel is made (TLS credentials go here). A
-// restarted coordinator is found again within about a second.
-std::shared_ptr<grpc::Channel> ConnectToCoordinator(const std::string& address) {
+// The one place the worker's channel is made. A restarted coordinator is
+// found again within about a second.
+std::shared_ptr<grpc::Channel> ConnectToCoordinator(
+    const std::string& address, std::shared_ptr<grpc::ChannelCredentials> credentials) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
@@ -31,7 +33,7 @@ std::shared_ptr<grpc::Channel> ConnectToCoordinator(const std::string& address) 
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address, credentials, args);
 }
 
 std::unique_ptr<grpc::ClientContext> ContextWithTimeout(std::chrono::milliseconds timeout) {
@@ -81,14 +83,28 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
                             "' is not an executable file; pass --runner PATH");
   }
   TF_RETURN_IF_ERROR(MakeDirs(options.cache_dir));
+  TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   TF_ASSIGN_OR_RETURN(auto devices, DiscoverDevices(options.devices, options.label));
-  return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices)));
+  // A CPU runner can use no more than its address-space limit: that is the
+  // device's memory as far as jobs are concerned.
+  for (Device& device : devices) {
+    auto& properties = *device.info.mutable_properties();
+    if (device.info.vendor() == "cpu" && options.sandbox_runners && options.runner_memory_mb > 0 &&
+        properties.contains("memory_bytes")) {
+      properties["memory_bytes"] = std::min<int64_t>(
+          properties["memory_bytes"], static_cast<int64_t>(options.runner_memory_mb << 20));
+    }
+  }
+  return std::unique_ptr<Worker>(
+      new Worker(std::move(options), std::move(devices), std::move(credentials)));
 }
 
-Worker::Worker(WorkerOptions options, std::vector<Device> devices)
+Worker::Worker(WorkerOptions options, std::vector<Device> devices,
+               std::shared_ptr<grpc::ChannelCredentials> credentials)
     : options_(std::move(options)),
       devices_(std::move(devices)),
-      stub_(v1::WorkerService::NewStub(ConnectToCoordinator(options_.coordinator))),
+      stub_(v1::WorkerService::NewStub(
+          ConnectToCoordinator(options_.coordinator, std::move(credentials)))),
       artifacts_(options_.cache_dir,
                  [this](const std::string& sha, const std::string& path) {
                    return FetchArtifact(sha, path);
@@ -234,7 +250,13 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
 }
 
 void Worker::DeviceLoop(const Device& device) {
-  RunnerSupervisor supervisor(options_.runner_path, device);
+  RunnerSandbox sandbox;
+  sandbox.enabled =
+      options_.sandbox_runners && (device.info.vendor() == "cpu" || options_.sandbox_gpu_runners);
+  sandbox.work_dir = options_.cache_dir + "/runners/device-" + std::to_string(device.info.index());
+  sandbox.memory_mb = options_.runner_memory_mb;
+  sandbox.file_mb = options_.runner_file_mb;
+  RunnerSupervisor supervisor(options_.runner_path, device, sandbox);
   Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
   while (!stopping_) {
     v1::AcquireLeaseRequest request;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/tls.h"
 #include "common/status.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 #include "worker/artifact_cache.h"
@@ -27,6 +28,13 @@ struct WorkerOptions {
   std::string label;        // added to every device's labels and class
   std::string cache_dir;    // artifacts, by hash
   std::string runner_path;  // empty: tunefleet-runner beside this executable
+  auth::ClientTls tls;      // no CA: plaintext
+  // Runners confine themselves (RunnerSandbox), each in cache_dir/runners/device-N.
+  bool sandbox_runners = true;
+  // GPU runners too: opt-in until their box has been run on a GPU host.
+  bool sandbox_gpu_runners = false;
+  uint64_t runner_memory_mb = 0;  // CPU runners' address space; 0: physical memory
+  uint64_t runner_file_mb = 1024;
   int max_candidates = 32;  // per lease; each pays a round trip and an artifact load
   int64_t lease_wait_ms = 1000;
 };
@@ -46,7 +54,8 @@ class Worker {
   void Shutdown();
 
  private:
-  Worker(WorkerOptions options, std::vector<Device> devices);
+  Worker(WorkerOptions options, std::vector<Device> devices,
+         std::shared_ptr<grpc::ChannelCredentials> credentials);
 
   // Retries until the coordinator answers; false when shut down first.
   bool Register();

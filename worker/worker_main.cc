@@ -22,10 +22,28 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--runner", options.runner_path,
                  "runner binary (default: tunefleet-runner beside this one)");
+  app.add_option("--tls-ca", options.tls.ca_file,
+                 "CA (PEM) of the coordinator's TLS certificate; without it, plaintext");
+  app.add_option("--tls-cert", options.tls.cert_file,
+                 "this worker's certificate (PEM), for a coordinator that requires one");
+  app.add_option("--tls-key", options.tls.key_file, "private key of --tls-cert (PEM)");
+  bool no_sandbox = false;
+  app.add_flag("--no-runner-sandbox", no_sandbox,
+               "run candidates unconfined (own folder only): network, other files and new "
+               "processes stay reachable; for debugging a kernel, never for untrusted jobs");
+  app.add_flag("--sandbox-gpu-runners", options.sandbox_gpu_runners,
+               "confine GPU runners as well (a looser box: /dev, /proc, /sys stay reachable); "
+               "off by default until it has been verified on a GPU host");
+  app.add_option("--runner-memory-mb", options.runner_memory_mb,
+                 "address space of each CPU runner, MiB (0: the host's physical memory)")
+      ->capture_default_str();
+  app.add_option("--runner-file-mb", options.runner_file_mb, "largest file a runner may write, MiB")
+      ->capture_default_str();
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "debug logs");
   CLI11_PARSE(app, argc, argv);
   if (verbose) spdlog::set_level(spdlog::level::debug);
+  options.sandbox_runners = !no_sandbox;
 
   // Signals are taken by one thread; every other thread starts with them blocked.
   sigset_t signals;

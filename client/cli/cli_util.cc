@@ -32,7 +32,9 @@ int FailUsage(const Status& status) {
 }
 
 Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global) {
-  return client::Client::Connect(global.coordinator);
+  client::ClientOptions options;
+  options.tls = global.tls;
+  return client::Client::Connect(global.coordinator, options);
 }
 
 void PrintJson(const client::Json& json) { std::printf("%s\n", json.dump(2).c_str()); }

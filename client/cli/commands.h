@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "auth/tls.h"
+
 namespace tf::cli {
 
 // What scripts can rely on.
@@ -21,6 +23,7 @@ enum ExitCode : int {
 struct GlobalOptions {
   std::string coordinator;  // HOST:PORT
   bool json = false;
+  auth::ClientTls tls;
 };
 
 struct SubmitOptions {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <sstream>
+
+#include "common/files.h"
 #include "spec/config.h"
 
 namespace tf::compiler {
@@ -90,8 +94,10 @@ TEST_F(HostToolchainTest, AcceptsOptimisationAndDefineOptions) {
 }
 
 TEST_F(HostToolchainTest, RefusesOptionsOutsideTheAllowlistByName) {
-  for (std::string option : {"-fplugin=evil.so", "-Wl,-rpath,/tmp", "-o", "-I/etc", "-I../x",
-                             "-DX=\"quoted\"", "--param=max-inline-insns-auto=1", "-save-temps"}) {
+  for (std::string option :
+       {"-fplugin=evil.so", "-Wl,-rpath,/tmp", "-o", "-I/etc", "-I../x", "-DX=\"quoted\"",
+        "--param=max-inline-insns-auto=1", "-save-temps", "-wrapper", "-B/tmp/evil", "@/etc/passwd",
+        "-specs=evil", "-fuse-ld=/tmp/ld", "-DX=$(id)", "-include/etc/passwd"}) {
     spec_.clear_compile_options();
     spec_.add_compile_options("-O2");
     spec_.add_compile_options(option);
@@ -99,6 +105,44 @@ TEST_F(HostToolchainTest, RefusesOptionsOutsideTheAllowlistByName) {
     EXPECT_EQ(status.code(), Code::kInvalidArgument) << option;
     EXPECT_NE(status.message().find("'" + option + "'"), std::string::npos) << status.message();
   }
+}
+
+// The compiler runs in a box holding the toolchain and the job's folder: a
+// source that pulls in a host file gets a clear error, and nothing of the
+// file reaches the diagnostics.
+TEST_F(HostToolchainTest, HostFilesOutsideTheJobCannotBeIncluded) {
+  auto passwd = ReadFile("/etc/passwd");
+  ASSERT_TRUE(passwd.ok());
+  auto dir = MakeTempDir("host_toolchain_test-");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(MakeDirs(*dir + "/kernels").ok());
+  spec_.mutable_verify()->clear_reference();
+  for (std::string pull : {"#include \"/etc/passwd\"", "#include \"../../../../../../etc/passwd\"",
+                           "#include </etc/passwd>", "asm(\".incbin \\\"/etc/passwd\\\"\");"}) {
+    ASSERT_TRUE(WriteFileAtomic(*dir + "/kernels/scale.h",
+                                pull + "\ntemplate <int U> void scale(const _Float16*, int*, "
+                                       "long, long) {}\n")
+                    .ok());
+    auto tu = host_->GenerateBatch(spec_, {Config(1)});
+    ASSERT_TRUE(tu.ok());
+    ASSERT_TRUE(WriteFileAtomic(*dir + "/batch.cc", *tu).ok());
+    auto outcome = host_->Compile(*dir, "batch.cc", "batch.so", spec_, {Config(1)}, 60);
+    ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+    EXPECT_FALSE(outcome->ok) << pull;
+    // cc1plus says "Permission denied"; the assembler, for .incbin, "file not found".
+    EXPECT_TRUE(outcome->diagnostics.find("/etc/passwd: Permission denied") != std::string::npos ||
+                outcome->diagnostics.find("file not found: /etc/passwd") != std::string::npos)
+        << pull << "\n"
+        << outcome->diagnostics;
+    std::istringstream lines(*passwd);
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_EQ(outcome->diagnostics.find(line.substr(0, line.find(':', line.find(':') + 1))),
+                std::string::npos)
+          << pull << " leaked '" << line << "':\n"
+          << outcome->diagnostics;
+    }
+  }
+  std::filesystem::remove_all(*dir);
 }
 
 TEST(MakeToolchainTest, PicksTheHostCompilerForCpp) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/files.h"
+#include "common/sanitizer.h"
 #include "common/subprocess.h"
 #include "worker/benchmark.h"
 #include "worker/cpu_devices.h"
@@ -24,6 +25,11 @@ namespace {
 // Y = 2 * X over N elements, with faulty variants.
 constexpr const char* kKernelSource = R"(
 #include <cstdint>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 static int* volatile null_pointer = nullptr;
 static void scale(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 2 * x[i];
@@ -47,6 +53,43 @@ extern "C" void zeroes_its_input(void* const* b, const int64_t* s) {
   for (int64_t i = 0; i < s[0]; ++i) static_cast<float*>(b[0])[i] = 0;
 }
 extern "C" void crash(void* const*, const int64_t*) { *null_pointer = 1; }
+// Kernels that reach outside their box: each computes the right answer only
+// when its forbidden step succeeded, so a refused step shows as a wrong result.
+#define SCALE_IF(ok) if (ok) scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0])
+extern "C" void opens_socket(void* const* b, const int64_t* s) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  SCALE_IF(fd >= 0);
+  if (fd >= 0) close(fd);
+}
+extern "C" void forks(void* const* b, const int64_t* s) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  if (pid > 0) waitpid(pid, nullptr, 0);
+  SCALE_IF(pid > 0);
+}
+extern "C" void runs_a_shell(void* const* b, const int64_t* s) {
+  SCALE_IF(system("exit 0") == 0);
+}
+extern "C" void writes_tmp(void* const* b, const int64_t* s) {
+  int fd = open("/tmp/tf_runner_test_escape", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  SCALE_IF(fd >= 0 && write(fd, "x", 1) == 1);
+  if (fd >= 0) close(fd);
+}
+extern "C" void reads_passwd(void* const* b, const int64_t* s) {
+  int fd = open("/etc/passwd", O_RDONLY);
+  SCALE_IF(fd >= 0);
+  if (fd >= 0) close(fd);
+}
+extern "C" void allocates_2g(void* const* b, const int64_t* s) {
+  void* p = malloc(size_t{2} << 30);
+  SCALE_IF(p != nullptr);
+  free(p);
+}
+extern "C" void writes_own_dir(void* const* b, const int64_t* s) {
+  int fd = open("scratch", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  SCALE_IF(fd >= 0 && write(fd, "x", 1) == 1);
+  if (fd >= 0) close(fd);
+}
 extern "C" void hang(void* const*, const int64_t*) { for (;;) asm volatile(""); }
 )";
 
@@ -345,6 +388,63 @@ TEST_F(RunnerTest, StopAbandonsTheLeaseWithoutResults) {
   EXPECT_EQ(status.code(), Code::kCancelled);
   EXPECT_EQ(results, 0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+// Each forbidden step of a kernel fails that candidate only: the runner goes
+// on with the next one, which succeeds. Writing in its own folder works.
+TEST_F(RunnerTest, SandboxRefusesNetworkProcessesAndFilesOutsideItsFolder) {
+  std::filesystem::remove("/tmp/tf_runner_test_escape");
+  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  v1::Lease lease = MakeLease({{"opens_socket", 64},
+                               {"good", 64},
+                               {"forks", 64},
+                               {"runs_a_shell", 64},
+                               {"writes_tmp", 64},
+                               {"reads_passwd", 64},
+                               {"writes_own_dir", 64},
+                               {"good", 64}});
+  lease.mutable_spec()->mutable_benchmark()->set_timeout_s(20);  // no timeouts on a busy host
+  auto results = Supervise(supervisor, lease);
+  ASSERT_EQ(results.size(), 8u);
+  for (int64_t refused : {1, 3, 4, 5, 6}) {
+    EXPECT_EQ(results[refused].status(), v1::RESULT_STATUS_WRONG_RESULT)
+        << refused << ": " << results[refused].error();
+  }
+  for (int64_t ok_id : {2, 7, 8}) {
+    EXPECT_EQ(results[ok_id].status(), v1::RESULT_STATUS_OK)
+        << ok_id << ": " << results[ok_id].error();
+  }
+  EXPECT_FALSE(std::filesystem::exists("/tmp/tf_runner_test_escape"));
+}
+
+// The same kernels unconfined all succeed: what the test above sees is the
+// sandbox's doing.
+TEST_F(RunnerTest, WithoutTheSandboxTheSameKernelsSucceed) {
+  RunnerSandbox off;
+  off.enabled = false;
+  RunnerSupervisor supervisor(RunnerPath(), CpuDevice(), off);
+  v1::Lease lease = MakeLease({{"opens_socket", 64}, {"forks", 64}, {"writes_tmp", 64}});
+  lease.mutable_spec()->mutable_benchmark()->set_timeout_s(30);  // a fork per timed run
+  auto results = Supervise(supervisor, lease);
+  ASSERT_EQ(results.size(), 3u);
+  for (int64_t id : {1, 2, 3}) {
+    EXPECT_EQ(results[id].status(), v1::RESULT_STATUS_OK) << id << ": " << results[id].error();
+  }
+  std::filesystem::remove("/tmp/tf_runner_test_escape");
+}
+
+// A candidate that allocates past the runner's memory limit fails alone.
+TEST_F(RunnerTest, MemoryLimitFailsTheCandidateNotTheWorker) {
+  if (TF_ASAN) GTEST_SKIP() << "sanitizer builds run the runner without an address-space limit";
+  RunnerSandbox small;
+  small.memory_mb = 512;
+  RunnerSupervisor supervisor(RunnerPath(), CpuDevice(), small);
+  v1::Lease lease = MakeLease({{"allocates_2g", 64}, {"good", 64}});
+  lease.mutable_spec()->mutable_benchmark()->set_timeout_s(20);
+  auto results = Supervise(supervisor, lease);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[1].status(), v1::RESULT_STATUS_OK);
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
 }
 
 TEST(HostBufferTest, RandomInputsAreDeterministicAndNeverAllZeros) {

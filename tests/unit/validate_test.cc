@@ -53,6 +53,38 @@ class ValidateTest : public ::testing::Test {
   SpecLimits limits_;
 };
 
+TEST_F(ValidateTest, OversizedSpecIsRefusedBeforeAnyOtherCheck) {
+  limits_.max_spec_bytes = 1000;
+  spec_.add_constraints(std::string(2000, '1'));
+  spec_.set_language("cobol");  // not reported: the size is checked first
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("spec: "));
+  EXPECT_THAT(error, HasSubstr("bytes, above the limit of 1000"));
+  EXPECT_THAT(error, Not(HasSubstr("cobol")));
+}
+
+TEST_F(ValidateTest, TooManySourceFilesAreNamed) {
+  limits_.max_source_files = 3;
+  for (int i = 0; i < 3; ++i) sources_.emplace_back().set_path("extra" + std::to_string(i) + ".h");
+  EXPECT_THAT(Error(), HasSubstr("sources: 4 files, above the limit of 3"));
+}
+
+TEST(ProblemBufferBytesTest, SumsEveryBufferAndSaturates) {
+  auto spec = ParseSpecYaml(kGemm, "gemm.yaml");
+  ASSERT_TRUE(spec.ok());
+  auto bytes = ProblemBufferBytes(*spec, spec->problems(1));  // M=1024, N=512: f16 + f32
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(*bytes, 1024 * 512 * (2 + 4));
+  spec->mutable_buffers(0)->set_count("M*N*M*N*M*4");  // 2^62 elements of 2 bytes
+  bytes = ProblemBufferBytes(*spec, spec->problems(0));
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(*bytes, INT64_MAX);
+  spec->mutable_buffers(0)->set_count("M*N*M*N*M*N");
+  bytes = ProblemBufferBytes(*spec, spec->problems(0));
+  EXPECT_FALSE(bytes.ok());  // the count itself overflows int64: named
+  EXPECT_THAT(bytes.status().message(), HasSubstr("buffers.A.count"));
+}
+
 TEST_F(ValidateTest, AcceptsAGoodSpec) {
   Status status = ValidateSpec(spec_, sources_, limits_);
   EXPECT_TRUE(status.ok()) << status.message();
