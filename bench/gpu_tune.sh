@@ -2,8 +2,10 @@
 # On a GPU host: tunes a CUDA example end to end through a coordinator and a
 # worker owning the host's NVIDIA GPUs, and reports candidates per second and
 # the share of wall time the GPU spent busy (nvidia-smi utilization sampled
-# every 100 ms over the job). Programs come from a folder made by carry.sh.
-#   bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
+# every 100 ms over the job). Programs come from a folder made by carry.sh;
+# RUNNER names another tunefleet-runner (to compare two builds in one run),
+# WORKER_FLAGS adds worker flags (e.g. --sandbox-gpu-runners).
+#   [RUNNER=PATH] [WORKER_FLAGS=...] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -14,8 +16,8 @@ coordinator=$!
 trap 'kill $coordinator $worker $smi 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done
 export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
-"$carry/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices nvidia --cache "$state/cache" --runner "$carry/tunefleet-runner" \
-  >"$state/worker.log" 2>&1 &
+"$carry/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices nvidia --cache "$state/cache" \
+  --runner "${RUNNER:-$carry/tunefleet-runner}" ${WORKER_FLAGS:-} >"$state/worker.log" 2>&1 &
 worker=$!
 nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 >"$state/util.csv" &
 smi=$!

@@ -1,7 +1,8 @@
 // How the runner drives one kind of device. The runner makes the problem's
-// inputs, keeps the reference outputs and does the checking; a backend keeps
-// the device's copies of the buffers, loads the artifact, launches and times.
-// One backend serves every request of a runner process.
+// inputs and decides what to run; a backend keeps the device's copies of the
+// buffers and of the reference outputs, loads the artifact, launches, checks
+// outputs where they lie and times. One backend serves every request of a
+// runner process.
 #pragma once
 
 #include <array>
@@ -41,13 +42,14 @@ struct Launchable {
 };
 
 // The device's copies of one problem's buffers: the inputs as uploaded, kept
-// pristine, and the working copies that kernels run on, so that every run
-// starts from the same inputs without another upload. Made by a backend's
-// Upload, used only with that backend, freed with the object.
+// pristine, the working copies that kernels run on, so that every run starts
+// from the same inputs without another upload, and the reference outputs.
+// Made by a backend's Upload, used only with that backend, freed with the
+// object.
 class DeviceBuffers {
  public:
   virtual ~DeviceBuffers() = default;
-  // Device memory held, pristine and working copies together.
+  // Device memory held, pristine, working and reference copies together.
   virtual int64_t bytes() const = 0;
 };
 
@@ -68,8 +70,13 @@ class Backend {
   // One launch on the working buffers, waited for.
   virtual Status Run(const Launchable& kernel, DeviceBuffers& buffers,
                      const std::vector<int64_t>& scalars) = 0;
-  // Working buffer `index` copied into `host` (same dtype and count).
-  virtual Status Read(DeviceBuffers& buffers, int index, HostBuffer* host) = 0;
+  // The working copies of `outputs`, as the reference kernel left them, kept
+  // as what Compare checks later runs against.
+  virtual Status KeepReference(DeviceBuffers& buffers, const std::vector<int>& outputs) = 0;
+  // Working buffer `index`, one of the kept outputs, against its reference,
+  // element by element by worker::Compare's rule.
+  virtual Result<Comparison> Compare(DeviceBuffers& buffers, int index, double rtol,
+                                     double atol) = 0;
   // Warm-up, then timed runs as `settings` say; sensors sampled after.
   virtual Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
                                        const std::vector<int64_t>& scalars,

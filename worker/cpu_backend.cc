@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <map>
+
 namespace tf::worker {
 namespace {
 
@@ -22,12 +24,14 @@ struct CpuBuffers : DeviceBuffers {
   int64_t bytes() const override {
     int64_t total = 0;
     for (const HostBuffer& buffer : pristine) total += 2 * static_cast<int64_t>(buffer.bytes());
+    for (const auto& [index, buffer] : reference) total += static_cast<int64_t>(buffer.bytes());
     return total;
   }
 
   std::vector<HostBuffer> pristine;
-  std::vector<HostBuffer> work;  // what the kernels see
-  std::vector<void*> pointers;   // work[i].data()
+  std::vector<HostBuffer> work;         // what the kernels see
+  std::vector<void*> pointers;          // work[i].data()
+  std::map<int, HostBuffer> reference;  // by buffer index: the reference outputs
 };
 
 CpuBuffers& Cpu(DeviceBuffers& buffers) { return static_cast<CpuBuffers&>(buffers); }
@@ -85,9 +89,25 @@ Status CpuBackend::Run(const Launchable& kernel, DeviceBuffers& buffers,
   return Status::Ok();
 }
 
-Status CpuBackend::Read(DeviceBuffers& buffers, int index, HostBuffer* host) {
-  host->CopyFrom(Cpu(buffers).work[index]);
+Status CpuBackend::KeepReference(DeviceBuffers& buffers, const std::vector<int>& outputs) {
+  CpuBuffers& cpu = Cpu(buffers);
+  for (int index : outputs) {
+    TF_ASSIGN_OR_RETURN(HostBuffer kept, HostBuffer::AllocateLike(cpu.work[index]));
+    kept.CopyFrom(cpu.work[index]);
+    cpu.reference.insert_or_assign(index, std::move(kept));
+  }
   return Status::Ok();
+}
+
+Result<Comparison> CpuBackend::Compare(DeviceBuffers& buffers, int index, double rtol,
+                                       double atol) {
+  CpuBuffers& cpu = Cpu(buffers);
+  auto reference = cpu.reference.find(index);
+  if (reference == cpu.reference.end()) {
+    return Status::FailedPrecondition("buffer " + std::to_string(index) +
+                                      " has no reference output");
+  }
+  return tf::worker::Compare(cpu.work[index], reference->second, rtol, atol);
 }
 
 Result<v1::TimingStats> CpuBackend::Time(const Launchable& kernel, DeviceBuffers& buffers,

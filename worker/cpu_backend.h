@@ -26,7 +26,8 @@ class CpuBackend : public Backend {
   Status Reset(DeviceBuffers& buffers, const std::vector<int>& outputs) override;
   Status Run(const Launchable& kernel, DeviceBuffers& buffers,
              const std::vector<int64_t>& scalars) override;
-  Status Read(DeviceBuffers& buffers, int index, HostBuffer* host) override;
+  Status KeepReference(DeviceBuffers& buffers, const std::vector<int>& outputs) override;
+  Result<Comparison> Compare(DeviceBuffers& buffers, int index, double rtol, double atol) override;
   Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
                                const std::vector<int64_t>& scalars,
                                const v1::BenchmarkSettings& settings) override;

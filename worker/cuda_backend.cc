@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <map>
 
 #include "common/files.h"
 #include "worker/benchmark.h"
+#include "worker/cuda_compare.h"
 #include "worker/cuda_driver.h"
 #include "worker/gpu_sensors.h"
 
@@ -18,6 +20,17 @@ namespace {
 // Dynamic shared memory a kernel may use without opting in.
 constexpr int64_t kDefaultDynamicSharedLimit = 48 << 10;
 
+// Enough blocks of the compare kernels to fill any GPU; they stride over the rest.
+constexpr int64_t kCompareBlocks = 4096;
+constexpr int kCompareThreads = 256;
+
+// What the compare kernels accumulate (cuda_compare.cu's CompareTotals).
+struct CompareTotals {
+  uint64_t mismatches = 0;
+  uint64_t first_mismatch = ~uint64_t{0};
+  uint64_t max_abs_error_bits = 0;  // a double >= 0
+};
+
 // Pristine and working copies side by side in device memory: a reset is a
 // device-to-device copy, far faster than an upload from the host.
 struct CudaBuffers : DeviceBuffers {
@@ -25,18 +38,23 @@ struct CudaBuffers : DeviceBuffers {
   ~CudaBuffers() override {
     for (CUdeviceptr pointer : pristine) cuda.cuMemFree(pointer);
     for (CUdeviceptr pointer : work) cuda.cuMemFree(pointer);
+    for (const auto& [index, pointer] : reference) cuda.cuMemFree(pointer);
   }
 
   int64_t bytes() const override {
     int64_t total = 0;
     for (size_t size : sizes) total += 2 * static_cast<int64_t>(size);
+    for (const auto& [index, pointer] : reference) total += static_cast<int64_t>(sizes[index]);
     return total;
   }
 
   const CudaDriver& cuda;
   std::vector<size_t> sizes;  // bytes per buffer, spec order
+  std::vector<Dtype> dtypes;
+  std::vector<int64_t> counts;  // elements
   std::vector<CUdeviceptr> pristine;
-  std::vector<CUdeviceptr> work;  // what the kernels see
+  std::vector<CUdeviceptr> work;         // what the kernels see
+  std::map<int, CUdeviceptr> reference;  // by buffer index: the reference outputs
 };
 
 CudaBuffers& Cuda(DeviceBuffers& buffers) { return static_cast<CudaBuffers&>(buffers); }
@@ -53,7 +71,9 @@ class CudaBackend : public Backend {
 
   ~CudaBackend() override {
     if (flush_buffer_ != 0) cuda_.cuMemFree(flush_buffer_);
+    if (totals_ != 0) cuda_.cuMemFree(totals_);
     if (module_ != nullptr) cuda_.cuModuleUnload(module_);
+    if (compare_module_ != nullptr) cuda_.cuModuleUnload(compare_module_);
     if (start_ != nullptr) cuda_.cuEventDestroy(start_);
     if (stop_ != nullptr) cuda_.cuEventDestroy(stop_);
     cuda_.cuDevicePrimaryCtxRelease(device_);
@@ -62,7 +82,11 @@ class CudaBackend : public Backend {
   Status Init() {
     TF_RETURN_IF_ERROR(Check(cuda_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
     TF_RETURN_IF_ERROR(Check(cuda_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate"));
-    return Check(cuda_.cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
+    TF_RETURN_IF_ERROR(Check(cuda_.cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate"));
+    TF_RETURN_IF_ERROR(Check(cuda_.cuModuleLoadData(&compare_module_, kCompareKernelsPtx),
+                             "loading the runner's output-compare kernels (PTX)"));
+    TF_ASSIGN_OR_RETURN(totals_, Allocate(sizeof(CompareTotals)));
+    return Status::Ok();
   }
 
   Status Load(const std::string& artifact_path) override {
@@ -95,6 +119,8 @@ class CudaBackend : public Backend {
     auto buffers = std::make_unique<CudaBuffers>(cuda_);
     for (const HostBuffer& buffer : initial) {
       buffers->sizes.push_back(buffer.bytes());
+      buffers->dtypes.push_back(buffer.dtype());
+      buffers->counts.push_back(buffer.count());
       TF_ASSIGN_OR_RETURN(CUdeviceptr pristine, Allocate(buffer.bytes()));
       buffers->pristine.push_back(pristine);
       TF_ASSIGN_OR_RETURN(CUdeviceptr work, Allocate(buffer.bytes()));
@@ -126,9 +152,53 @@ class CudaBackend : public Backend {
     return Check(cuda_.cuCtxSynchronize(), "kernel execution");
   }
 
-  Status Read(DeviceBuffers& buffers, int index, HostBuffer* host) override {
-    return Check(cuda_.cuMemcpyDtoH(host->data(), Cuda(buffers).work[index], host->bytes()),
-                 "cuMemcpyDtoH");
+  Status KeepReference(DeviceBuffers& buffers, const std::vector<int>& outputs) override {
+    CudaBuffers& device = Cuda(buffers);
+    for (int index : outputs) {
+      if (!device.reference.contains(index)) {
+        TF_ASSIGN_OR_RETURN(device.reference[index], Allocate(device.sizes[index]));
+      }
+      TF_RETURN_IF_ERROR(Check(
+          cuda_.cuMemcpyDtoD(device.reference[index], device.work[index], device.sizes[index]),
+          "cuMemcpyDtoD"));
+    }
+    return Status::Ok();
+  }
+
+  // On the device; only the totals, and the two elements of the first
+  // mismatch, come back.
+  Result<Comparison> Compare(DeviceBuffers& buffers, int index, double rtol, double atol) override {
+    CudaBuffers& device = Cuda(buffers);
+    auto reference = device.reference.find(index);
+    if (reference == device.reference.end()) {
+      return Status::FailedPrecondition("buffer " + std::to_string(index) +
+                                        " has no reference output");
+    }
+    TF_ASSIGN_OR_RETURN(CUfunction kernel, CompareKernel(device.dtypes[index]));
+    CompareTotals totals;
+    TF_RETURN_IF_ERROR(Check(cuda_.cuMemcpyHtoD(totals_, &totals, sizeof totals), "cuMemcpyHtoD"));
+    long long count = device.counts[index];
+    void* arguments[] = {&device.work[index], &reference->second, &count, &rtol, &atol, &totals_};
+    const int64_t blocks =
+        std::clamp<int64_t>((count + kCompareThreads - 1) / kCompareThreads, 1, kCompareBlocks);
+    TF_RETURN_IF_ERROR(
+        Check(cuda_.cuLaunchKernel(kernel, static_cast<unsigned>(blocks), 1, 1, kCompareThreads, 1,
+                                   1, 0, nullptr, arguments, nullptr),
+              "launching the output-compare kernel"));
+    TF_RETURN_IF_ERROR(
+        Check(cuda_.cuMemcpyDtoH(&totals, totals_, sizeof totals), "output comparison"));
+    Comparison result;
+    result.count = count;
+    result.mismatches = static_cast<int64_t>(totals.mismatches);
+    result.max_abs_error = std::bit_cast<double>(totals.max_abs_error_bits);
+    if (result.mismatches > 0) {
+      result.first_mismatch = static_cast<int64_t>(totals.first_mismatch);
+      TF_ASSIGN_OR_RETURN(result.got,
+                          Element(device, device.work[index], index, result.first_mismatch));
+      TF_ASSIGN_OR_RETURN(result.expected,
+                          Element(device, reference->second, index, result.first_mismatch));
+    }
+    return result;
   }
 
   Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
@@ -183,6 +253,26 @@ class CudaBackend : public Backend {
     if (result == CUDA_SUCCESS) return Status::Ok();
     if (cuda_.cuCtxSynchronize() != CUDA_SUCCESS) lost_ = true;
     return cuda_.Check(result, what);
+  }
+
+  Result<CUfunction> CompareKernel(Dtype dtype) {
+    auto found = compare_kernels_.find(dtype);
+    if (found != compare_kernels_.end()) return found->second;
+    const std::string name = "tf_compare_" + std::string(DtypeName(dtype));
+    CUfunction function = nullptr;
+    TF_RETURN_IF_ERROR(
+        Check(cuda_.cuModuleGetFunction(&function, compare_module_, name.c_str()), name));
+    return compare_kernels_[dtype] = function;
+  }
+
+  // Element `i` of the device copy `pointer` of buffer `index`, as a double.
+  Result<double> Element(const CudaBuffers& buffers, CUdeviceptr pointer, int index, int64_t i) {
+    TF_ASSIGN_OR_RETURN(HostBuffer element,
+                        HostBuffer::Allocate(DtypeName(buffers.dtypes[index]), 1));
+    TF_RETURN_IF_ERROR(
+        Check(cuda_.cuMemcpyDtoH(element.data(), pointer + i * element.bytes(), element.bytes()),
+              "cuMemcpyDtoH"));
+    return element.Get(0);
   }
 
   Result<CUdeviceptr> Allocate(size_t bytes) {
@@ -307,6 +397,9 @@ class CudaBackend : public Backend {
   const int64_t l2_bytes_;
   const std::unique_ptr<GpuSensors> sensors_;  // null: no clock and temperature
   CUmodule module_ = nullptr;
+  CUmodule compare_module_ = nullptr;
+  std::map<Dtype, CUfunction> compare_kernels_;
+  CUdeviceptr totals_ = 0;  // one CompareTotals
   CUdeviceptr flush_buffer_ = 0;
   size_t flush_bytes_ = 0;
   CUevent start_ = nullptr, stop_ = nullptr;

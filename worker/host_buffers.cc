@@ -130,6 +130,13 @@ void DefaultRange(Dtype dtype, double* lo, double* hi) {
 
 }  // namespace
 
+std::string_view DtypeName(Dtype dtype) {
+  for (const DtypeInfo& info : kDtypes) {
+    if (info.dtype == dtype) return info.name;
+  }
+  return "?";
+}
+
 Result<HostBuffer> HostBuffer::Allocate(std::string_view dtype, int64_t count) {
   for (const DtypeInfo& info : kDtypes) {
     if (info.name != dtype) continue;
@@ -254,8 +261,8 @@ uint64_t InputSeed(std::string_view buffer_name, std::string_view problem_key) {
 
 Comparison Compare(const HostBuffer& out, const HostBuffer& ref, double rtol, double atol) {
   Comparison result;
-  const int64_t n = std::min(out.count(), ref.count());
-  for (int64_t i = 0; i < n; ++i) {
+  result.count = std::min(out.count(), ref.count());
+  for (int64_t i = 0; i < result.count; ++i) {
     const double got = out.Get(i), expected = ref.Get(i);
     if (got == expected || (std::isnan(got) && std::isnan(expected))) continue;
     const double diff = std::fabs(got - expected);

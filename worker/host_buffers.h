@@ -18,6 +18,9 @@ namespace v1 = ::tunefleet::v1;
 
 enum class Dtype { kF32, kF64, kF16, kBF16, kI8, kI32, kI64, kU8, kU32 };
 
+// The spec's name of `dtype` ("f32", ...).
+std::string_view DtypeName(Dtype dtype);
+
 class HostBuffer {
  public:
   // Cache-line aligned, uninitialised.
@@ -58,6 +61,7 @@ class HostBuffer {
 uint64_t InputSeed(std::string_view buffer_name, std::string_view problem_key);
 
 struct Comparison {
+  int64_t count = 0;  // elements compared
   int64_t mismatches = 0;
   int64_t first_mismatch = -1;   // element index
   double got = 0, expected = 0;  // at first_mismatch

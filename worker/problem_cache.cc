@@ -2,13 +2,7 @@
 
 namespace tf::worker {
 
-int64_t PreparedProblem::bytes() const {
-  int64_t total = buffers == nullptr ? 0 : buffers->bytes();
-  for (const auto* host : {&received, &expected}) {
-    for (const HostBuffer& buffer : *host) total += static_cast<int64_t>(buffer.bytes());
-  }
-  return total;
-}
+int64_t PreparedProblem::bytes() const { return buffers == nullptr ? 0 : buffers->bytes(); }
 
 ProblemCache::ProblemCache(int64_t max_bytes, size_t max_problems)
     : max_bytes_(max_bytes), max_problems_(max_problems) {}

@@ -17,18 +17,17 @@
 
 namespace tf::worker {
 
-// One problem ready for candidates: the device holds its inputs, the host
-// its reference outputs.
+// One problem ready for candidates: the device holds its inputs and, when
+// the lease has a reference, the reference outputs.
 struct PreparedProblem {
-  spec::Bindings vars;               // problem variables
-  std::vector<int> outputs;          // indices of output buffers
-  std::vector<HostBuffer> received;  // outputs read back, parallel to `outputs`
-  std::vector<HostBuffer> expected;  // reference outputs, parallel to `outputs`; empty: no check
-  std::vector<int64_t> scalars;      // in ScalarNames(spec) order
-  double flops = 0;                  // 0: no throughput
+  spec::Bindings vars;                     // problem variables
+  std::vector<int> outputs;                // indices of output buffers
+  bool has_reference = false;              // outputs are checked against the reference
+  std::vector<int64_t> scalars;            // in ScalarNames(spec) order
+  double flops = 0;                        // 0: no throughput
   std::unique_ptr<DeviceBuffers> buffers;  // every spec buffer, inputs pristine
 
-  // Device and host memory held.
+  // Device memory held.
   int64_t bytes() const;
 };
 

@@ -126,11 +126,7 @@ Result<PreparedProblem> Prepare(const v1::KernelSpec& spec, const v1::Problem& p
     }
     TF_ASSIGN_OR_RETURN(HostBuffer filled, HostBuffer::Allocate(buffer.dtype(), *count));
     TF_RETURN_IF_ERROR(filled.Fill(buffer, InputSeed(buffer.name(), key)));
-    if (buffer.output()) {
-      data.outputs.push_back(static_cast<int>(initial.size()));
-      TF_ASSIGN_OR_RETURN(HostBuffer received, HostBuffer::AllocateLike(filled));
-      data.received.push_back(std::move(received));
-    }
+    if (buffer.output()) data.outputs.push_back(static_cast<int>(initial.size()));
     initial.push_back(std::move(filled));
   }
   if (!spec.objective().flops().empty()) {
@@ -145,11 +141,8 @@ Result<PreparedProblem> Prepare(const v1::KernelSpec& spec, const v1::Problem& p
                                    data.vars, &reference));
     TF_RETURN_IF_ERROR(backend.Reset(*data.buffers, {}));
     TF_RETURN_IF_ERROR(backend.Run(reference, *data.buffers, data.scalars));
-    for (size_t k = 0; k < data.outputs.size(); ++k) {
-      TF_ASSIGN_OR_RETURN(HostBuffer expected, HostBuffer::AllocateLike(data.received[k]));
-      TF_RETURN_IF_ERROR(backend.Read(*data.buffers, data.outputs[k], &expected));
-      data.expected.push_back(std::move(expected));
-    }
+    TF_RETURN_IF_ERROR(backend.KeepReference(*data.buffers, data.outputs));
+    data.has_reference = true;
   }
   return data;
 }
@@ -175,17 +168,16 @@ Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const L
   TF_RETURN_IF_ERROR(backend.Reset(*data.buffers, data.outputs));
   TF_RETURN_IF_ERROR(backend.Run(kernel, *data.buffers, data.scalars));
   std::string error;
-  for (size_t k = 0; k < data.outputs.size(); ++k) {
-    HostBuffer& out = data.received[k];
-    TF_RETURN_IF_ERROR(backend.Read(*data.buffers, data.outputs[k], &out));
-    Comparison c = Compare(out, data.expected[k], spec.verify().rtol(), spec.verify().atol());
+  for (int index : data.outputs) {
+    TF_ASSIGN_OR_RETURN(Comparison c, backend.Compare(*data.buffers, index, spec.verify().rtol(),
+                                                      spec.verify().atol()));
     *max_abs_error = std::max(*max_abs_error, c.max_abs_error);
     if (c.mismatches == 0 || !error.empty()) continue;
-    error = "output '" + spec.buffers(data.outputs[k]).name() +
-            "': " + std::to_string(c.mismatches) + " of " + std::to_string(out.count()) +
-            " elements differ; first at index " + std::to_string(c.first_mismatch) + ": got " +
-            Number(c.got) + ", expected " + Number(c.expected) + " (rtol " +
-            Number(spec.verify().rtol()) + ", atol " + Number(spec.verify().atol()) + ")";
+    error = "output '" + spec.buffers(index).name() + "': " + std::to_string(c.mismatches) +
+            " of " + std::to_string(c.count) + " elements differ; first at index " +
+            std::to_string(c.first_mismatch) + ": got " + Number(c.got) + ", expected " +
+            Number(c.expected) + " (rtol " + Number(spec.verify().rtol()) + ", atol " +
+            Number(spec.verify().atol()) + ")";
   }
   return error;
 }
@@ -211,7 +203,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
   TF_RETURN_IF_ERROR(SetTensorMaps(spec, vars, &kernel));
   v1::CandidateResult result;
   result.set_candidate_id(candidate.candidate_id());
-  if (!data.expected.empty()) {
+  if (data.has_reference) {
     double max_abs_error = 0;
     TF_ASSIGN_OR_RETURN(std::string mismatch, Verify(spec, backend, kernel, data, &max_abs_error));
     result.set_max_abs_error(max_abs_error);

@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "worker/cuda_backend.h"
 #include "worker/devices.h"
+#include "worker/host_buffers.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {
@@ -43,6 +47,11 @@ extern "C" __global__ void wrong_at_7(const float* x, float* y, int64_t n) {
 }
 extern "C" __global__ void writes_far_out_of_bounds(const float* x, float* y, int64_t n) {
   y[Index() + (int64_t(1) << 38)] = x[0];
+}
+// For the compare test: the second buffer's bytes over the first's.
+extern "C" __global__ void copy_second_to_first(unsigned char* first, const unsigned char* second,
+                                                int64_t bytes) {
+  for (int64_t i = Index(); i < bytes; i += gridDim.x * int64_t(blockDim.x)) first[i] = second[i];
 }
 extern "C" __global__ void hangs(const float*, float*, int64_t) {
   for (;;) __nanosleep(1000);
@@ -266,6 +275,74 @@ TEST_F(CudaRunnerTest, TensorMapsAreEncodedPerCandidateAndPassedAfterTheScalars)
                                     "dims (1024,1024) and box (32,300)"),
             std::string::npos)
       << results[2].error();
+}
+
+// The GPU's comparison must give what worker::Compare gives on the host:
+// counts, the first mismatch and its values, the largest error, NaN rules.
+TEST_F(CudaRunnerTest, OutputsAreComparedOnTheGpuByTheHostRuleForEveryDtype) {
+  auto backend = MakeCudaBackend(gpu_->info, gpu_->ordinal);
+  ASSERT_TRUE(backend.ok()) << backend.status().ToString();
+  ASSERT_TRUE((*backend)->Load(ArtifactPath()).ok());
+  auto copy = (*backend)->Find("copy_second_to_first");
+  ASSERT_TRUE(copy.ok());
+  copy->grid = {64, 1, 1};
+  copy->block = {256, 1, 1};
+  constexpr int64_t kCount = 100003;  // not a multiple of a block
+  for (const char* dtype : {"f32", "f64", "f16", "bf16", "i8", "i32", "i64", "u8", "u32"}) {
+    SCOPED_TRACE(dtype);
+    v1::Buffer random;
+    random.set_dtype(dtype);
+    auto reference = HostBuffer::Allocate(dtype, kCount);
+    auto output = HostBuffer::Allocate(dtype, kCount);
+    auto other = HostBuffer::Allocate(dtype, kCount);
+    auto poison = HostBuffer::Allocate(dtype, kCount);
+    ASSERT_TRUE(reference.ok() && output.ok() && other.ok() && poison.ok());
+    ASSERT_TRUE(reference->Fill(random, 1).ok() && other->Fill(random, 2).ok());
+    poison->Poison();
+    const size_t size = reference->bytes() / kCount;
+    // NaN (or 0xA5 bytes) in both at 11: equal. Elsewhere the output differs
+    // at every 97th element from 500 on, and is poisoned from 90000 on.
+    std::memcpy(static_cast<char*>(reference->data()) + 11 * size,
+                static_cast<char*>(poison->data()) + 11 * size, size);
+    output->CopyFrom(*reference);
+    for (int64_t i = 500; i < kCount; i += 97) {
+      const HostBuffer& source = i >= 90000 ? *poison : *other;
+      std::memcpy(static_cast<char*>(output->data()) + i * size,
+                  static_cast<const char*>(source.data()) + i * size, size);
+    }
+    for (double rtol : {0.0, 0.05}) {
+      const double atol = rtol / 10;
+      const Comparison want = Compare(*output, *reference, rtol, atol);
+      ASSERT_GT(want.mismatches, 0);
+
+      std::vector<HostBuffer> initial;
+      for (const HostBuffer* source : {&*reference, &*output}) {
+        initial.push_back(HostBuffer::AllocateLike(*source).value());
+        initial.back().CopyFrom(*source);
+      }
+      auto buffers = (*backend)->Upload(std::move(initial));
+      ASSERT_TRUE(buffers.ok()) << buffers.status().ToString();
+      ASSERT_TRUE((*backend)->Reset(**buffers, {}).ok());
+      ASSERT_TRUE((*backend)->KeepReference(**buffers, {0}).ok());
+      EXPECT_EQ((*backend)->Compare(**buffers, 0, rtol, atol)->mismatches, 0);
+      ASSERT_TRUE(
+          (*backend)->Run(*copy, **buffers, {static_cast<int64_t>(reference->bytes())}).ok());
+
+      auto got = (*backend)->Compare(**buffers, 0, rtol, atol);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(got->count, kCount);
+      EXPECT_EQ(got->mismatches, want.mismatches) << "rtol " << rtol;
+      EXPECT_EQ(got->first_mismatch, want.first_mismatch);
+      EXPECT_EQ(std::isnan(got->got), std::isnan(want.got));
+      if (!std::isnan(want.got)) {
+        EXPECT_EQ(got->got, want.got);
+      }
+      EXPECT_EQ(got->expected, want.expected);
+      EXPECT_EQ(got->max_abs_error, want.max_abs_error);
+      EXPECT_FALSE((*backend)->Compare(**buffers, 1, rtol, atol).ok())
+          << "buffer 1 has no kept reference";
+    }
+  }
 }
 
 }  // namespace
