@@ -4,7 +4,7 @@
 # the share of wall time the GPU spent busy (nvidia-smi utilization sampled
 # every 100 ms over the job). Programs come from a folder made by carry.sh;
 # RUNNER names another tunefleet-runner (to compare two builds in one run),
-# WORKER_FLAGS adds worker flags (e.g. --sandbox-gpu-runners).
+# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox).
 #   [RUNNER=PATH] [WORKER_FLAGS=...] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"

@@ -22,9 +22,9 @@ namespace v1 = ::tunefleet::v1;
 // Receives the runner's events; an error (the worker went away) stops the run.
 using EventSink = std::function<Status(const v1::RunnerEvent&)>;
 
-// Device and host memory that problems prepared for earlier leases may keep.
-// A GEMM of 4096^3 in fp16 takes 256 MiB (inputs twice on the device, the
-// output twice on the host).
+// Device memory that problems prepared for earlier leases may keep. A GEMM
+// of 4096^3 in fp16 takes 224 MiB (every 32 MiB matrix pristine and working,
+// the output a third time as the reference).
 inline constexpr int64_t kDefaultPreparedProblemBytes = int64_t{4} << 30;
 // Bounds the device allocations that many small problems would keep.
 inline constexpr size_t kMaxPreparedProblems = 64;

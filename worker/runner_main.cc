@@ -57,8 +57,10 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
 
 // CPU runners: the system libraries, their own folder, no new processes and
 // an address-space limit. GPU runners also need the driver's device files,
-// /proc and /sys, may let the driver start its helpers, and keep no
-// address-space limit (the driver reserves far more than it uses).
+// /proc and /sys, write to their own threads' /proc entries (cuInit fails
+// with CUDA_ERROR_OPERATING_SYSTEM otherwise), may let the driver start its
+// helpers, and keep no address-space limit (the driver reserves far more
+// than it uses).
 tf::Status EnterSandbox(const Flags& flags) {
   tf::sandbox::Policy policy;
   policy.read_paths = tf::sandbox::SystemReadPaths();
@@ -77,7 +79,7 @@ tf::Status EnterSandbox(const Flags& flags) {
     if (TF_ASAN) policy.max_address_space_bytes = 0;
   } else {
     policy.read_paths.insert(policy.read_paths.end(), {"/proc", "/sys", "/etc"});
-    policy.write_paths.push_back("/dev");
+    policy.write_paths.insert(policy.write_paths.end(), {"/dev", "/proc/self/task"});
     policy.max_open_files = 4096;
   }
   TF_ASSIGN_OR_RETURN(auto applied, tf::sandbox::Enter(policy));

@@ -251,8 +251,7 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
 
 void Worker::DeviceLoop(const Device& device) {
   RunnerSandbox sandbox;
-  sandbox.enabled =
-      options_.sandbox_runners && (device.info.vendor() == "cpu" || options_.sandbox_gpu_runners);
+  sandbox.enabled = options_.sandbox_runners;
   sandbox.work_dir = options_.cache_dir + "/runners/device-" + std::to_string(device.info.index());
   sandbox.memory_mb = options_.runner_memory_mb;
   sandbox.file_mb = options_.runner_file_mb;

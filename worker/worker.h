@@ -31,8 +31,6 @@ struct WorkerOptions {
   auth::ClientTls tls;      // no CA: plaintext
   // Runners confine themselves (RunnerSandbox), each in cache_dir/runners/device-N.
   bool sandbox_runners = true;
-  // GPU runners too: opt-in until their box has been run on a GPU host.
-  bool sandbox_gpu_runners = false;
   uint64_t runner_memory_mb = 0;  // CPU runners' address space; 0: physical memory
   uint64_t runner_file_mb = 1024;
   int max_candidates = 32;  // per lease; each pays a round trip and an artifact load

@@ -31,9 +31,6 @@ int main(int argc, char** argv) {
   app.add_flag("--no-runner-sandbox", no_sandbox,
                "run candidates unconfined (own folder only): network, other files and new "
                "processes stay reachable; for debugging a kernel, never for untrusted jobs");
-  app.add_flag("--sandbox-gpu-runners", options.sandbox_gpu_runners,
-               "confine GPU runners as well (a looser box: /dev, /proc, /sys stay reachable); "
-               "off by default until it has been verified on a GPU host");
   app.add_option("--runner-memory-mb", options.runner_memory_mb,
                  "address space of each CPU runner, MiB (0: the host's physical memory)")
       ->capture_default_str();
