@@ -12,10 +12,7 @@
 //
 //   scale_bench [--workers 500] [--threads 8] [--configs 1024] [--seconds 10]
 //               [--db-sync full|normal] [--coordinator-binary PATH]
-#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -59,32 +56,6 @@ tf::Status WriteSpec(const std::string& dir, int configs) {
       "true}\ntarget: {vendor: cpu, label: scale}\n";
   return tf::WriteFileAtomic(dir + "/scale.yaml", yaml);
 }
-
-// A child with stdout and stderr in `log`; killed on destruction.
-class Child {
- public:
-  Child(const std::vector<std::string>& argv, const std::string& log) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 1);
-      dup2(fd, 2);
-      std::vector<char*> args;
-      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-  }
-  ~Child() {
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-  }
-  pid_t pid() const { return pid_; }
-
- private:
-  pid_t pid_;
-};
 
 // User+system CPU seconds of a process so far.
 double CpuSeconds(pid_t pid) {
@@ -268,11 +239,18 @@ int main(int argc, char** argv) {
   const std::string db_path = dir + "/tunefleet.db";
   const std::string port_file = dir + "/port";
   const int64_t heartbeat_ms = 1000;
-  Child coordinator(
+  tf::SpawnOptions logged;
+  logged.log_path = dir + "/coordinator.log";
+  auto spawned = tf::ChildProcess::Spawn(
       {binary, "--plaintext", "--listen", "127.0.0.1:0", "--db", db_path, "--artifacts",
        dir + "/artifacts", "--port-file", port_file, "--db-sync", sync, "--batch-size",
        std::to_string(configs), "--heartbeat-ms", std::to_string(heartbeat_ms)},
-      dir + "/coordinator.log");
+      logged);
+  if (!spawned.ok()) {
+    std::fprintf(stderr, "%s\n", spawned.status().message().c_str());
+    return 1;
+  }
+  const auto coordinator = std::move(*spawned);  // SIGKILLed if we return early
   auto ready = Clock::now() + std::chrono::seconds(30);
   while (!std::filesystem::exists(port_file) && Clock::now() < ready) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -344,9 +322,9 @@ int main(int argc, char** argv) {
   const double build_s = std::chrono::duration<double>(Clock::now() - build_start).count();
 
   std::fprintf(stderr, "built in %.1f s; measuring (coordinator pid %d)\n", build_s,
-               static_cast<int>(coordinator.pid()));
+               static_cast<int>(coordinator->pid()));
   const int64_t recorded_before = counters.recorded, leases_before = counters.leases;
-  const double cpu_before = CpuSeconds(coordinator.pid());
+  const double cpu_before = CpuSeconds(coordinator->pid());
   const double bench_cpu_before = CpuSeconds(getpid());
   const auto start = Clock::now();
   measuring = true;
@@ -359,7 +337,7 @@ int main(int argc, char** argv) {
   const int64_t recorded = counters.recorded - recorded_before;
   const int64_t leases = counters.leases - leases_before;
   const int64_t heartbeats = counters.heartbeats;
-  const double cpu = CpuSeconds(coordinator.pid()) - cpu_before;
+  const double cpu = CpuSeconds(coordinator->pid()) - cpu_before;
   const double bench_cpu = CpuSeconds(getpid()) - bench_cpu_before;
   stop = true;
   for (auto& d : drivers) d.join();
@@ -383,6 +361,7 @@ int main(int argc, char** argv) {
   std::printf("cpu: coordinator %.2f s (%.1f us per result), load clients %.2f s; errors %lld\n",
               cpu, recorded ? 1e6 * cpu / recorded : 0.0, bench_cpu,
               static_cast<long long>(counters.errors.load()));
+  coordinator->Terminate(10);  // a clean shutdown before its files go
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   return recorded > 0 ? 0 : 1;

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -23,16 +25,38 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   return out;
 }
 
-// In the child after fork: only async-signal-safe calls until exec.
-[[noreturn]] void ExecChild(const std::vector<char*>& argv, const std::vector<std::string>& env) {
-  setpgid(0, 0);
-  for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
-  execvp(argv[0], argv.data());
-  const char* msg = "exec failed: ";
-  (void)!write(2, msg, strlen(msg));
-  (void)!write(2, argv[0], strlen(argv[0]));
-  (void)!write(2, "\n", 1);
-  _exit(127);
+// Closes the descriptors a child was given, each once.
+void CloseChildEnds(const std::array<int, 3>& stdio) {
+  for (auto it = stdio.begin(); it != stdio.end(); ++it) {
+    if (*it >= 0 && std::find(stdio.begin(), it, *it) == it) close(*it);
+  }
+}
+
+// Forks a child that leads a new process group, has `stdio` (-1: ours) as its
+// stdin, stdout and stderr, changes to `cwd` (empty: ours) and execs `argv`.
+// The caller closes its copies of `stdio`.
+Result<pid_t> ForkExec(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                       const std::array<int, 3>& stdio, const std::string& cwd) {
+  auto args = CStrings(argv);  // allocated before the fork
+  pid_t pid = fork();
+  if (pid < 0) return Status::Internal(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Only async-signal-safe calls until exec.
+    setpgid(0, 0);
+    for (int fd = 0; fd < 3; ++fd) {
+      if (stdio[fd] >= 0) dup2(stdio[fd], fd);
+    }
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
+    execvp(args[0], args.data());
+    const char* msg = "exec failed: ";
+    (void)!write(2, msg, strlen(msg));
+    (void)!write(2, args[0], strlen(args[0]));
+    (void)!write(2, "\n", 1);
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also in the parent: no race with an early kill
+  return pid;
 }
 
 double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
@@ -55,24 +79,16 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Run
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
     return Status::Internal(std::string("pipe: ") + std::strerror(errno));
   }
-  auto args = CStrings(argv);
+  const std::array<int, 3> stdio = {open("/dev/null", O_RDONLY | O_CLOEXEC), out_pipe[1],
+                                    out_pipe[1]};
   auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid < 0) {
+  auto forked = ForkExec(argv, options.env, stdio, options.cwd);
+  CloseChildEnds(stdio);
+  if (!forked.ok()) {
     close(out_pipe[0]);
-    close(out_pipe[1]);
-    return Status::Internal(std::string("fork: ") + std::strerror(errno));
+    return forked.status();
   }
-  if (pid == 0) {
-    dup2(out_pipe[1], 1);
-    dup2(out_pipe[1], 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
-    ExecChild(args, options.env);
-  }
-  setpgid(pid, pid);  // also in the parent: no race with an early kill
-  close(out_pipe[1]);
+  const pid_t pid = *forked;
 
   ProcessResult result;
   auto deadline = start + std::chrono::duration<double>(options.timeout_s);
@@ -122,30 +138,39 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Run
 }
 
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const std::vector<std::string>& argv,
-                                                          const std::vector<std::string>& env) {
+                                                          const SpawnOptions& options) {
   if (argv.empty()) return Status::InvalidArgument("ChildProcess: empty command");
-  int to_child[2], from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0) return Status::Internal("pipe failed");
-  if (pipe2(from_child, O_CLOEXEC) != 0) {
-    close(to_child[0]);
-    close(to_child[1]);
-    return Status::Internal("pipe failed");
+  std::array<int, 3> stdio;
+  int stdin_fd = -1, stdout_fd = -1;  // our ends of its pipes
+  if (options.log_path.empty()) {
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0) return Status::Internal("pipe failed");
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+      close(to_child[0]);
+      close(to_child[1]);
+      return Status::Internal("pipe failed");
+    }
+    stdio = {to_child[0], from_child[1], -1};
+    stdin_fd = to_child[1];
+    stdout_fd = from_child[0];
+  } else {
+    int log = open(options.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log < 0) {
+      return Status::Internal("cannot open " + options.log_path + ": " + std::strerror(errno));
+    }
+    stdio = {open("/dev/null", O_RDONLY | O_CLOEXEC), log, log};
   }
-  auto args = CStrings(argv);
-  pid_t pid = fork();
-  if (pid < 0) return Status::Internal(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    dup2(to_child[0], 0);
-    dup2(from_child[1], 1);
-    ExecChild(args, env);
+  auto pid = ForkExec(argv, options.env, stdio, "");
+  CloseChildEnds(stdio);
+  if (!pid.ok()) {
+    if (stdin_fd >= 0) close(stdin_fd);
+    if (stdout_fd >= 0) close(stdout_fd);
+    return pid.status();
   }
-  setpgid(pid, pid);
-  close(to_child[0]);
-  close(from_child[1]);
   std::unique_ptr<ChildProcess> child(new ChildProcess);
-  child->pid_ = pid;
-  child->stdin_fd_ = to_child[1];
-  child->stdout_fd_ = from_child[0];
+  child->pid_ = *pid;
+  child->stdin_fd_ = stdin_fd;
+  child->stdout_fd_ = stdout_fd;
   return child;
 }
 

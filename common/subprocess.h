@@ -1,6 +1,7 @@
 // Child processes: run a command to completion with a time limit, or keep one
-// running with pipes to talk to it. Each child leads its own process group so
-// that a kill reaches everything it started.
+// running, with pipes to talk to it or with its output in a log file. Each
+// child leads its own process group so that a kill reaches everything it
+// started.
 #pragma once
 
 #include <sys/types.h>
@@ -36,15 +37,27 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Run
 // "exited with code 3", "killed by signal 11 (SIGSEGV)".
 std::string DescribeWaitStatus(int wait_status);
 
-// A long-running child whose stdin and stdout are pipes to us; stderr is
-// inherited so its logs reach ours.
+struct SpawnOptions {
+  std::vector<std::string> env;  // extra NAME=VALUE entries
+  // Empty: the child's stdin and stdout are pipes to us and its stderr is
+  // ours, for a child we talk to. Otherwise its stdout and stderr are
+  // appended to this file (created if missing) and its stdin is /dev/null,
+  // for a daemon whose log is read afterwards; appending keeps the log of an
+  // earlier child that used the same file.
+  std::string log_path;
+};
+
+// A long-running child; SpawnOptions says where its stdin, stdout and stderr go.
 class ChildProcess {
  public:
+  // Fails when the log cannot be opened or the process cannot be forked; a
+  // command that cannot be executed exits with code 127.
   static Result<std::unique_ptr<ChildProcess>> Spawn(const std::vector<std::string>& argv,
-                                                     const std::vector<std::string>& env = {});
+                                                     const SpawnOptions& options = {});
   ~ChildProcess();  // kills and reaps the child if still running
 
   pid_t pid() const { return pid_; }
+  // Our ends of the child's stdin and stdout; -1 for a child with a log_path.
   int stdin_fd() const { return stdin_fd_; }
   int stdout_fd() const { return stdout_fd_; }
   // Closes our end of the child's stdin.

@@ -1,10 +1,6 @@
 #include "tests/test_util.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -30,54 +26,15 @@ TempDir::~TempDir() {
 
 std::unique_ptr<Process> Process::Start(const std::vector<std::string>& argv,
                                         const std::string& log_path) {
+  SpawnOptions options;
+  options.log_path = log_path;
+  auto child = ChildProcess::Spawn(argv, options);
+  if (!child.ok())
+    throw std::runtime_error("cannot start " + argv[0] + ": " + child.status().ToString());
   auto process = std::unique_ptr<Process>(new Process);
+  process->child_ = std::move(*child);
   process->log_path_ = log_path;
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  process->pid_ = pid;
   return process;
-}
-
-Process::~Process() { Kill(); }
-
-void Process::Kill() {
-  if (reaped_ || pid_ <= 0) return;
-  kill(-pid_, SIGKILL);
-  kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
-  reaped_ = true;
-}
-
-int Process::Terminate() {
-  if (reaped_) return 0;
-  kill(pid_, SIGTERM);
-  int status = 0;
-  for (int i = 0; i < 500; ++i) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      reaped_ = true;
-      kill(-pid_, SIGKILL);  // leftovers of its group, such as runners
-      return status;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  Kill();
-  return -1;
-}
-
-bool Process::Running() {
-  if (reaped_) return false;
-  if (waitpid(pid_, nullptr, WNOHANG) == pid_) reaped_ = true;
-  return !reaped_;
 }
 
 std::string Process::Log() const {

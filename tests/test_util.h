@@ -26,21 +26,19 @@ class TempDir {
   std::string path_;
 };
 
-// A long-running child process whose stdout and stderr go to `log_path`.
+// A long-running child process whose stdout and stderr are appended to
+// `log_path`; it and its process group are SIGKILLed on destruction.
 class Process {
  public:
+  // Throws when the process cannot be started.
   static std::unique_ptr<Process> Start(const std::vector<std::string>& argv,
                                         const std::string& log_path);
-  ~Process();  // SIGKILL if still running
-  pid_t pid() const { return pid_; }
-  void Kill();      // SIGKILL and reap
-  int Terminate();  // SIGTERM, wait, returns wait status
-  bool Running();
+  pid_t pid() const { return child_->pid(); }
+  void Kill() { child_->Kill(); }  // SIGKILL its group and reap it
   std::string Log() const;
 
  private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
+  std::unique_ptr<ChildProcess> child_;
   std::string log_path_;
 };
 

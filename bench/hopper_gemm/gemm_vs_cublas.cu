@@ -22,16 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "../../examples/cuda/check/cuda_check.h"
 #include "../../examples/cuda/hopper_gemm/hopper_gemm.cu"
 
-#define CHECK_CUDA(call)                                                                         \
-  do {                                                                                           \
-    cudaError_t e = (call);                                                                      \
-    if (e != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
 #define CHECK_CU(call)                                                                     \
   do {                                                                                     \
     CUresult e = (call);                                                                   \
@@ -39,14 +32,6 @@
       std::fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, int(e)); \
       std::exit(1);                                                                        \
     }                                                                                      \
-  } while (0)
-#define CHECK_CUBLAS(call)                                                                      \
-  do {                                                                                          \
-    cublasStatus_t e = (call);                                                                  \
-    if (e != CUBLAS_STATUS_SUCCESS) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s: cublas status %d\n", __FILE__, __LINE__, #call, int(e)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
   } while (0)
 
 namespace {
@@ -199,36 +184,6 @@ Check Compare(const std::vector<uint16_t>& got, const std::vector<uint16_t>& ref
   return {std::sqrt(diff2 / ref2), mismatches};
 }
 
-struct Timer {
-  cudaStream_t stream;
-  void* flush;
-  size_t flush_bytes;
-  int reps;
-  // Median of `reps` launches, each after overwriting the L2 with a memset.
-  template <typename F>
-  double MedianMs(F&& run) {
-    for (int i = 0; i < 3; ++i) run();
-    CHECK_CUDA(cudaStreamSynchronize(stream));
-    std::vector<float> ms(reps);
-    cudaEvent_t start, stop;
-    CHECK_CUDA(cudaEventCreate(&start));
-    CHECK_CUDA(cudaEventCreate(&stop));
-    for (int i = 0; i < reps; ++i) {
-      CHECK_CUDA(cudaMemsetAsync(flush, i, flush_bytes, stream));
-      CHECK_CUDA(cudaEventRecord(start, stream));
-      run();
-      CHECK_CUDA(cudaEventRecord(stop, stream));
-      CHECK_CUDA(cudaEventSynchronize(stop));
-      CHECK_CUDA(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaEventDestroy(start));
-    CHECK_CUDA(cudaEventDestroy(stop));
-    std::sort(ms.begin(), ms.end());
-    return ms[reps / 2];
-  }
-};
-
 std::vector<std::string> Split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   std::stringstream stream(text);
@@ -291,8 +246,9 @@ int main(int argc, char** argv) {
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
   CHECK_CUBLAS(cublasSetStream(handle, stream));
-  Timer timer{stream, nullptr, size_t{512} << 20, reps};
-  CHECK_CUDA(cudaMalloc(&timer.flush, timer.flush_bytes));
+  // Every sample starts with the L2 overwritten: 512 MiB is far beyond any GPU's L2.
+  TimingOptions timing{reps, 1, stream, nullptr, size_t{512} << 20};
+  CHECK_CUDA(cudaMalloc(&timing.flush, timing.flush_bytes));
 
   std::printf("%-16s %-5s %-3s %-62s %9s %8s %7s %9s %s\n", "shape", "dtype", "B", "config", "ms",
               "TFLOP/s", "vs_cublas", "rel_err", "status");
@@ -351,7 +307,7 @@ int main(int argc, char** argv) {
         CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
         cublas();
         const Check cublas_check = verify();
-        const double cublas_ms = timer.MedianMs(cublas);
+        const double cublas_ms = MedianMs(timing, cublas);
         std::printf("%-16s %-5s %-3s %-62s %9.4f %8.1f %7.3f %9.2e %s\n", shape_text, dtype.c_str(),
                     layout.c_str(), "cublasGemmEx", cublas_ms, flop / cublas_ms / 1e9, 1.0,
                     cublas_check.rel_error, cublas_check.mismatches ? "MISMATCH" : "ok");
@@ -372,7 +328,7 @@ int main(int argc, char** argv) {
           CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
           run();
           const Check check = verify();
-          const double ms = timer.MedianMs(run);
+          const double ms = MedianMs(timing, run);
           std::printf("%-16s %-5s %-3s %-62s %9.4f %8.1f %7.3f %9.2e %s\n", shape_text,
                       dtype.c_str(), layout.c_str(), v.config.Text().c_str(), ms, flop / ms / 1e9,
                       cublas_ms / ms, check.rel_error, check.mismatches ? "MISMATCH" : "ok");

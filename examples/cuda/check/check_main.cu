@@ -6,7 +6,6 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,52 +16,11 @@
 
 #include "../gemm/gemm.cu"
 #include "../transpose/transpose.cu"
-
-#define CHECK_CUDA(call)                                                                         \
-  do {                                                                                           \
-    cudaError_t e = (call);                                                                      \
-    if (e != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
-#define CHECK_CUBLAS(call)                                                                      \
-  do {                                                                                          \
-    cublasStatus_t s = (call);                                                                  \
-    if (s != CUBLAS_STATUS_SUCCESS) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, int(s)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "cuda_check.h"
 
 namespace {
 
 constexpr int kSamples = 15;
-
-// Median over kSamples of the mean time of `batch` back-to-back launches.
-template <class Launch>
-double MedianMs(Launch launch, int batch) {
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) launch();  // warm-up
-  CHECK_CUDA(cudaGetLastError());
-  std::vector<double> samples;
-  for (int s = 0; s < kSamples; ++s) {
-    CHECK_CUDA(cudaEventRecord(start));
-    for (int i = 0; i < batch; ++i) launch();
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    samples.push_back(ms / batch);
-  }
-  CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
-  std::sort(samples.begin(), samples.end());
-  return samples[kSamples / 2];
-}
 
 std::mt19937 rng(12345);
 
@@ -109,7 +67,7 @@ void RunTranspose(const TransposeCase& c) {
   launch();
   CHECK_CUDA(cudaGetLastError());
   const bool ok = std::memcmp(Download(c.out, n).data(), c.expected.data(), n * sizeof(float)) == 0;
-  const double ms = MedianMs(launch, 10);
+  const double ms = MedianMs({kSamples, 10}, launch);
   std::printf("transpose %5lldx%-5lld TILE=%-2d ROWS=%-2d PAD=%d  %s  %8.4f ms  %6.0f GB/s\n",
               (long long)c.rows, (long long)c.cols, TILE, ROWS, PAD, ok ? "ok  " : "FAIL", ms,
               2.0 * n * sizeof(float) / ms / 1e6);
@@ -122,8 +80,9 @@ void CheckTransposes() {
   CHECK_CUDA(cudaMalloc(&src, copy_bytes));
   CHECK_CUDA(cudaMalloc(&dst, copy_bytes));
   CHECK_CUDA(cudaMemset(src, 1, copy_bytes));
-  const double copy_ms = MedianMs(
-      [&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice)); }, 3);
+  const double copy_ms = MedianMs({kSamples, 3}, [&] {
+    CHECK_CUDA(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice));
+  });
   std::printf("device copy 1 GiB: %.3f ms, %.0f GB/s (read + write)\n", copy_ms,
               2.0 * copy_bytes / copy_ms / 1e6);
   CHECK_CUDA(cudaFree(src));
@@ -199,7 +158,7 @@ void RunGemm(const GemmCase& g, int max_smem) {
   int bad;
   double max_err;
   CompareGemm(g, Download(g.c, size_t(g.m) * g.n), &bad, &max_err);
-  const double ms = MedianMs(launch, 10);
+  const double ms = MedianMs({kSamples, 10}, launch);
   std::printf(
       "gemm %5lldx%-5lldx%-5lld %3dx%3dx%2d S%d W%dx%d  %s bad=%d maxerr=%.1e  %8.4f ms  %5.0f "
       "TFLOP/s  %.2f of cuBLAS\n",
@@ -257,7 +216,7 @@ void CheckGemms(int max_smem) {
     int bad;
     double max_err;
     CompareGemm(g, Download(g.c, m * n), &bad, &max_err);
-    g.cublas_ms = MedianMs(cublas, 10);
+    g.cublas_ms = MedianMs({kSamples, 10}, cublas);
     std::printf("cublas %5lldx%-5lldx%-5lld  %s bad=%d maxerr=%.1e  %8.4f ms  %5.0f TFLOP/s\n",
                 (long long)m, (long long)n, (long long)k, bad == 0 ? "ok  " : "FAIL", bad, max_err,
                 g.cublas_ms, 2.0 * m * n * k / g.cublas_ms / 1e9);
