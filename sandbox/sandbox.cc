@@ -260,6 +260,7 @@ Result<Applied> Enter(const Policy& policy) {
   if (geteuid() == 0) applied.network_namespace = unshare(CLONE_NEWNET) == 0;
 
   TF_RETURN_IF_ERROR(SetLimit(RLIMIT_AS, policy.max_address_space_bytes, "RLIMIT_AS"));
+  TF_RETURN_IF_ERROR(SetLimit(RLIMIT_DATA, policy.max_data_bytes, "RLIMIT_DATA"));
   TF_RETURN_IF_ERROR(SetLimit(RLIMIT_FSIZE, policy.max_file_bytes, "RLIMIT_FSIZE"));
   TF_RETURN_IF_ERROR(SetLimit(RLIMIT_CPU, policy.max_cpu_seconds, "RLIMIT_CPU"));
   TF_RETURN_IF_ERROR(SetLimit(RLIMIT_NOFILE, policy.max_open_files, "RLIMIT_NOFILE"));

@@ -11,7 +11,8 @@
 //             AF_UNIX (and io_uring, which could open sockets around it).
 //   processes with allow_processes false, the same filter refuses fork,
 //             vfork, clone of a process (threads still work), execve.
-//   resources setrlimit: address space, file size, CPU time, open files.
+//   resources setrlimit: address space or data size, file size, CPU time,
+//             open files.
 //   identity  run as root, the process becomes nobody (65534) after taking
 //             ownership of `work_dir` for it.
 // Linux only. Enter must run while the process has a single thread (setuid
@@ -38,6 +39,9 @@ struct Policy {
   bool allow_processes = true;
   // 0: the limit is left as it is.
   uint64_t max_address_space_bytes = 0;
+  // Private writable memory (heap, anonymous mappings): unlike the address
+  // space, it leaves out what a GPU driver only reserves.
+  uint64_t max_data_bytes = 0;
   uint64_t max_file_bytes = 0;
   uint64_t max_cpu_seconds = 0;
   uint64_t max_open_files = 0;

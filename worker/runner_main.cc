@@ -59,28 +59,30 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
 // an address-space limit. GPU runners also need the driver's device files,
 // /proc and /sys, write to their own threads' /proc entries (cuInit fails
 // with CUDA_ERROR_OPERATING_SYSTEM otherwise), may let the driver start its
-// helpers, and keep no address-space limit (the driver reserves far more
-// than it uses).
+// helpers, and have their data size limited instead of their address space
+// (the driver reserves far more address space than it uses).
 tf::Status EnterSandbox(const Flags& flags) {
   tf::sandbox::Policy policy;
   policy.read_paths = tf::sandbox::SystemReadPaths();
   policy.write_paths = {"/dev/null"};
   policy.work_dir = flags.work_dir;
   policy.max_file_bytes = flags.file_mb << 20;
+  const uint64_t physical = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                            static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
+  // AddressSanitizer reserves terabytes of shadow memory.
+  const uint64_t memory = TF_ASAN ? 0 : flags.memory_mb > 0 ? flags.memory_mb << 20 : physical;
   if (flags.sandbox == "cpu") {
     policy.read_paths.insert(policy.read_paths.end(),
                              {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
                               "/sys/devices/system/cpu", "/sys/fs/cgroup"});
     policy.allow_processes = false;
     policy.max_open_files = 256;
-    const uint64_t physical = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                              static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
-    policy.max_address_space_bytes = flags.memory_mb > 0 ? flags.memory_mb << 20 : physical;
-    if (TF_ASAN) policy.max_address_space_bytes = 0;
+    policy.max_address_space_bytes = memory;
   } else {
     policy.read_paths.insert(policy.read_paths.end(), {"/proc", "/sys", "/etc"});
     policy.write_paths.insert(policy.write_paths.end(), {"/dev", "/proc/self/task"});
     policy.max_open_files = 4096;
+    policy.max_data_bytes = memory;
   }
   TF_ASSIGN_OR_RETURN(auto applied, tf::sandbox::Enter(policy));
   spdlog::info("sandboxed in {}: {}", flags.work_dir, applied.Describe());

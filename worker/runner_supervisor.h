@@ -26,7 +26,7 @@ inline constexpr double kDefaultStepTimeoutS = 10;
 struct RunnerSandbox {
   bool enabled = true;
   std::string work_dir;     // empty: a temporary folder, removed with the supervisor
-  uint64_t memory_mb = 0;   // address space of a CPU runner; 0: the host's physical memory
+  uint64_t memory_mb = 0;   // address space (CPU) or data size (GPU); 0: physical memory
   uint64_t file_mb = 1024;  // largest file it may write
 };
 

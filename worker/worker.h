@@ -31,7 +31,7 @@ struct WorkerOptions {
   auth::ClientTls tls;      // no CA: plaintext
   // Runners confine themselves (RunnerSandbox), each in cache_dir/runners/device-N.
   bool sandbox_runners = true;
-  uint64_t runner_memory_mb = 0;  // CPU runners' address space; 0: physical memory
+  uint64_t runner_memory_mb = 0;  // see RunnerSandbox::memory_mb; 0: physical memory
   uint64_t runner_file_mb = 1024;
   int max_candidates = 32;  // per lease; each pays a round trip and an artifact load
   int64_t lease_wait_ms = 1000;

@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
                "run candidates unconfined (own folder only): network, other files and new "
                "processes stay reachable; for debugging a kernel, never for untrusted jobs");
   app.add_option("--runner-memory-mb", options.runner_memory_mb,
-                 "address space of each CPU runner, MiB (0: the host's physical memory)")
+                 "memory of each runner, MiB: address space for CPU runners, private writable "
+                 "memory for GPU runners (0: the host's physical memory)")
       ->capture_default_str();
   app.add_option("--runner-file-mb", options.runner_file_mb, "largest file a runner may write, MiB")
       ->capture_default_str();

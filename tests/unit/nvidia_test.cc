@@ -151,7 +151,8 @@ class CudaRunnerTest : public ::testing::Test {
   std::string ArtifactPath() const { return dir_ + "/kernels.cubin"; }
 
   // Candidates are (symbol, threads per block, dynamic shared memory bytes).
-  static v1::Lease MakeLease(const std::vector<std::tuple<std::string, int, int>>& candidates) {
+  static v1::Lease MakeLease(const std::vector<std::tuple<std::string, int, int>>& candidates,
+                             int64_t n = kN) {
     v1::Lease lease;
     lease.set_lease_id(1);
     lease.set_reference_symbol("reference");
@@ -191,13 +192,17 @@ class CudaRunnerTest : public ::testing::Test {
       }
       v1::ProblemVar* var = c->mutable_problem()->add_vars();
       var->set_name("N");
-      var->set_value(kN);
+      var->set_value(n);
     }
     return lease;
   }
 
   std::map<int64_t, v1::CandidateResult> Supervise(const v1::Lease& lease) {
     RunnerSupervisor supervisor(TF_BINARY_DIR "/worker/tunefleet-runner", *gpu_);
+    return Supervise(supervisor, lease);
+  }
+  std::map<int64_t, v1::CandidateResult> Supervise(RunnerSupervisor& supervisor,
+                                                   const v1::Lease& lease) {
     std::map<int64_t, v1::CandidateResult> results;
     Status status = supervisor.RunLease(
         lease, ArtifactPath(),
@@ -275,6 +280,23 @@ TEST_F(CudaRunnerTest, TensorMapsAreEncodedPerCandidateAndPassedAfterTheScalars)
                                     "dims (1024,1024) and box (32,300)"),
             std::string::npos)
       << results[2].error();
+}
+
+// A GPU runner's host memory is limited (RLIMIT_DATA) without limiting the
+// address space that the driver reserves: a problem over the limit fails
+// with a clear error, and the runner goes on with the next lease.
+TEST_F(CudaRunnerTest, GpuRunnerMemoryLimitFailsTheProblemNotTheRunner) {
+  RunnerSandbox sandbox;
+  sandbox.memory_mb = 512;
+  RunnerSupervisor supervisor(TF_BINARY_DIR "/worker/tunefleet-runner", *gpu_, sandbox);
+  // X and Y of 96 Mi floats: 384 MiB each on the host, 768 MiB together.
+  auto big = Supervise(supervisor, MakeLease({{"good", 256, 0}}, int64_t{96} << 20));
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_EQ(big[1].status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+  EXPECT_NE(big[1].error().find("cannot allocate"), std::string::npos) << big[1].error();
+  auto small = Supervise(supervisor, MakeLease({{"good", 256, 0}}));
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_EQ(small[1].status(), v1::RESULT_STATUS_OK) << small[1].error();
 }
 
 // The GPU's comparison must give what worker::Compare gives on the host:
