@@ -38,32 +38,88 @@ struct TimingOptions {
   size_t flush_bytes = 0;
 };
 
+// One timed sample of `launch` (options.batch launches, their mean), after
+// overwriting the flush buffer when there is one.
+template <class Launch>
+double SampleMs(const TimingOptions& options, cudaEvent_t start, cudaEvent_t stop, int sample,
+                Launch&& launch) {
+  if (options.flush) {
+    CHECK_CUDA(cudaMemsetAsync(options.flush, sample, options.flush_bytes, options.stream));
+  }
+  CHECK_CUDA(cudaEventRecord(start, options.stream));
+  for (int i = 0; i < options.batch; ++i) launch();
+  CHECK_CUDA(cudaEventRecord(stop, options.stream));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  return ms / options.batch;
+}
+
+inline double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Runs `body(start, stop)` between 3 untimed warm-up rounds of `warm_up` and the
+// checks and clean-up that every timing needs.
+template <class WarmUp, class Body>
+auto Timed(const TimingOptions& options, WarmUp&& warm_up, Body&& body) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) warm_up();
+  CHECK_CUDA(cudaStreamSynchronize(options.stream));
+  CHECK_CUDA(cudaGetLastError());
+  auto result = body(start, stop);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  return result;
+}
+
 // Milliseconds of one launch: the median over `options.samples` samples,
 // after 3 untimed warm-up launches.
 template <class Launch>
 double MedianMs(const TimingOptions& options, Launch&& launch) {
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) launch();
-  CHECK_CUDA(cudaStreamSynchronize(options.stream));
-  CHECK_CUDA(cudaGetLastError());
-  std::vector<double> samples;
-  for (int s = 0; s < options.samples; ++s) {
-    if (options.flush) {
-      CHECK_CUDA(cudaMemsetAsync(options.flush, s, options.flush_bytes, options.stream));
+  return Timed(options, launch, [&](cudaEvent_t start, cudaEvent_t stop) {
+    std::vector<double> samples;
+    for (int s = 0; s < options.samples; ++s) {
+      samples.push_back(SampleMs(options, start, stop, s, launch));
     }
-    CHECK_CUDA(cudaEventRecord(start, options.stream));
-    for (int i = 0; i < options.batch; ++i) launch();
-    CHECK_CUDA(cudaEventRecord(stop, options.stream));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    samples.push_back(ms / options.batch);
-  }
-  CHECK_CUDA(cudaGetLastError());
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
+    return Median(samples);
+  });
+}
+
+struct PairedTiming {
+  double baseline_ms;   // median of the baseline's samples
+  double candidate_ms;  // median of the candidate's samples
+  double ratio;  // median over pairs of baseline / candidate: above 1, the candidate is faster
+};
+
+// Times two launches in alternation, sample by sample (which goes first
+// alternates too), so that clock and temperature drift over the run charge both
+// alike; a ratio of medians timed one after the other does not cancel it.
+template <class Baseline, class Candidate>
+PairedTiming PairedMs(const TimingOptions& options, Baseline&& baseline, Candidate&& candidate) {
+  auto warm_up = [&] {
+    baseline();
+    candidate();
+  };
+  return Timed(options, warm_up, [&](cudaEvent_t start, cudaEvent_t stop) {
+    std::vector<double> base, cand, ratios;
+    for (int s = 0; s < options.samples; ++s) {
+      double b, c;
+      if (s % 2 == 0) {
+        b = SampleMs(options, start, stop, 2 * s, baseline);
+        c = SampleMs(options, start, stop, 2 * s + 1, candidate);
+      } else {
+        c = SampleMs(options, start, stop, 2 * s, candidate);
+        b = SampleMs(options, start, stop, 2 * s + 1, baseline);
+      }
+      base.push_back(b);
+      cand.push_back(c);
+      ratios.push_back(b / c);
+    }
+    return PairedTiming{Median(base), Median(cand), Median(ratios)};
+  });
 }
