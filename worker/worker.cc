@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "auth/bearer.h"
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "worker/backoff.h"
@@ -36,9 +37,11 @@ std::shared_ptr<grpc::Channel> ConnectToCoordinator(
   return grpc::CreateCustomChannel(address, credentials, args);
 }
 
-std::unique_ptr<grpc::ClientContext> ContextWithTimeout(std::chrono::milliseconds timeout) {
+std::unique_ptr<grpc::ClientContext> MakeContext(std::chrono::milliseconds timeout,
+                                                 const std::string& token) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + timeout);
+  auth::AttachToken(*context, token);
   return context;
 }
 
@@ -50,6 +53,13 @@ Status FromGrpc(const grpc::Status& status, const std::string& address) {
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return Status::DeadlineExceeded("coordinator at " + address + " did not answer in time");
+  }
+  // Kept apart: a refused report is dropped, not retried (ResultReporter).
+  if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    return Status::PermissionDenied("coordinator at " + address + ": " + status.error_message());
+  }
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    return Status::Unauthenticated("coordinator at " + address + ": " + status.error_message());
   }
   return Status::Internal("coordinator at " + address + ": " + status.error_message());
 }
@@ -141,7 +151,7 @@ bool Worker::Register() {
   Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
   for (int attempt = 0;; ++attempt) {
     v1::RegisterResponse response;
-    auto context = ContextWithTimeout(kRpcTimeout);
+    auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
         FromGrpc(stub_->Register(context.get(), request, &response), options_.coordinator);
     if (status.ok()) {
@@ -174,7 +184,7 @@ void Worker::HeartbeatLoop() {
       for (int64_t id : leases_in_progress_) request.add_lease_ids(id);
     }
     v1::HeartbeatResponse response;
-    auto context = ContextWithTimeout(kRpcTimeout);
+    auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
         FromGrpc(stub_->Heartbeat(context.get(), request, &response), options_.coordinator);
     if (!status.ok()) {
@@ -197,7 +207,7 @@ void Worker::HeartbeatLoop() {
 Status Worker::FetchArtifact(const std::string& sha256, const std::string& path) {
   v1::FetchArtifactRequest request;
   request.set_sha256(sha256);
-  auto context = ContextWithTimeout(kArtifactTimeout);
+  auto context = MakeContext(kArtifactTimeout, options_.token);
   auto stream = stub_->FetchArtifact(context.get(), request);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status::Internal("cannot write " + path);
@@ -212,7 +222,7 @@ Status Worker::FetchArtifact(const std::string& sha256, const std::string& path)
 Result<v1::ReportResultsResponse> Worker::SendResults(v1::ReportResultsRequest& request) {
   request.set_worker_id(worker_id());
   v1::ReportResultsResponse response;
-  auto context = ContextWithTimeout(kRpcTimeout);
+  auto context = MakeContext(kRpcTimeout, options_.token);
   TF_RETURN_IF_ERROR(
       FromGrpc(stub_->ReportResults(context.get(), request, &response), options_.coordinator));
   return response;
@@ -265,7 +275,7 @@ void Worker::DeviceLoop(const Device& device) {
     request.set_wait_ms(options_.lease_wait_ms);
     v1::AcquireLeaseResponse response;
     auto context =
-        ContextWithTimeout(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout);
+        MakeContext(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout, options_.token);
     Status status =
         FromGrpc(stub_->AcquireLease(context.get(), request, &response), options_.coordinator);
     if (!status.ok()) {

@@ -99,6 +99,7 @@ class NetnsTest : public ::testing::Test {
     coordinator_ =
         Process::Start(Network::In(coordinator_ns_,
                                    {BinaryPath("scheduler/tunefleet-coordinator"), "--plaintext",
+                                    "--allow-anonymous",
                                     "--listen", "10.77.1.1:0", "--db", db_path(), "--artifacts",
                                     dir_ / "artifacts", "--port-file", port_file, "--lease-ttl-ms",
                                     "2000", "--heartbeat-ms", "300", "--db-sync", "normal"}),
