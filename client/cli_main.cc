@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
   CLI::App* token_cmd = app.add_subcommand(
       "token", "Manage the coordinator's bearer tokens (needs an admin token)");
   token_cmd->require_subcommand(1);
+  token_cmd->fallthrough();  // --json and the global flags after `token create`
   TokenCreateOptions token_create;
   CLI::App* token_create_cmd = AddCommand(
       *token_cmd, "create",
