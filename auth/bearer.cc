@@ -17,9 +17,8 @@ Result<Caller> Gate::Check(const grpc::ServerContextBase& context, Rpc rpc) cons
   auto header = metadata.find(grpc::string_ref(kHeader.data(), kHeader.size()));
   if (header == metadata.end()) {
     if (allow_anonymous_) return Caller();
-    return Status::Unauthenticated(
-        "no bearer token: pass --token-file or set TUNEFLEET_TOKEN (" + std::string(RpcName(rpc)) +
-        " needs a token)");
+    return Status::Unauthenticated("no bearer token: pass --token-file or set TUNEFLEET_TOKEN (" +
+                                   std::string(RpcName(rpc)) + " needs a token)");
   }
   std::string_view value(header->second.data(), header->second.size());
   if (!value.starts_with(kScheme)) {

@@ -24,8 +24,8 @@ Status WriteTokenFile(const std::string& path, const std::string& token) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Internal("cannot create " + path + ": " + std::strerror(errno));
   const std::string line = token + "\n";
-  const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-                       fsync(fd) == 0;
+  const bool written =
+      write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
   const int error = errno;
   close(fd);
   if (!written) {

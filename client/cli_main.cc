@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   best_cmd->add_option("--device", best.device_class, "Device class (default: any)");
   best_cmd->callback([&] { exit_code = RunBest(global, best); });
 
-  CLI::App* token_cmd = app.add_subcommand(
-      "token", "Manage the coordinator's bearer tokens (needs an admin token)");
+  CLI::App* token_cmd =
+      app.add_subcommand("token", "Manage the coordinator's bearer tokens (needs an admin token)");
   token_cmd->require_subcommand(1);
   token_cmd->fallthrough();  // --json and the global flags after `token create`
   TokenCreateOptions token_create;
@@ -121,9 +121,9 @@ int main(int argc, char** argv) {
       ->required();
   token_create_cmd->add_option("--name", token_create.name, "Who or what it is for")->required();
   token_create_cmd->callback([&] { exit_code = RunTokenCreate(global, token_create); });
-  CLI::App* token_list_cmd =
-      AddCommand(*token_cmd, "list", "List tokens: id, name, role, created, revoked (never secrets)",
-                 "  tunefleet token list\n  tunefleet token list --json\n");
+  CLI::App* token_list_cmd = AddCommand(
+      *token_cmd, "list", "List tokens: id, name, role, created, revoked (never secrets)",
+      "  tunefleet token list\n  tunefleet token list --json\n");
   token_list_cmd->callback([&] { exit_code = RunTokenList(global); });
   int64_t token_id = 0;
   CLI::App* token_revoke_cmd =

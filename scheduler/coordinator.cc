@@ -190,8 +190,7 @@ bool Coordinator::Matches(const v1::Target& target, const v1::DeviceInfo& device
 
 Status Coordinator::CheckJobOwner(const db::JobRow& row, const auth::Caller& caller) const {
   if (!caller.own_only || row.owner_token == caller.token_id) return Status::Ok();
-  return Status::PermissionDenied("job " + std::to_string(row.id) +
-                                  " belongs to another token");
+  return Status::PermissionDenied("job " + std::to_string(row.id) + " belongs to another token");
 }
 
 Status Coordinator::CheckWorkerOwnerLocked(const std::string& worker_id,
@@ -671,9 +670,9 @@ Result<v1::Job> Coordinator::Cancel(int64_t job_id, const auth::Caller& caller) 
 
 Result<std::vector<v1::Job>> Coordinator::ListJobs(int limit, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
-  TF_ASSIGN_OR_RETURN(auto rows,
-                      db_->LoadJobs(false, limit > 0 ? limit : 100,
-                                    caller.own_only ? std::optional(caller.token_id) : std::nullopt));
+  TF_ASSIGN_OR_RETURN(
+      auto rows, db_->LoadJobs(false, limit > 0 ? limit : 100,
+                               caller.own_only ? std::optional(caller.token_id) : std::nullopt));
   std::vector<v1::Job> jobs;
   for (const auto& row : rows) {
     auto it = jobs_.find(row.id);

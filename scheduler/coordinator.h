@@ -224,7 +224,7 @@ class Coordinator {
   std::condition_variable work_cv_;    // new ready candidates
   std::condition_variable change_cv_;  // any job changed
   std::unique_ptr<db::TuningDb> db_;
-  auth::TokenIndex tokens_;  // its own lock: read on every call
+  auth::TokenIndex tokens_;      // its own lock: read on every call
   std::map<int64_t, Job> jobs_;  // unfinished jobs
   std::unordered_map<int64_t, Candidate> candidates_;
   std::map<int64_t, Lease> leases_;

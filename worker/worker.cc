@@ -274,8 +274,8 @@ void Worker::DeviceLoop(const Device& device) {
     request.set_max_candidates(options_.max_candidates);
     request.set_wait_ms(options_.lease_wait_ms);
     v1::AcquireLeaseResponse response;
-    auto context =
-        MakeContext(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout, options_.token);
+    auto context = MakeContext(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout,
+                               options_.token);
     Status status =
         FromGrpc(stub_->AcquireLease(context.get(), request, &response), options_.coordinator);
     if (!status.ok()) {

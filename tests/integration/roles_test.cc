@@ -369,8 +369,7 @@ TEST_F(RolesTest, AWorkerTokenCannotTouchAnotherTokensWorkersOrLeases) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   status = Report(second, second_id, lease, &reported);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_NE(status.error_message().find("was not leased to worker " + second_id),
-            std::string::npos)
+  EXPECT_NE(status.error_message().find("was not leased to worker " + second_id), std::string::npos)
       << status.error_message();
 
   // The first worker's own report counts.
