@@ -165,6 +165,14 @@ bool Worker::Register() {
           options_.coordinator, worker_id_, devices_.size(), heartbeat_interval_.count());
       return true;
     }
+    if (status.code() == Code::kPermissionDenied && !request.previous_worker_id().empty()) {
+      // The old id is another token's now (or from before tokens): start
+      // over under a new one.
+      spdlog::warn("cannot register as worker {} again: {}; registering under a new id",
+                   request.previous_worker_id(), status.message());
+      request.clear_previous_worker_id();
+      continue;
+    }
     auto wait = backoff.Next();
     if (attempt % 10 == 0) {
       spdlog::warn("cannot register: {}; retrying every {} ms or less", status.message(),
@@ -187,15 +195,17 @@ void Worker::HeartbeatLoop() {
     auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
         FromGrpc(stub_->Heartbeat(context.get(), request, &response), options_.coordinator);
-    if (!status.ok()) {
+    const bool disowned = status.code() == Code::kPermissionDenied;
+    if (!status.ok() && !disowned) {
       if (reachable) spdlog::warn("heartbeat failed: {}", status.message());
       reachable = false;
       continue;
     }
     if (!reachable) spdlog::info("coordinator {} answers again", options_.coordinator);
     reachable = true;
-    if (response.reregister()) {
-      spdlog::warn("coordinator does not know worker {}; registering again", request.worker_id());
+    if (response.reregister() || disowned) {
+      spdlog::warn("coordinator does not know worker {} as ours ({}); registering again",
+                   request.worker_id(), disowned ? status.message() : "forgotten");
       if (!Register()) return;
     }
     std::lock_guard lock(mu_);

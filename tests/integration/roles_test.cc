@@ -379,6 +379,28 @@ TEST_F(RolesTest, AWorkerTokenCannotTouchAnotherTokensWorkersOrLeases) {
   EXPECT_TRUE(Heartbeat(first, first_id).ok());
 }
 
+// An admin may take over a worker's id; the worker daemon, refused its next
+// heartbeat, registers under a new id of its own token.
+TEST_F(RolesTest, AWorkerDaemonDisownedOfItsIdRegistersAnew) {
+  const std::string token = CreateToken(v1::ROLE_WORKER, "daemon");
+  ASSERT_TRUE(auth::WriteTokenFile(dir_ / "worker.token", token).ok());
+  auto daemon = StartWorker(coordinator_->address(), dir_.path(), "daemon", "cpu:1",
+                            {"--token-file", dir_ / "worker.token"});
+  auto worker_ids = [&] {
+    v1::ListWorkersResponse response;
+    EXPECT_TRUE(
+        clients_->ListWorkers(Context(admin_).get(), v1::ListWorkersRequest(), &response).ok());
+    std::vector<std::string> ids;
+    for (const auto& w : response.workers()) ids.push_back(w.worker_id());
+    return ids;
+  };
+  ASSERT_TRUE(WaitFor([&] { return worker_ids().size() == 1; }, seconds(30))) << daemon->Log();
+  const std::string first_id = worker_ids()[0];
+  ASSERT_TRUE(Register(admin_, nullptr, /*cpu=*/false, first_id).ok());
+  EXPECT_TRUE(WaitFor([&] { return worker_ids().size() == 2; }, seconds(30))) << daemon->Log();
+  EXPECT_NE(daemon->Log().find("belongs to another token"), std::string::npos) << daemon->Log();
+}
+
 TEST_F(RolesTest, JobsInFlightAreLimitedPerToken) {
   const std::string busy = CreateToken(v1::ROLE_SUBMITTER, "busy");
   const std::string other = CreateToken(v1::ROLE_SUBMITTER, "other");
