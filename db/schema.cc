@@ -114,6 +114,7 @@ CREATE TABLE tokens(
   created_ms INTEGER NOT NULL,
   revoked_ms INTEGER NOT NULL DEFAULT 0);
 ALTER TABLE jobs ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_by_owner ON jobs(owner_token);
 ALTER TABLE workers ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
 )sql",
   };
