@@ -1,6 +1,7 @@
 // Best-config queries: QueryBest over loopback gRPC from concurrent clients
 // (throughput, p50/p99 latency), against a real coordinator on a seeded
-// tuning database; and the client's in-process cached lookup.
+// tuning database; and the client's in-process cached lookup. Every query
+// carries a reader's bearer token, checked as in production.
 //
 //   query_bench [--clients 4] [--in-flight 4] [--seconds 5] [--shapes 200]
 #include <grpcpp/grpcpp.h>
@@ -105,7 +106,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", coordinator.status().ToString().c_str());
     return 1;
   }
-  tf::scheduler::TuneFleetService service(**coordinator);
+  v1::CreateTokenRequest reader;
+  reader.set_name("query_bench");
+  reader.set_role(v1::ROLE_READER);
+  auto token = (*coordinator)->CreateToken(reader);
+  if (!token.ok()) {
+    std::fprintf(stderr, "%s\n", token.status().ToString().c_str());
+    return 1;
+  }
+  tf::scheduler::TuneFleetService service(**coordinator, tf::scheduler::Anonymous::kRefused);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -141,6 +150,7 @@ int main(int argc, char** argv) {
     call->request.set_kernel("gemm");
     call->request.set_device_class("cpu/bench");
     *call->request.mutable_problem() = Shape(256 * (1 + next_shape++ % shapes), 1024, 512);
+    tf::auth::AttachToken(call->context, token->token());
     call->start = Clock::now();
     outstanding++;
     stub->async()->QueryBest(
@@ -174,7 +184,9 @@ int main(int argc, char** argv) {
       clients, in_flight, elapsed, all.size() / elapsed, Percentile(all, 0.5),
       Percentile(all, 0.99), static_cast<long long>(errors.load()));
 
-  auto client = tf::client::Client::Connect(address);
+  tf::client::ClientOptions client_options;
+  client_options.token = token->token();
+  auto client = tf::client::Client::Connect(address, client_options);
   tf::client::BestConfigCache cache(client->get());
   tf::client::BestConfigKey key("gemm", Shape(512, 1024, 512), "cpu/bench");
   if (!cache.Lookup(key).ok()) {

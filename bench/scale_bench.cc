@@ -242,9 +242,9 @@ int main(int argc, char** argv) {
   tf::SpawnOptions logged;
   logged.log_path = dir + "/coordinator.log";
   auto spawned = tf::ChildProcess::Spawn(
-      {binary, "--plaintext", "--listen", "127.0.0.1:0", "--db", db_path, "--artifacts",
-       dir + "/artifacts", "--port-file", port_file, "--db-sync", sync, "--batch-size",
-       std::to_string(configs), "--heartbeat-ms", std::to_string(heartbeat_ms)},
+      {binary, "--plaintext", "--allow-anonymous", "--listen", "127.0.0.1:0", "--db", db_path,
+       "--artifacts", dir + "/artifacts", "--port-file", port_file, "--db-sync", sync,
+       "--batch-size", std::to_string(configs), "--heartbeat-ms", std::to_string(heartbeat_ms)},
       logged);
   if (!spawned.ok()) {
     std::fprintf(stderr, "%s\n", spawned.status().message().c_str());

@@ -26,7 +26,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success, 1 job failed or cancelled, 2 usage or spec error, 3 coordinator "
-      "unreachable, 4 not found.\nRun `tunefleet COMMAND --help` for a command's options.");
+      "unreachable, 4 not found, 5 refused: no token, unknown or revoked token, or its role may "
+      "not do that.\nThe bearer token comes from --token-file, TUNEFLEET_TOKEN_FILE or "
+      "TUNEFLEET_TOKEN (the token itself).\nRun `tunefleet COMMAND --help` for a command's "
+      "options.");
 
   GlobalOptions global;
   global.coordinator = "127.0.0.1:50051";
@@ -42,6 +45,9 @@ int main(int argc, char** argv) {
       ->envname("TUNEFLEET_TLS_CERT");
   app.add_option("--tls-key", global.tls.key_file, "private key of --tls-cert (PEM)")
       ->envname("TUNEFLEET_TLS_KEY");
+  app.add_option("--token-file", global.token_file,
+                 "file holding the bearer token to call with (else TUNEFLEET_TOKEN, the token)")
+      ->envname("TUNEFLEET_TOKEN_FILE");
 
   int exit_code = kExitOk;
 
@@ -98,6 +104,33 @@ int main(int argc, char** argv) {
   best_cmd->add_option("--problem", best.problem, "Problem shape, NAME=VALUE,...")->required();
   best_cmd->add_option("--device", best.device_class, "Device class (default: any)");
   best_cmd->callback([&] { exit_code = RunBest(global, best); });
+
+  CLI::App* token_cmd =
+      app.add_subcommand("token", "Manage the coordinator's bearer tokens (needs an admin token)");
+  token_cmd->require_subcommand(1);
+  token_cmd->fallthrough();  // --json and the global flags after `token create`
+  TokenCreateOptions token_create;
+  CLI::App* token_create_cmd = AddCommand(
+      *token_cmd, "create",
+      "Create a token and print it (shown this once); roles: reader (read jobs, results, "
+      "workers, best configs), submitter (submit, follow and cancel its own jobs), worker (the "
+      "worker service, for its own workers), admin (everything, tokens included)",
+      "  tunefleet token create --role submitter --name ci > ci.token && chmod 600 ci.token\n"
+      "  tunefleet token create --role worker --name gpu-host-3 --json\n");
+  token_create_cmd->add_option("--role", token_create.role, "reader, submitter, worker or admin")
+      ->required();
+  token_create_cmd->add_option("--name", token_create.name, "Who or what it is for")->required();
+  token_create_cmd->callback([&] { exit_code = RunTokenCreate(global, token_create); });
+  CLI::App* token_list_cmd = AddCommand(
+      *token_cmd, "list", "List tokens: id, name, role, created, revoked (never secrets)",
+      "  tunefleet token list\n  tunefleet token list --json\n");
+  token_list_cmd->callback([&] { exit_code = RunTokenList(global); });
+  int64_t token_id = 0;
+  CLI::App* token_revoke_cmd =
+      AddCommand(*token_cmd, "revoke", "Revoke a token: its next call is refused",
+                 "  tunefleet token revoke 3\n");
+  token_revoke_cmd->add_option("ID", token_id, "Token id, as `token list` shows it")->required();
+  token_revoke_cmd->callback([&] { exit_code = RunTokenRevoke(global, token_id); });
 
   CompileOptions compile;
   CLI::App* compile_cmd = AddCommand(

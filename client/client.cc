@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "auth/bearer.h"
 #include "client/job_state.h"
 #include "spec/config.h"
 
@@ -98,6 +99,7 @@ Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::duration_cast<std::chrono::system_clock::duration>(
                            std::chrono::duration<double>(options_.call_timeout_s)));
+  auth::AttachToken(context, options_.token);
   Response response;
   TF_RETURN_IF_ERROR(FromGrpc((stub_.get()->*method)(&context, request, &response)));
   return response;
@@ -135,6 +137,7 @@ Result<v1::Job> Client::GetJob(int64_t job_id) {
 Result<v1::Job> Client::WatchJob(int64_t job_id,
                                  const std::function<void(const v1::Job&)>& on_update) {
   grpc::ClientContext context;
+  auth::AttachToken(context, options_.token);
   std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader =
       stub_->WatchJob(&context, JobRequest(job_id));
   v1::JobEvent event;
@@ -194,6 +197,25 @@ Result<std::vector<v1::WorkerInfo>> Client::ListWorkers() {
   TF_ASSIGN_OR_RETURN(v1::ListWorkersResponse response,
                       Call(&v1::TuneFleet::Stub::ListWorkers, v1::ListWorkersRequest()));
   return std::vector<v1::WorkerInfo>(response.workers().begin(), response.workers().end());
+}
+
+Result<v1::CreateTokenResponse> Client::CreateToken(const std::string& name, v1::Role role) {
+  v1::CreateTokenRequest request;
+  request.set_name(name);
+  request.set_role(role);
+  return Call(&v1::TuneFleet::Stub::CreateToken, request);
+}
+
+Result<std::vector<v1::TokenInfo>> Client::ListTokens() {
+  TF_ASSIGN_OR_RETURN(v1::ListTokensResponse response,
+                      Call(&v1::TuneFleet::Stub::ListTokens, v1::ListTokensRequest()));
+  return std::vector<v1::TokenInfo>(response.tokens().begin(), response.tokens().end());
+}
+
+Result<v1::TokenInfo> Client::RevokeToken(int64_t token_id) {
+  v1::RevokeTokenRequest request;
+  request.set_token_id(token_id);
+  return Call(&v1::TuneFleet::Stub::RevokeToken, request);
 }
 
 }  // namespace tf::client

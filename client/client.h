@@ -21,6 +21,7 @@ struct ClientOptions {
   // Deadline of every call except WatchJob, which lasts as long as the job.
   double call_timeout_s = 30;
   auth::ClientTls tls;  // no CA: plaintext
+  std::string token;    // bearer token sent with every call; empty: none
 };
 
 class Client {
@@ -49,6 +50,12 @@ class Client {
   Result<v1::QueryBestResponse> QueryBest(const std::string& kernel, const v1::Problem& problem,
                                           const std::string& device_class);
   Result<std::vector<v1::WorkerInfo>> ListWorkers();
+
+  // Tokens (admin only). CreateToken's response holds the token's text,
+  // which the coordinator never shows again.
+  Result<v1::CreateTokenResponse> CreateToken(const std::string& name, v1::Role role);
+  Result<std::vector<v1::TokenInfo>> ListTokens();
+  Result<v1::TokenInfo> RevokeToken(int64_t token_id);
 
  private:
   Client(std::string address, ClientOptions options,

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "auth/roles.h"
 #include "client/job_state.h"
 
 namespace tf::client {
@@ -135,6 +136,14 @@ Json WorkerJson(const v1::WorkerInfo& worker) {
           {"active_leases", worker.active_leases()},
           {"results_reported", worker.results_reported()},
           {"devices", std::move(devices)}};
+}
+
+Json TokenJson(const v1::TokenInfo& token) {
+  return {{"token_id", token.token_id()},
+          {"name", token.name()},
+          {"role", auth::RoleName(token.role())},
+          {"created_unix_ms", token.created_unix_ms()},
+          {"revoked_unix_ms", token.revoked_unix_ms()}};
 }
 
 }  // namespace tf::client

@@ -36,5 +36,8 @@ Json ResultJson(const v1::CandidateResult& result);
 // worker_id, hostname, alive, last_heartbeat_unix_ms, active_leases,
 // results_reported, devices (with their properties).
 Json WorkerJson(const v1::WorkerInfo& worker);
+// token_id, name, role ("reader", ...), created_unix_ms, revoked_unix_ms (0:
+// in force). Never the token's text or hash.
+Json TokenJson(const v1::TokenInfo& token);
 
 }  // namespace tf::client

@@ -40,6 +40,8 @@ class Status {
   }
   static Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
   static Status DeadlineExceeded(std::string m) { return {Code::kDeadlineExceeded, std::move(m)}; }
+  static Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
+  static Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == Code::kOk; }

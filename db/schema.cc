@@ -103,6 +103,20 @@ ALTER TABLE builds ADD COLUMN reference_symbol TEXT NOT NULL DEFAULT '';
 ALTER TABLE builds ADD COLUMN resources BLOB NOT NULL DEFAULT '';
 ALTER TABLE results ADD COLUMN resources BLOB NOT NULL DEFAULT '';
 )sql",
+      // 4: bearer tokens, kept as SHA-256 hashes only, each with a role; jobs
+      // and workers record the token that made them (0: none, as before).
+      R"sql(
+CREATE TABLE tokens(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  role TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_ms INTEGER NOT NULL,
+  revoked_ms INTEGER NOT NULL DEFAULT 0);
+ALTER TABLE jobs ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_by_owner ON jobs(owner_token);
+ALTER TABLE workers ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return kMigrations;
 }

@@ -21,7 +21,7 @@ std::vector<v1::SourceFile> ParseSources(const std::string& bytes) {
 constexpr const char* kJobColumns =
     "id, kernel, fingerprint, spec, sources, state, priority, device_class, error, "
     "candidates_total, candidates_done, candidates_failed, candidates_cached, created_ms, "
-    "updated_ms";
+    "updated_ms, owner_token";
 
 JobRow ReadJob(const Statement& s) {
   JobRow job;
@@ -40,6 +40,7 @@ JobRow ReadJob(const Statement& s) {
   job.candidates_cached = s.Int(12);
   job.created_ms = s.Int(13);
   job.updated_ms = s.Int(14);
+  job.owner_token = s.Int(15);
   return job;
 }
 
@@ -111,7 +112,7 @@ Status TuningDb::InsertJob(JobRow& job) {
   TF_ASSIGN_OR_RETURN(auto stmt,
                       db_->Prepare("INSERT INTO jobs(kernel, fingerprint, spec, sources, state, "
                                    "priority, device_class, error, candidates_total, created_ms, "
-                                   "updated_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+                                   "updated_ms, owner_token) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
   stmt.Bind(1, job.kernel)
       .Bind(2, job.fingerprint)
       .BindBlob(3, job.spec.SerializeAsString())
@@ -122,7 +123,8 @@ Status TuningDb::InsertJob(JobRow& job) {
       .Bind(8, job.error)
       .Bind(9, job.candidates_total)
       .Bind(10, job.created_ms)
-      .Bind(11, job.updated_ms);
+      .Bind(11, job.updated_ms)
+      .Bind(12, job.owner_token);
   TF_RETURN_IF_ERROR(stmt.Run());
   job.id = db_->LastInsertId();
   return Status::Ok();
@@ -154,12 +156,14 @@ Result<std::optional<JobRow>> TuningDb::GetJob(int64_t id) {
   return std::optional<JobRow>(ReadJob(stmt));
 }
 
-Result<std::vector<JobRow>> TuningDb::LoadJobs(bool unfinished_only, int limit) {
-  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs";
+Result<std::vector<JobRow>> TuningDb::LoadJobs(bool unfinished_only, int limit,
+                                               std::optional<int64_t> owner) {
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE 1";
   if (unfinished_only) {
-    sql += " WHERE state IN (" + std::to_string(v1::JOB_STATE_QUEUED) + "," +
+    sql += " AND state IN (" + std::to_string(v1::JOB_STATE_QUEUED) + "," +
            std::to_string(v1::JOB_STATE_RUNNING) + ")";
   }
+  if (owner) sql += " AND owner_token = " + std::to_string(*owner);
   sql += " ORDER BY id DESC LIMIT ?";
   TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare(sql));
   stmt.Bind(1, static_cast<int64_t>(limit));
@@ -363,18 +367,21 @@ Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
 Status TuningDb::PutWorker(const WorkerRow& worker) {
   v1::RegisterRequest holder;
   for (const auto& d : worker.devices) *holder.add_devices() = d;
-  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT OR REPLACE INTO workers(id, hostname, "
-                                              "devices, registered_ms) VALUES(?,?,?,?)"));
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("INSERT OR REPLACE INTO workers(id, hostname, devices, "
+                                   "registered_ms, owner_token) VALUES(?,?,?,?,?)"));
   stmt.Bind(1, worker.id)
       .Bind(2, worker.hostname)
       .BindBlob(3, holder.SerializeAsString())
-      .Bind(4, worker.registered_ms);
+      .Bind(4, worker.registered_ms)
+      .Bind(5, worker.owner_token);
   return stmt.Run();
 }
 
 Result<std::vector<WorkerRow>> TuningDb::LoadWorkers() {
   TF_ASSIGN_OR_RETURN(auto stmt,
-                      db_->Prepare("SELECT id, hostname, devices, registered_ms FROM workers"));
+                      db_->Prepare("SELECT id, hostname, devices, registered_ms, owner_token "
+                                   "FROM workers"));
   return Collect<WorkerRow>(stmt, [](const Statement& s) {
     WorkerRow w;
     w.id = s.Text(0);
@@ -383,7 +390,44 @@ Result<std::vector<WorkerRow>> TuningDb::LoadWorkers() {
     holder.ParseFromString(s.Text(2));
     w.devices.assign(holder.devices().begin(), holder.devices().end());
     w.registered_ms = s.Int(3);
+    w.owner_token = s.Int(4);
     return w;
+  });
+}
+
+// Roles are stored by their enum name ("ROLE_READER"), readable with sqlite3.
+Status TuningDb::InsertToken(const TokenRow& token) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT INTO tokens(id, name, role, hash, "
+                                              "created_ms, revoked_ms) VALUES(?,?,?,?,?,?)"));
+  stmt.Bind(1, token.info.token_id())
+      .Bind(2, token.info.name())
+      .Bind(3, v1::Role_Name(token.info.role()))
+      .Bind(4, token.hash)
+      .Bind(5, token.info.created_unix_ms())
+      .Bind(6, token.info.revoked_unix_ms());
+  return stmt.Run();
+}
+
+Status TuningDb::RevokeToken(int64_t token_id, int64_t now_ms) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("UPDATE tokens SET revoked_ms = ? WHERE id = ?"));
+  stmt.Bind(1, now_ms).Bind(2, token_id);
+  return stmt.Run();
+}
+
+Result<std::vector<TokenRow>> TuningDb::LoadTokens() {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("SELECT id, name, role, hash, created_ms, "
+                                              "revoked_ms FROM tokens ORDER BY id"));
+  return Collect<TokenRow>(stmt, [](const Statement& s) {
+    TokenRow t;
+    t.info.set_token_id(s.Int(0));
+    t.info.set_name(s.Text(1));
+    v1::Role role = v1::ROLE_UNSPECIFIED;  // what nothing may call with
+    v1::Role_Parse(s.Text(2), &role);
+    t.info.set_role(role);
+    t.hash = s.Text(3);
+    t.info.set_created_unix_ms(s.Int(4));
+    t.info.set_revoked_unix_ms(s.Int(5));
+    return t;
   });
 }
 

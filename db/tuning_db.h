@@ -36,6 +36,7 @@ struct JobRow {
   int64_t candidates_cached = 0;
   int64_t created_ms = 0;
   int64_t updated_ms = 0;
+  int64_t owner_token = 0;  // the submitter's token; 0: anonymous
 };
 
 enum class CandidateState { kWaitingBuild = 0, kReady = 1, kLeased = 2, kDone = 3 };
@@ -90,6 +91,14 @@ struct WorkerRow {
   std::string hostname;
   std::vector<v1::DeviceInfo> devices;
   int64_t registered_ms = 0;
+  int64_t owner_token = 0;  // the token it registered with; 0: anonymous
+};
+
+// A bearer token: its public description and the SHA-256 of its text. The
+// text itself is never stored.
+struct TokenRow {
+  v1::TokenInfo info;
+  std::string hash;
 };
 
 struct LeaseRow {
@@ -123,8 +132,10 @@ class TuningDb {
   // Stores state, device class, error, counters and updated_ms.
   Status UpdateJob(const JobRow& job);
   Result<std::optional<JobRow>> GetJob(int64_t id);
-  // Newest first; `unfinished_only` keeps queued and running jobs.
-  Result<std::vector<JobRow>> LoadJobs(bool unfinished_only, int limit);
+  // Newest first; `unfinished_only` keeps queued and running jobs, `owner`
+  // (when set) the jobs of that token.
+  Result<std::vector<JobRow>> LoadJobs(bool unfinished_only, int limit,
+                                       std::optional<int64_t> owner = std::nullopt);
 
   Status InsertCandidates(std::vector<CandidateRow>& candidates);  // sets ids
   Status SetCandidateState(const std::vector<int64_t>& ids, CandidateState state, int64_t lease_id);
@@ -152,6 +163,10 @@ class TuningDb {
 
   Status PutWorker(const WorkerRow& worker);
   Result<std::vector<WorkerRow>> LoadWorkers();
+
+  Status InsertToken(const TokenRow& token);  // with its id set by the caller
+  Status RevokeToken(int64_t token_id, int64_t now_ms);
+  Result<std::vector<TokenRow>> LoadTokens();
 
   Status InsertLease(LeaseRow& lease);  // sets lease.id
   Status EndLease(int64_t lease_id);

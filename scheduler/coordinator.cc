@@ -70,6 +70,8 @@ Coordinator::~Coordinator() {
 // Rebuilds memory from the database: unfinished jobs and their candidates,
 // active leases (given a fresh deadline), workers and the best configs.
 Status Coordinator::Load() {
+  TF_ASSIGN_OR_RETURN(auto tokens, db_->LoadTokens());
+  for (const auto& token : tokens) tokens_.Put(token.info, token.hash);
   TF_ASSIGN_OR_RETURN(auto best, db_->LoadBest());
   for (const auto& row : best) best_.Put(row);
   TF_ASSIGN_OR_RETURN(auto workers, db_->LoadWorkers());
@@ -137,6 +139,7 @@ Status Coordinator::Load() {
       if (stored.state == db::CandidateState::kLeased && lease_of_candidate.count(stored.id) &&
           built) {
         stored.lease_id = lease_of_candidate[stored.id];
+        stored.leased_to.push_back(leases_[stored.lease_id].worker_id);
         job.active_leases++;
         continue;
       }
@@ -185,7 +188,21 @@ bool Coordinator::Matches(const v1::Target& target, const v1::DeviceInfo& device
   return true;
 }
 
-Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request) {
+Status Coordinator::CheckJobOwner(const db::JobRow& row, const auth::Caller& caller) const {
+  if (!caller.own_only || row.owner_token == caller.token_id) return Status::Ok();
+  return Status::PermissionDenied("job " + std::to_string(row.id) + " belongs to another token");
+}
+
+Status Coordinator::CheckWorkerOwnerLocked(const std::string& worker_id,
+                                           const auth::Caller& caller) const {
+  if (!caller.own_only) return Status::Ok();
+  auto w = workers_.find(worker_id);
+  if (w == workers_.end() || w->second.row.owner_token == caller.token_id) return Status::Ok();
+  return Status::PermissionDenied("worker " + worker_id + " belongs to another token");
+}
+
+Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
+                                    const auth::Caller& caller) {
   const auto& spec = request.spec();
   std::vector<v1::SourceFile> sources(request.sources().begin(), request.sources().end());
   TF_RETURN_IF_ERROR(spec::ValidateSpec(spec, sources, options_.limits));
@@ -200,6 +217,7 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request) {
   row.state = v1::JOB_STATE_QUEUED;
   row.priority = request.priority();
   row.created_ms = row.updated_ms = NowUnixMs();
+  row.owner_token = caller.token_id;
 
   std::lock_guard lock(mu_);
   const int64_t in_flight = std::count_if(jobs_.begin(), jobs_.end(), [](const auto& entry) {
@@ -211,6 +229,18 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request) {
                                      "(--max-jobs-in-flight " +
                                      std::to_string(options_.max_jobs_in_flight) +
                                      "); wait for one to finish or cancel one");
+  }
+  const int64_t per_token = options_.max_jobs_in_flight_per_token;
+  if (caller.token_id != 0 && per_token > 0) {
+    const int64_t mine = std::count_if(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+      return entry.second.row.owner_token == caller.token_id && !IsTerminal(entry.second.row.state);
+    });
+    if (mine >= per_token) {
+      return Status::ResourceExhausted(
+          "token " + std::to_string(caller.token_id) + " has " + std::to_string(mine) +
+          " jobs queued or running, its limit (--max-jobs-in-flight-per-token " +
+          std::to_string(per_token) + "); wait for one to finish or cancel one");
+    }
   }
   {
     auto txn = db_->Begin();
@@ -564,17 +594,22 @@ v1::Job Coordinator::ToProto(const Job& job) {
   return proto;
 }
 
-Result<v1::Job> Coordinator::GetJob(int64_t job_id) {
+Result<v1::Job> Coordinator::GetJob(int64_t job_id, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
   auto it = jobs_.find(job_id);
-  if (it != jobs_.end()) return ToProto(it->second);
+  if (it != jobs_.end()) {
+    TF_RETURN_IF_ERROR(CheckJobOwner(it->second.row, caller));
+    return ToProto(it->second);
+  }
   TF_ASSIGN_OR_RETURN(auto row, db_->GetJob(job_id));
   if (!row) return JobNotFound(job_id);
+  TF_RETURN_IF_ERROR(CheckJobOwner(*row, caller));
   return ToProto(*row);
 }
 
 Status Coordinator::WatchJob(int64_t job_id, const std::function<bool(const v1::Job&)>& on_change,
-                             const std::function<bool()>& cancelled) {
+                             const std::function<bool()>& cancelled, const auth::Caller& caller) {
+  if (caller.own_only) TF_RETURN_IF_ERROR(GetJob(job_id, caller).status());
   uint64_t seen = ~uint64_t{0};
   while (!stopping_ && !cancelled()) {
     v1::Job snapshot;
@@ -595,15 +630,17 @@ Status Coordinator::WatchJob(int64_t job_id, const std::function<bool(const v1::
   return Status::Ok();
 }
 
-Result<v1::Job> Coordinator::Cancel(int64_t job_id) {
+Result<v1::Job> Coordinator::Cancel(int64_t job_id, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) {
     TF_ASSIGN_OR_RETURN(auto row, db_->GetJob(job_id));
     if (!row) return JobNotFound(job_id);
+    TF_RETURN_IF_ERROR(CheckJobOwner(*row, caller));
     return ToProto(*row);  // already ended: nothing to cancel
   }
   Job& job = it->second;
+  TF_RETURN_IF_ERROR(CheckJobOwner(job.row, caller));
   if (IsTerminal(job.row.state)) return ToProto(job);
   db::JobRow updated = job.row;
   updated.state = v1::JOB_STATE_CANCELLED;
@@ -631,9 +668,11 @@ Result<v1::Job> Coordinator::Cancel(int64_t job_id) {
   return ToProto(job);
 }
 
-Result<std::vector<v1::Job>> Coordinator::ListJobs(int limit) {
+Result<std::vector<v1::Job>> Coordinator::ListJobs(int limit, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
-  TF_ASSIGN_OR_RETURN(auto rows, db_->LoadJobs(false, limit > 0 ? limit : 100));
+  TF_ASSIGN_OR_RETURN(
+      auto rows, db_->LoadJobs(false, limit > 0 ? limit : 100,
+                               caller.own_only ? std::optional(caller.token_id) : std::nullopt));
   std::vector<v1::Job> jobs;
   for (const auto& row : rows) {
     auto it = jobs_.find(row.id);
@@ -642,10 +681,12 @@ Result<std::vector<v1::Job>> Coordinator::ListJobs(int limit) {
   return jobs;
 }
 
-Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id) {
+Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id,
+                                                                  const auth::Caller& caller) {
   std::lock_guard lock(mu_);
   TF_ASSIGN_OR_RETURN(auto job, db_->GetJob(job_id));
   if (!job) return JobNotFound(job_id);
+  TF_RETURN_IF_ERROR(CheckJobOwner(*job, caller));
   TF_ASSIGN_OR_RETURN(auto rows, db_->ListResults(job_id));
   std::vector<v1::CandidateResult> results;
   for (const auto& r : rows) {
@@ -692,11 +733,13 @@ std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
   return out;
 }
 
-Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& request) {
+Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& request,
+                                                   const auth::Caller& caller) {
   if (request.devices_size() == 0) {
     return Status::InvalidArgument("a worker must register at least one device");
   }
   std::lock_guard lock(mu_);
+  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.previous_worker_id(), caller));
   Worker w;
   w.row.id = !request.previous_worker_id().empty()
                  ? request.previous_worker_id()
@@ -705,6 +748,7 @@ Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& re
   w.row.hostname = request.hostname();
   w.row.devices.assign(request.devices().begin(), request.devices().end());
   w.row.registered_ms = NowUnixMs();
+  w.row.owner_token = caller.token_id;
   w.last_heartbeat_ms = w.row.registered_ms;
   TF_RETURN_IF_ERROR(db_->PutWorker(w.row));
   std::string id = w.row.id;
@@ -722,8 +766,10 @@ Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& re
   return response;
 }
 
-Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest& request) {
+Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest& request,
+                                                     const auth::Caller& caller) {
   std::lock_guard lock(mu_);
+  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
   v1::HeartbeatResponse response;
   auto w = workers_.find(request.worker_id());
   if (w == workers_.end() || w->second.expired) {
@@ -784,13 +830,15 @@ Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
   return pick;
 }
 
-Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeaseRequest& request) {
+Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeaseRequest& request,
+                                                           const auth::Caller& caller) {
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(std::clamp<int64_t>(request.wait_ms(), 0, 30000));
   int max_candidates = request.max_candidates() > 0
                            ? std::min(request.max_candidates(), options_.max_lease_candidates)
                            : options_.max_lease_candidates;
   std::unique_lock lock(mu_);
+  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
   while (true) {
     const v1::DeviceInfo* device = FindDeviceLocked(request.worker_id(), request.device_index());
     if (!device) {
@@ -855,6 +903,7 @@ Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& wor
     Candidate& c = candidates_[id];
     c.state = db::CandidateState::kLeased;
     c.lease_id = lease.id;
+    c.leased_to.push_back(worker_id);
   }
   Lease& stored = leases_[lease.id] = std::move(lease);
   return LeaseProtoLocked(job, stored);
@@ -927,7 +976,10 @@ Result<v1::Lease> Coordinator::GrantBackupLeaseLocked(Lease& straggler,
                                                       int device_index) {
   Job& job = jobs_[straggler.job_id];
   std::vector<int64_t> ids;
-  for (const Candidate* c : UnreportedLocked(straggler)) ids.push_back(c->id);
+  for (Candidate* c : UnreportedLocked(straggler)) {
+    ids.push_back(c->id);
+    c->leased_to.push_back(worker_id);
+  }
   // The candidates stay leased to the straggler, whose results still count.
   db::LeaseRow row{0, job.row.id, worker_id, device_index, straggler.artifact_sha256, ids};
   TF_RETURN_IF_ERROR(db_->InsertLease(row));
@@ -989,9 +1041,30 @@ void Coordinator::ApplyResultLocked(Job& job, Candidate& candidate, const db::Re
   }
 }
 
+// Refuses the whole report when an own_only caller includes a candidate that
+// was never leased to the worker it names: a worker reports for its leases
+// only, whether or not they have expired since.
 Result<v1::ReportResultsResponse> Coordinator::ReportResults(
-    const v1::ReportResultsRequest& request) {
+    const v1::ReportResultsRequest& request, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
+  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
+  if (caller.own_only) {
+    for (const auto& result : request.results()) {
+      auto c = candidates_.find(result.candidate_id());
+      if (c == candidates_.end()) continue;  // done and forgotten: a duplicate
+      const auto& to = c->second.leased_to;
+      if (std::find(to.begin(), to.end(), request.worker_id()) == to.end()) {
+        return Status::PermissionDenied("candidate " + std::to_string(result.candidate_id()) +
+                                        " was not leased to worker " + request.worker_id());
+      }
+    }
+    auto lease = leases_.find(request.lease_id());
+    if (request.lease_finished() && lease != leases_.end() &&
+        lease->second.worker_id != request.worker_id()) {
+      return Status::PermissionDenied("lease " + std::to_string(request.lease_id()) +
+                                      " was not granted to worker " + request.worker_id());
+    }
+  }
   v1::ReportResultsResponse response;
   // A result counts once, whoever reports it: also after its lease expired
   // and went to another worker, as long as the candidate has none yet.

@@ -21,6 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "auth/roles.h"
+#include "auth/token_index.h"
 #include "compiler/artifact_store.h"
 #include "db/tuning_db.h"
 #include "scheduler/best_index.h"
@@ -44,8 +46,11 @@ struct CoordinatorOptions {
   double build_timeout_s = 120;
   spec::SpecLimits limits;
   // Queued and running jobs at once; a submission past it is refused with
-  // RESOURCE_EXHAUSTED. 0: no limit. (Per submitter once tokens exist.)
+  // RESOURCE_EXHAUSTED. 0: no limit.
   int64_t max_jobs_in_flight = 64;
+  // The same, for the jobs of one token (anonymous submissions have only
+  // the limit above).
+  int64_t max_jobs_in_flight_per_token = 16;
 };
 
 class Coordinator {
@@ -53,26 +58,49 @@ class Coordinator {
   static Result<std::unique_ptr<Coordinator>> Start(const CoordinatorOptions& options);
   ~Coordinator();
 
+  // Every call names its caller (auth/roles.h): jobs and workers record the
+  // token that made them, and a caller with own_only set may act on those
+  // only (kPermissionDenied otherwise). The default caller may do anything.
+
   // Client-facing.
-  Result<v1::Job> Submit(const v1::SubmitJobRequest& request);
-  Result<v1::Job> GetJob(int64_t job_id);
+  Result<v1::Job> Submit(const v1::SubmitJobRequest& request, const auth::Caller& caller = {});
+  Result<v1::Job> GetJob(int64_t job_id, const auth::Caller& caller = {});
   // Calls `on_change` with the job now and on every change until the job
   // ends, `on_change` returns false, or `cancelled` becomes true.
   Status WatchJob(int64_t job_id, const std::function<bool(const v1::Job&)>& on_change,
-                  const std::function<bool()>& cancelled);
-  Result<v1::Job> Cancel(int64_t job_id);
-  Result<std::vector<v1::Job>> ListJobs(int limit);
-  Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id);
+                  const std::function<bool()>& cancelled, const auth::Caller& caller = {});
+  Result<v1::Job> Cancel(int64_t job_id, const auth::Caller& caller = {});
+  // An own_only caller gets its own jobs only.
+  Result<std::vector<v1::Job>> ListJobs(int limit, const auth::Caller& caller = {});
+  Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id,
+                                                       const auth::Caller& caller = {});
   v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
   std::vector<v1::WorkerInfo> ListWorkers();
 
-  // Worker-facing.
-  Result<v1::RegisterResponse> Register(const v1::RegisterRequest& request);
-  Result<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request);
-  Result<v1::AcquireLeaseResponse> AcquireLease(const v1::AcquireLeaseRequest& request);
-  Result<v1::ReportResultsResponse> ReportResults(const v1::ReportResultsRequest& request);
+  // Worker-facing. An own_only caller may re-register, heartbeat and take
+  // leases for the workers its token registered only, and report results
+  // only for candidates leased to the worker it names.
+  Result<v1::RegisterResponse> Register(const v1::RegisterRequest& request,
+                                        const auth::Caller& caller = {});
+  Result<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request,
+                                          const auth::Caller& caller = {});
+  Result<v1::AcquireLeaseResponse> AcquireLease(const v1::AcquireLeaseRequest& request,
+                                                const auth::Caller& caller = {});
+  Result<v1::ReportResultsResponse> ReportResults(const v1::ReportResultsRequest& request,
+                                                  const auth::Caller& caller = {});
   // Path of a stored artifact, checked against its hash.
   Result<std::string> ArtifactPath(const std::string& sha256) const;
+
+  // Tokens (coordinator_tokens.cc): stored as hashes, each change committed
+  // before the in-memory index that checks calls is updated.
+  const auth::TokenIndex& tokens() const { return tokens_; }
+  Result<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
+  std::vector<v1::TokenInfo> ListTokens() const { return tokens_.List(); }
+  Result<v1::TokenInfo> RevokeToken(int64_t token_id);
+  // Makes `token` (the text of an admin token, e.g. from --admin-token-file)
+  // valid: stored when the database does not know its id, kFailedPrecondition
+  // when it knows that id as another token, a revoked one or a non-admin.
+  Status EnsureAdminToken(const std::string& token);
 
  private:
   struct Candidate {
@@ -88,6 +116,9 @@ class Coordinator {
     std::string symbol;
     std::string reference_symbol;
     v1::ResourceUsage resources;
+    // Every worker it was leased to since this coordinator started (or, for
+    // leases active then, since they were granted): who may report it.
+    std::vector<std::string> leased_to;
   };
   struct Job {
     db::JobRow row;
@@ -179,6 +210,10 @@ class Coordinator {
   v1::Job ToProto(const db::JobRow& row);
   void ChangedLocked(Job& job);
   const v1::DeviceInfo* FindDeviceLocked(const std::string& worker_id, int device_index) const;
+  // kPermissionDenied when an own_only caller names a job or worker of
+  // another token; OK for one that does not exist (the caller reports that).
+  Status CheckJobOwner(const db::JobRow& row, const auth::Caller& caller) const;
+  Status CheckWorkerOwnerLocked(const std::string& worker_id, const auth::Caller& caller) const;
 
   CoordinatorOptions options_;
   std::unique_ptr<compiler::ArtifactStore> store_;
@@ -189,6 +224,7 @@ class Coordinator {
   std::condition_variable work_cv_;    // new ready candidates
   std::condition_variable change_cv_;  // any job changed
   std::unique_ptr<db::TuningDb> db_;
+  auth::TokenIndex tokens_;      // its own lock: read on every call
   std::map<int64_t, Job> jobs_;  // unfinished jobs
   std::unordered_map<int64_t, Candidate> candidates_;
   std::map<int64_t, Lease> leases_;

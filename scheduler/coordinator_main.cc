@@ -6,15 +6,44 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 #include "auth/tls.h"
+#include "auth/token_file.h"
 #include "common/files.h"
 #include "scheduler/grpc_services.h"
 
 namespace {
 
 std::atomic<bool> g_stop{false};
+
+// The operator's way in: the admin token in `path`, made valid in the
+// database, or a new one written there (mode 0600) when `path` is missing.
+tf::Status SetUpAdminToken(tf::scheduler::Coordinator& coordinator, const std::string& path) {
+  if (std::filesystem::exists(path)) {
+    TF_RETURN_IF_ERROR(tf::auth::CheckOwnerOnly(path));
+    TF_ASSIGN_OR_RETURN(std::string token, tf::auth::ReadTokenFile(path));
+    tf::Status ensured = coordinator.EnsureAdminToken(token);
+    if (!ensured.ok()) {
+      return tf::Status::FailedPrecondition(path + ": " + ensured.message() +
+                                            "; remove the file to get a new admin token");
+    }
+    spdlog::info("admin token: {}", path);
+    return tf::Status::Ok();
+  }
+  tunefleet::v1::CreateTokenRequest request;
+  request.set_name("admin");
+  request.set_role(tunefleet::v1::ROLE_ADMIN);
+  TF_ASSIGN_OR_RETURN(auto created, coordinator.CreateToken(request));
+  tf::Status written = tf::auth::WriteTokenFile(path, created.token());
+  if (!written.ok()) {
+    (void)coordinator.RevokeToken(created.info().token_id());  // no one holds it
+    return written;
+  }
+  spdlog::info("new admin token written to {} (mode 0600)", path);
+  return tf::Status::Ok();
+}
 
 }  // namespace
 
@@ -57,6 +86,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-jobs-in-flight", options.max_jobs_in_flight,
                  "queued and running jobs at once; more submissions are refused (0: no limit)")
       ->capture_default_str();
+  app.add_option("--max-jobs-in-flight-per-token", options.max_jobs_in_flight_per_token,
+                 "queued and running jobs of one token at once (0: no limit)")
+      ->capture_default_str();
   app.add_option("--max-source-bytes", options.limits.max_source_bytes,
                  "a job's sources together, bytes")
       ->capture_default_str();
@@ -69,7 +101,15 @@ int main(int argc, char** argv) {
                  "require every client and worker to present a certificate signed by this CA "
                  "(mutual TLS)");
   app.add_flag("--plaintext", plaintext,
-               "serve without TLS: anyone who reaches the port can do anything");
+               "serve without TLS: bearer tokens cross the network in the clear (loopback only)");
+  std::string admin_token_file;
+  app.add_option("--admin-token-file", admin_token_file,
+                 "file holding the admin token (created with a new one, mode 0600, when missing; "
+                 "default: the database's path + .admin-token)");
+  bool allow_anonymous = false;
+  app.add_flag("--allow-anonymous", allow_anonymous,
+               "serve calls without a bearer token with every right (calls with one are still "
+               "checked)");
   app.add_option("--port-file", port_file,
                  "write the port being served on to this file once ready (for scripts and tests)");
   CLI11_PARSE(app, argc, argv);
@@ -97,8 +137,15 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot start: {}", coordinator.status().message());
     return 1;
   }
-  tf::scheduler::TuneFleetService client_service(**coordinator);
-  tf::scheduler::WorkerServiceImpl worker_service(**coordinator);
+  if (admin_token_file.empty()) admin_token_file = options.db_path + ".admin-token";
+  if (tf::Status admin = SetUpAdminToken(**coordinator, admin_token_file); !admin.ok()) {
+    spdlog::critical("{}", admin.message());
+    return 2;
+  }
+  const auto anonymous =
+      allow_anonymous ? tf::scheduler::Anonymous::kAllowed : tf::scheduler::Anonymous::kRefused;
+  tf::scheduler::TuneFleetService client_service(**coordinator, anonymous);
+  tf::scheduler::WorkerServiceImpl worker_service(**coordinator, anonymous);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
@@ -113,12 +160,19 @@ int main(int argc, char** argv) {
   }
   if (plaintext) {
     spdlog::warn(
-        "serving PLAINTEXT (--plaintext): no TLS, no authentication; anyone who reaches {} "
-        "(port {}) can submit, cancel and read every job and act as a worker",
+        "serving PLAINTEXT (--plaintext): no TLS; bearer tokens and everything else cross the "
+        "network in the clear; use it on {} (port {}) for loopback only",
         listen, port);
   } else {
     spdlog::info("serving TLS on {} (port {}){}", listen, port,
                  tls.client_ca_file.empty() ? "" : ", client certificates required");
+  }
+  if (allow_anonymous) {
+    spdlog::warn(
+        "ANONYMOUS ACCESS (--allow-anonymous): calls without a bearer token may do anything; "
+        "anyone who reaches port {} can submit, cancel and read every job, manage tokens and "
+        "act as a worker",
+        port);
   }
   spdlog::info("database {}, artifacts {}", options.db_path, options.artifact_dir);
   if (!port_file.empty()) {

@@ -50,20 +50,26 @@ grpc::Status ToGrpcStatus(const Status& status) {
   return grpc::Status(kCodes.at(status.code()), status.message());
 }
 
-grpc::Status TuneFleetService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
-                                         v1::Job* job) {
-  return Reply(c_.Submit(*request), job);
+grpc::Status TuneFleetService::SubmitJob(grpc::ServerContext* context,
+                                         const v1::SubmitJobRequest* request, v1::Job* job) {
+  auto caller = gate_.Check(*context, auth::Rpc::kSubmitJob);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.Submit(*request, *caller), job);
 }
 
-grpc::Status TuneFleetService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
-                                      v1::Job* job) {
+grpc::Status TuneFleetService::GetJob(grpc::ServerContext* context,
+                                      const v1::GetJobRequest* request, v1::Job* job) {
+  auto caller = gate_.Check(*context, auth::Rpc::kGetJob);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
-  return Reply(c_.GetJob(request->job_id()), job);
+  return Reply(c_.GetJob(request->job_id(), *caller), job);
 }
 
 grpc::Status TuneFleetService::WatchJob(grpc::ServerContext* context,
                                         const v1::GetJobRequest* request,
                                         grpc::ServerWriter<v1::JobEvent>* writer) {
+  auto caller = gate_.Check(*context, auth::Rpc::kWatchJob);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
   Status status = c_.WatchJob(
       request->job_id(),
@@ -72,28 +78,36 @@ grpc::Status TuneFleetService::WatchJob(grpc::ServerContext* context,
         *event.mutable_job() = job;
         return writer->Write(event);
       },
-      [&] { return context->IsCancelled(); });
+      [&] { return context->IsCancelled(); }, *caller);
   return ToGrpcStatus(status);
 }
 
-grpc::Status TuneFleetService::CancelJob(grpc::ServerContext*, const v1::GetJobRequest* request,
-                                         v1::Job* job) {
+grpc::Status TuneFleetService::CancelJob(grpc::ServerContext* context,
+                                         const v1::GetJobRequest* request, v1::Job* job) {
+  auto caller = gate_.Check(*context, auth::Rpc::kCancelJob);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
-  return Reply(c_.Cancel(request->job_id()), job);
+  return Reply(c_.Cancel(request->job_id(), *caller), job);
 }
 
-grpc::Status TuneFleetService::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+grpc::Status TuneFleetService::ListJobs(grpc::ServerContext* context,
+                                        const v1::ListJobsRequest* request,
                                         v1::ListJobsResponse* response) {
-  auto jobs = c_.ListJobs(request->limit());
+  auto caller = gate_.Check(*context, auth::Rpc::kListJobs);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  auto jobs = c_.ListJobs(request->limit(), *caller);
   if (!jobs.ok()) return ToGrpcStatus(jobs.status());
   for (auto& job : *jobs) *response->add_jobs() = std::move(job);
   return grpc::Status::OK;
 }
 
-grpc::Status TuneFleetService::ListResults(grpc::ServerContext*, const v1::GetJobRequest* request,
+grpc::Status TuneFleetService::ListResults(grpc::ServerContext* context,
+                                           const v1::GetJobRequest* request,
                                            v1::ListResultsResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kListResults);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
-  auto results = c_.ListResults(request->job_id());
+  auto results = c_.ListResults(request->job_id(), *caller);
   if (!results.ok()) return ToGrpcStatus(results.status());
   for (auto& r : *results) *response->add_results() = std::move(r);
   return grpc::Status::OK;
@@ -103,7 +117,10 @@ grpc::ServerUnaryReactor* TuneFleetService::QueryBest(grpc::CallbackServerContex
                                                       const v1::QueryBestRequest* request,
                                                       v1::QueryBestResponse* response) {
   auto* reactor = context->DefaultReactor();
-  if (request->kernel().empty()) {
+  auto caller = gate_.Check(*context, auth::Rpc::kQueryBest);
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpcStatus(caller.status()));
+  } else if (request->kernel().empty()) {
     reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "kernel must be set"));
   } else if (request->problem().vars_size() == 0) {
     reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -115,37 +132,77 @@ grpc::ServerUnaryReactor* TuneFleetService::QueryBest(grpc::CallbackServerContex
   return reactor;
 }
 
-grpc::Status TuneFleetService::ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
+grpc::Status TuneFleetService::ListWorkers(grpc::ServerContext* context,
+                                           const v1::ListWorkersRequest*,
                                            v1::ListWorkersResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kListWorkers);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   for (auto& w : c_.ListWorkers()) *response->add_workers() = std::move(w);
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerServiceImpl::Register(grpc::ServerContext*, const v1::RegisterRequest* request,
+grpc::Status TuneFleetService::CreateToken(grpc::ServerContext* context,
+                                           const v1::CreateTokenRequest* request,
+                                           v1::CreateTokenResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kCreateToken);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.CreateToken(*request), response);
+}
+
+grpc::Status TuneFleetService::ListTokens(grpc::ServerContext* context,
+                                          const v1::ListTokensRequest*,
+                                          v1::ListTokensResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kListTokens);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (auto& t : c_.ListTokens()) *response->add_tokens() = std::move(t);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuneFleetService::RevokeToken(grpc::ServerContext* context,
+                                           const v1::RevokeTokenRequest* request,
+                                           v1::TokenInfo* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kRevokeToken);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.RevokeToken(request->token_id()), response);
+}
+
+grpc::Status WorkerServiceImpl::Register(grpc::ServerContext* context,
+                                         const v1::RegisterRequest* request,
                                          v1::RegisterResponse* response) {
-  return Reply(c_.Register(*request), response);
+  auto caller = gate_.Check(*context, auth::Rpc::kRegister);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.Register(*request, *caller), response);
 }
 
-grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
+                                          const v1::HeartbeatRequest* request,
                                           v1::HeartbeatResponse* response) {
-  return Reply(c_.Heartbeat(*request), response);
+  auto caller = gate_.Check(*context, auth::Rpc::kHeartbeat);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.Heartbeat(*request, *caller), response);
 }
 
-grpc::Status WorkerServiceImpl::AcquireLease(grpc::ServerContext*,
+grpc::Status WorkerServiceImpl::AcquireLease(grpc::ServerContext* context,
                                              const v1::AcquireLeaseRequest* request,
                                              v1::AcquireLeaseResponse* response) {
-  return Reply(c_.AcquireLease(*request), response);
+  auto caller = gate_.Check(*context, auth::Rpc::kAcquireLease);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.AcquireLease(*request, *caller), response);
 }
 
-grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext*,
+grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,
                                               const v1::ReportResultsRequest* request,
                                               v1::ReportResultsResponse* response) {
-  return Reply(c_.ReportResults(*request), response);
+  auto caller = gate_.Check(*context, auth::Rpc::kReportResults);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.ReportResults(*request, *caller), response);
 }
 
-grpc::Status WorkerServiceImpl::FetchArtifact(grpc::ServerContext*,
+grpc::Status WorkerServiceImpl::FetchArtifact(grpc::ServerContext* context,
                                               const v1::FetchArtifactRequest* request,
                                               grpc::ServerWriter<v1::ArtifactChunk>* writer) {
+  auto caller = gate_.Check(*context, auth::Rpc::kFetchArtifact);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   auto path = c_.ArtifactPath(request->sha256());
   if (!path.ok()) return ToGrpcStatus(path.status());
   std::ifstream in(*path, std::ios::binary | std::ios::ate);

@@ -1,10 +1,12 @@
 // The gRPC faces of the coordinator: TuneFleet for clients and WorkerService
-// for workers. Each RPC validates its request, calls the Coordinator and maps
-// tf::Status onto gRPC status codes.
+// for workers. Each RPC first checks its caller's bearer token against the
+// policy table (auth/roles.h), then validates its request, calls the
+// Coordinator and maps tf::Status onto gRPC status codes.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include "auth/bearer.h"
 #include "scheduler/coordinator.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
@@ -13,12 +15,17 @@ namespace tf::scheduler {
 
 grpc::Status ToGrpcStatus(const Status& status);
 
+// Whether a call without a bearer token is served, with every right
+// (--allow-anonymous), or refused with UNAUTHENTICATED.
+enum class Anonymous { kRefused, kAllowed };
+
 // QueryBest uses gRPC's callback API: it answers from memory on gRPC's own
 // threads, with no hand-off to a sync worker thread (the hottest RPC).
 class TuneFleetService final
     : public v1::TuneFleet::WithCallbackMethod_QueryBest<v1::TuneFleet::Service> {
  public:
-  explicit TuneFleetService(Coordinator& coordinator) : c_(coordinator) {}
+  TuneFleetService(Coordinator& coordinator, Anonymous anonymous)
+      : c_(coordinator), gate_(coordinator.tokens(), anonymous == Anonymous::kAllowed) {}
 
   grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*, v1::Job*) override;
   grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::Job*) override;
@@ -34,14 +41,22 @@ class TuneFleetService final
                                       v1::QueryBestResponse* response) override;
   grpc::Status ListWorkers(grpc::ServerContext*, const v1::ListWorkersRequest*,
                            v1::ListWorkersResponse*) override;
+  grpc::Status CreateToken(grpc::ServerContext*, const v1::CreateTokenRequest*,
+                           v1::CreateTokenResponse*) override;
+  grpc::Status ListTokens(grpc::ServerContext*, const v1::ListTokensRequest*,
+                          v1::ListTokensResponse*) override;
+  grpc::Status RevokeToken(grpc::ServerContext*, const v1::RevokeTokenRequest*,
+                           v1::TokenInfo*) override;
 
  private:
   Coordinator& c_;
+  const auth::Gate gate_;
 };
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
-  explicit WorkerServiceImpl(Coordinator& coordinator) : c_(coordinator) {}
+  WorkerServiceImpl(Coordinator& coordinator, Anonymous anonymous)
+      : c_(coordinator), gate_(coordinator.tokens(), anonymous == Anonymous::kAllowed) {}
 
   grpc::Status Register(grpc::ServerContext*, const v1::RegisterRequest*,
                         v1::RegisterResponse*) override;
@@ -56,6 +71,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
  private:
   Coordinator& c_;
+  const auth::Gate gate_;
 };
 
 }  // namespace tf::scheduler

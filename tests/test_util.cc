@@ -77,9 +77,12 @@ void CoordinatorProcess::Start() {
                                    "--port-file",
                                    port_file};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
-  // Tests talk plaintext over 127.0.0.1 unless they set up TLS themselves.
+  // Tests talk plaintext over 127.0.0.1 unless they set up TLS themselves,
+  // and without tokens unless they set up an admin token themselves.
   if (std::find(argv.begin(), argv.end(), "--tls-cert") == argv.end())
     argv.push_back("--plaintext");
+  if (std::find(argv.begin(), argv.end(), "--admin-token-file") == argv.end())
+    argv.push_back("--allow-anonymous");
   process_ = Process::Start(argv, dir_ + "/coordinator." + std::to_string(starts_++) + ".log");
   bool ready =
       WaitFor([&] { return std::filesystem::exists(port_file); }, std::chrono::seconds(30));

@@ -74,6 +74,15 @@ void ResultReporter::SendLoop() {
     lock.unlock();
     Result<v1::ReportResultsResponse> response = send_(request);
     lock.lock();
+    if (!response.ok() && response.status().code() == Code::kPermissionDenied) {
+      // Retrying cannot help: the coordinator says these results are not
+      // this worker's to report (e.g. a lease of another token's worker).
+      spdlog::error("dropping {} results of lease {}: {}", request.results_size(),
+                    request.lease_id(), response.status().message());
+      queued_results_ -= request.results_size();
+      changed_.notify_all();
+      continue;
+    }
     if (!response.ok()) {
       // Back to the front, in order; retried after a pause.
       queue_.splice(queue_.begin(), batch);

@@ -1,7 +1,8 @@
 // Delivers candidate results to the coordinator from a thread of its own, so
 // that benchmarking never waits on the network. Results of one lease are
 // batched; a failed delivery is retried with backoff until it succeeds:
-// results are never dropped while the worker runs. Memory is bounded: Add
+// results are never dropped while the worker runs, except those the
+// coordinator refuses with PERMISSION_DENIED, which no retry would change. Memory is bounded: Add
 // blocks while max_queued results wait.
 #pragma once
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "auth/bearer.h"
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "worker/backoff.h"
@@ -36,9 +37,11 @@ std::shared_ptr<grpc::Channel> ConnectToCoordinator(
   return grpc::CreateCustomChannel(address, credentials, args);
 }
 
-std::unique_ptr<grpc::ClientContext> ContextWithTimeout(std::chrono::milliseconds timeout) {
+std::unique_ptr<grpc::ClientContext> MakeContext(std::chrono::milliseconds timeout,
+                                                 const std::string& token) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + timeout);
+  auth::AttachToken(*context, token);
   return context;
 }
 
@@ -50,6 +53,13 @@ Status FromGrpc(const grpc::Status& status, const std::string& address) {
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return Status::DeadlineExceeded("coordinator at " + address + " did not answer in time");
+  }
+  // Kept apart: a refused report is dropped, not retried (ResultReporter).
+  if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    return Status::PermissionDenied("coordinator at " + address + ": " + status.error_message());
+  }
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    return Status::Unauthenticated("coordinator at " + address + ": " + status.error_message());
   }
   return Status::Internal("coordinator at " + address + ": " + status.error_message());
 }
@@ -141,7 +151,7 @@ bool Worker::Register() {
   Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
   for (int attempt = 0;; ++attempt) {
     v1::RegisterResponse response;
-    auto context = ContextWithTimeout(kRpcTimeout);
+    auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
         FromGrpc(stub_->Register(context.get(), request, &response), options_.coordinator);
     if (status.ok()) {
@@ -154,6 +164,14 @@ bool Worker::Register() {
           "registered with coordinator {} as worker {} ({} devices, heartbeat every {} ms)",
           options_.coordinator, worker_id_, devices_.size(), heartbeat_interval_.count());
       return true;
+    }
+    if (status.code() == Code::kPermissionDenied && !request.previous_worker_id().empty()) {
+      // The old id is another token's now (or from before tokens): start
+      // over under a new one.
+      spdlog::warn("cannot register as worker {} again: {}; registering under a new id",
+                   request.previous_worker_id(), status.message());
+      request.clear_previous_worker_id();
+      continue;
     }
     auto wait = backoff.Next();
     if (attempt % 10 == 0) {
@@ -174,18 +192,20 @@ void Worker::HeartbeatLoop() {
       for (int64_t id : leases_in_progress_) request.add_lease_ids(id);
     }
     v1::HeartbeatResponse response;
-    auto context = ContextWithTimeout(kRpcTimeout);
+    auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
         FromGrpc(stub_->Heartbeat(context.get(), request, &response), options_.coordinator);
-    if (!status.ok()) {
+    const bool disowned = status.code() == Code::kPermissionDenied;
+    if (!status.ok() && !disowned) {
       if (reachable) spdlog::warn("heartbeat failed: {}", status.message());
       reachable = false;
       continue;
     }
     if (!reachable) spdlog::info("coordinator {} answers again", options_.coordinator);
     reachable = true;
-    if (response.reregister()) {
-      spdlog::warn("coordinator does not know worker {}; registering again", request.worker_id());
+    if (response.reregister() || disowned) {
+      spdlog::warn("coordinator does not know worker {} as ours ({}); registering again",
+                   request.worker_id(), disowned ? status.message() : "forgotten");
       if (!Register()) return;
     }
     std::lock_guard lock(mu_);
@@ -197,7 +217,7 @@ void Worker::HeartbeatLoop() {
 Status Worker::FetchArtifact(const std::string& sha256, const std::string& path) {
   v1::FetchArtifactRequest request;
   request.set_sha256(sha256);
-  auto context = ContextWithTimeout(kArtifactTimeout);
+  auto context = MakeContext(kArtifactTimeout, options_.token);
   auto stream = stub_->FetchArtifact(context.get(), request);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status::Internal("cannot write " + path);
@@ -212,7 +232,7 @@ Status Worker::FetchArtifact(const std::string& sha256, const std::string& path)
 Result<v1::ReportResultsResponse> Worker::SendResults(v1::ReportResultsRequest& request) {
   request.set_worker_id(worker_id());
   v1::ReportResultsResponse response;
-  auto context = ContextWithTimeout(kRpcTimeout);
+  auto context = MakeContext(kRpcTimeout, options_.token);
   TF_RETURN_IF_ERROR(
       FromGrpc(stub_->ReportResults(context.get(), request, &response), options_.coordinator));
   return response;
@@ -264,8 +284,8 @@ void Worker::DeviceLoop(const Device& device) {
     request.set_max_candidates(options_.max_candidates);
     request.set_wait_ms(options_.lease_wait_ms);
     v1::AcquireLeaseResponse response;
-    auto context =
-        ContextWithTimeout(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout);
+    auto context = MakeContext(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout,
+                               options_.token);
     Status status =
         FromGrpc(stub_->AcquireLease(context.get(), request, &response), options_.coordinator);
     if (!status.ok()) {

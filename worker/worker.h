@@ -29,6 +29,7 @@ struct WorkerOptions {
   std::string cache_dir;    // artifacts, by hash
   std::string runner_path;  // empty: tunefleet-runner beside this executable
   auth::ClientTls tls;      // no CA: plaintext
+  std::string token;        // bearer token (role worker); empty: none
   // Runners confine themselves (RunnerSandbox), each in cache_dir/runners/device-N.
   bool sandbox_runners = true;
   uint64_t runner_memory_mb = 0;  // see RunnerSandbox::memory_mb; 0: physical memory

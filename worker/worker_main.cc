@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <thread>
 
+#include "auth/token_file.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,10 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", options.tls.cert_file,
                  "this worker's certificate (PEM), for a coordinator that requires one");
   app.add_option("--tls-key", options.tls.key_file, "private key of --tls-cert (PEM)");
+  std::string token_file;
+  app.add_option("--token-file", token_file,
+                 "file holding this worker's bearer token (role worker: `tunefleet token create "
+                 "--role worker`)");
   bool no_sandbox = false;
   app.add_flag("--no-runner-sandbox", no_sandbox,
                "run candidates unconfined (own folder only): network, other files and new "
@@ -42,6 +47,14 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (verbose) spdlog::set_level(spdlog::level::debug);
   options.sandbox_runners = !no_sandbox;
+  if (!token_file.empty()) {
+    auto token = tf::auth::ReadTokenFile(token_file);
+    if (!token.ok()) {
+      spdlog::error("--token-file: {}", token.status().message());
+      return 2;
+    }
+    options.token = *token;
+  }
 
   // Signals are taken by one thread; every other thread starts with them blocked.
   sigset_t signals;

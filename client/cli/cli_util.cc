@@ -1,6 +1,9 @@
 #include "client/cli/cli_util.h"
 
 #include <cstdio>
+#include <cstdlib>
+
+#include "auth/token_file.h"
 
 namespace tf::cli {
 
@@ -16,6 +19,9 @@ int ExitCodeFor(const Status& status) {
     case Code::kInvalidArgument:
     case Code::kFailedPrecondition:
       return kExitUsage;
+    case Code::kUnauthenticated:
+    case Code::kPermissionDenied:
+      return kExitAuth;
     default:
       return kExitJobFailed;
   }
@@ -34,6 +40,13 @@ int FailUsage(const Status& status) {
 Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global) {
   client::ClientOptions options;
   options.tls = global.tls;
+  if (!global.token_file.empty()) {
+    auto token = auth::ReadTokenFile(global.token_file);
+    if (!token.ok()) return Status::InvalidArgument("--token-file: " + token.status().message());
+    options.token = *token;
+  } else if (const char* token = std::getenv("TUNEFLEET_TOKEN")) {
+    options.token = token;
+  }
   return client::Client::Connect(global.coordinator, options);
 }
 

@@ -14,13 +14,15 @@ namespace tf::cli {
 namespace v1 = ::tunefleet::v1;
 
 // Unreachable -> kExitUnreachable, not found -> kExitNotFound, invalid input
-// -> kExitUsage, anything else -> kExitJobFailed.
+// -> kExitUsage, refused token -> kExitAuth, anything else -> kExitJobFailed.
 int ExitCodeFor(const Status& status);
 // Prints "tunefleet: MESSAGE" on stderr and returns ExitCodeFor(status).
 int Fail(const Status& status);
 // For errors in what the user gave (flags, spec file): kExitUsage whatever the
 // code.
 int FailUsage(const Status& status);
+// With the bearer token of --token-file, TUNEFLEET_TOKEN_FILE or
+// TUNEFLEET_TOKEN (in that order); none when none is set.
 Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global);
 // Indented, on stdout.
 void PrintJson(const client::Json& json);

@@ -18,12 +18,21 @@ enum ExitCode : int {
   kExitUsage = 2,      // bad flags, unreadable or invalid spec
   kExitUnreachable = 3,
   kExitNotFound = 4,
+  kExitAuth = 5,  // no token, unknown or revoked token, or its role may not
 };
 
 struct GlobalOptions {
   std::string coordinator;  // HOST:PORT
   bool json = false;
   auth::ClientTls tls;
+  // --token-file or TUNEFLEET_TOKEN_FILE; when empty, TUNEFLEET_TOKEN holds
+  // the token itself.
+  std::string token_file;
+};
+
+struct TokenCreateOptions {
+  std::string name;
+  std::string role;  // reader, submitter, worker, admin
 };
 
 struct SubmitOptions {
@@ -54,6 +63,10 @@ int RunCancel(const GlobalOptions& global, int64_t job_id);
 int RunResults(const GlobalOptions& global, int64_t job_id);
 int RunWorkers(const GlobalOptions& global);
 int RunBest(const GlobalOptions& global, const BestOptions& options);
+// Tokens (admin only): create prints the new token's text, once.
+int RunTokenCreate(const GlobalOptions& global, const TokenCreateOptions& options);
+int RunTokenList(const GlobalOptions& global);
+int RunTokenRevoke(const GlobalOptions& global, int64_t token_id);
 // Builds the candidates locally: no coordinator, no workers.
 int RunCompile(const GlobalOptions& global, const CompileOptions& options);
 

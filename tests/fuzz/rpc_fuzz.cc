@@ -41,10 +41,13 @@ Target& Get() {
     options.db_synchronous_full = false;
     auto coordinator = tf::scheduler::Coordinator::Start(options);
     if (!coordinator.ok()) abort();
+    // Anonymous calls get every right: tokens are tests/integration/roles_test.cc's subject.
     auto* t = new Target;
     t->coordinator = std::move(*coordinator);
-    t->client_service = std::make_unique<tf::scheduler::TuneFleetService>(*t->coordinator);
-    t->worker_service = std::make_unique<tf::scheduler::WorkerServiceImpl>(*t->coordinator);
+    t->client_service = std::make_unique<tf::scheduler::TuneFleetService>(
+        *t->coordinator, tf::scheduler::Anonymous::kAllowed);
+    t->worker_service = std::make_unique<tf::scheduler::WorkerServiceImpl>(
+        *t->coordinator, tf::scheduler::Anonymous::kAllowed);
     return t;
   }();
   return *target;

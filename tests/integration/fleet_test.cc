@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "auth/token_file.h"
 #include "client/client.h"
 #include "db/sqlite.h"
 #include "spec/config.h"
@@ -22,16 +23,37 @@ nlohmann::json Json(const ProcessResult& r) {
   return nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
 }
 
+// The fleet as an operator runs it: tokens required, the workers with a
+// worker token, jobs submitted and followed with a submitter token, both
+// created with the coordinator's admin token.
 class FleetTest : public ::testing::Test {
  protected:
   void SetUp() override {
     coordinator_ = std::make_unique<CoordinatorProcess>(
-        dir_.path(), std::vector<std::string>{"--lease-ttl-ms", "1500", "--heartbeat-ms", "300",
-                                              "--db-sync", "normal"});
+        dir_.path(),
+        std::vector<std::string>{"--lease-ttl-ms", "1500", "--heartbeat-ms", "300", "--db-sync",
+                                 "normal", "--admin-token-file", dir_ / "admin.token"});
     coordinator_->Start();
-    auto client = client::Client::Connect(coordinator_->address());
+    client::ClientOptions options;
+    options.token = *auth::ReadTokenFile(dir_ / "admin.token");
+    auto admin = client::Client::Connect(coordinator_->address(), options);
+    ASSERT_TRUE(admin.ok());
+    for (auto [role, file] : {std::pair{v1::ROLE_WORKER, "worker.token"},
+                              std::pair{v1::ROLE_SUBMITTER, "submitter.token"}}) {
+      auto created = (*admin)->CreateToken(file, role);
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+      ASSERT_TRUE(auth::WriteTokenFile(dir_ / file, created->token()).ok());
+    }
+    options.token = *auth::ReadTokenFile(dir_ / "submitter.token");
+    auto client = client::Client::Connect(coordinator_->address(), options);
     ASSERT_TRUE(client.ok());
     client_ = std::move(*client);
+  }
+
+  // The command line, as the submitter.
+  ProcessResult Cli(std::vector<std::string> args, double timeout_s = 120) {
+    args.insert(args.begin(), {"--token-file", dir_ / "submitter.token"});
+    return RunCli(coordinator_->address(), std::move(args), timeout_s);
   }
 
   void TearDown() override {
@@ -43,6 +65,7 @@ class FleetTest : public ::testing::Test {
 
   Process& AddWorker(const std::string& devices, std::vector<std::string> extra = {}) {
     std::string name = "worker" + std::to_string(workers_.size());
+    extra.insert(extra.end(), {"--token-file", dir_ / "worker.token"});
     workers_.push_back(StartWorker(coordinator_->address(), dir_.path(), name, devices, extra));
     return *workers_.back();
   }
@@ -67,14 +90,13 @@ class FleetTest : public ::testing::Test {
 
 TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   AddWorker("cpu:2");
-  auto submitted = RunCli(coordinator_->address(),
-                          {"submit", SourcePath("examples/cpu/gemm/gemm.yaml"), "--wait"}, 900);
+  auto submitted = Cli({"submit", SourcePath("examples/cpu/gemm/gemm.yaml"), "--wait"}, 900);
   ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
 
   auto jobs = client_->ListJobs(10);
   ASSERT_TRUE(jobs.ok() && jobs->size() == 1);
   int64_t job_id = (*jobs)[0].job_id();
-  auto status = Json(RunCli(coordinator_->address(), {"status", std::to_string(job_id), "--json"}));
+  auto status = Json(Cli({"status", std::to_string(job_id), "--json"}));
   EXPECT_EQ(status["state"], "succeeded");
   EXPECT_GT(status["candidates_total"].get<int64_t>(), 100);
   EXPECT_EQ(status["candidates_done"], status["candidates_total"]);
@@ -92,8 +114,8 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
     }
   }
   ASSERT_NE(winner, nullptr);
-  auto best = Json(RunCli(coordinator_->address(), {"best", "gemm_f32_cpu", "--problem",
-                                                    spec::ProblemText(problem), "--json"}));
+  auto best =
+      Json(Cli({"best", "gemm_f32_cpu", "--problem", spec::ProblemText(problem), "--json"}));
   EXPECT_EQ(best["kernel"], "gemm_f32_cpu");
   EXPECT_EQ(best["exact"], true);
   EXPECT_DOUBLE_EQ(best["median_ns"].get<double>(), winner->timing().median_ns());
@@ -104,8 +126,8 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   // A shape never tuned gets the nearest tuned one, marked inexact.
   v1::Problem other = problem;
   other.mutable_vars(0)->set_value(other.vars(0).value() + 1);
-  auto nearest = Json(RunCli(coordinator_->address(), {"best", "gemm_f32_cpu", "--problem",
-                                                       spec::ProblemText(other), "--json"}));
+  auto nearest =
+      Json(Cli({"best", "gemm_f32_cpu", "--problem", spec::ProblemText(other), "--json"}));
   EXPECT_EQ(nearest["exact"], false);
 
   // One runner per device, each taking the next lease as it frees up: both
@@ -212,7 +234,7 @@ TEST_F(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) 
   v1::Job next = SubmitSpec(*client_, LoadTestSpec("tests/integration/data/slow/slow.yaml"));
   ASSERT_GT(next.job_id(), 0);
 
-  auto cancelled = RunCli(coordinator_->address(), {"cancel", std::to_string(doomed.job_id())});
+  auto cancelled = Cli({"cancel", std::to_string(doomed.job_id())});
   ASSERT_EQ(cancelled.exit_code, 0) << cancelled.output;
   auto workers = client_->ListWorkers();
   ASSERT_TRUE(workers.ok());

@@ -96,13 +96,13 @@ class NetnsTest : public ::testing::Test {
     ASSERT_FALSE(HasFailure());
 
     const std::string port_file = dir_ / "coordinator.port";
-    coordinator_ =
-        Process::Start(Network::In(coordinator_ns_,
-                                   {BinaryPath("scheduler/tunefleet-coordinator"), "--plaintext",
-                                    "--listen", "10.77.1.1:0", "--db", db_path(), "--artifacts",
-                                    dir_ / "artifacts", "--port-file", port_file, "--lease-ttl-ms",
-                                    "2000", "--heartbeat-ms", "300", "--db-sync", "normal"}),
-                       dir_ / "coordinator.log");
+    coordinator_ = Process::Start(
+        Network::In(coordinator_ns_,
+                    {BinaryPath("scheduler/tunefleet-coordinator"), "--plaintext",
+                     "--allow-anonymous", "--listen", "10.77.1.1:0", "--db", db_path(),
+                     "--artifacts", dir_ / "artifacts", "--port-file", port_file, "--lease-ttl-ms",
+                     "2000", "--heartbeat-ms", "300", "--db-sync", "normal"}),
+        dir_ / "coordinator.log");
     ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(port_file); }, seconds(30)))
         << coordinator_->Log();
     address_ = "10.77.1.1:" + std::to_string(std::stoi(*ReadFile(port_file)));

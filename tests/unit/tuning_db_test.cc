@@ -164,6 +164,54 @@ TEST(SchemaTest, UpgradesAnOlderDatabaseAndKeepsItsRows) {
   EXPECT_TRUE((*db)->database().Exec("SELECT reference_symbol, resources FROM builds").ok());
 }
 
+// Version 4: tokens, and owners of jobs and workers; what was there before
+// belongs to no token (0).
+TEST(SchemaTest, UpgradesAVersion3DatabaseToTokens) {
+  testing::TempDir dir;
+  std::string path = dir / "v3.db";
+  {
+    auto raw = Database::Open(path, false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(Migrate(**raw, 3).ok());
+    ASSERT_TRUE((*raw)
+                    ->Exec("INSERT INTO jobs(kernel, fingerprint, spec, sources, state, "
+                           "created_ms, updated_ms) VALUES('k', 'fp', '', '', 1, 1, 1)")
+                    .ok());
+    ASSERT_TRUE((*raw)->Exec("INSERT INTO workers VALUES('w1', 'host', '', 1)").ok());
+  }
+  auto db = TuningDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto jobs = (*db)->LoadJobs(false, 10);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].owner_token, 0);
+  EXPECT_EQ((*db)->LoadJobs(false, 10, 0)->size(), 1u);
+  EXPECT_TRUE((*db)->LoadJobs(false, 10, 7)->empty());
+  auto workers = (*db)->LoadWorkers();
+  ASSERT_TRUE(workers.ok());
+  ASSERT_EQ(workers->size(), 1u);
+  EXPECT_EQ((*workers)[0].owner_token, 0);
+
+  TokenRow token;
+  token.info.set_token_id(3);
+  token.info.set_name("ci");
+  token.info.set_role(v1::ROLE_SUBMITTER);
+  token.info.set_created_unix_ms(10);
+  token.hash = "ab12";
+  ASSERT_TRUE((*db)->InsertToken(token).ok());
+  TokenRow same_hash = token;
+  same_hash.info.set_token_id(4);
+  EXPECT_FALSE((*db)->InsertToken(same_hash).ok());  // hashes are unique
+  ASSERT_TRUE((*db)->RevokeToken(3, 20).ok());
+  auto tokens = (*db)->LoadTokens();
+  ASSERT_TRUE(tokens.ok());
+  ASSERT_EQ(tokens->size(), 1u);
+  EXPECT_EQ((*tokens)[0].info.name(), "ci");
+  EXPECT_EQ((*tokens)[0].info.role(), v1::ROLE_SUBMITTER);
+  EXPECT_EQ((*tokens)[0].info.revoked_unix_ms(), 20);
+  EXPECT_EQ((*tokens)[0].hash, "ab12");
+}
+
 TEST(SchemaTest, RefusesADatabaseFromANewerVersion) {
   testing::TempDir dir;
   std::string path = dir / "new.db";

@@ -1,0 +1,32 @@
+#include "auth/bearer.h"
+
+namespace tf::auth {
+namespace {
+
+constexpr std::string_view kHeader = "authorization";  // gRPC keys are lowercase
+constexpr std::string_view kScheme = "Bearer ";
+
+}  // namespace
+
+void AttachToken(grpc::ClientContext& context, const std::string& token) {
+  if (!token.empty()) context.AddMetadata(std::string(kHeader), std::string(kScheme) + token);
+}
+
+Result<Caller> Gate::Check(const grpc::ServerContextBase& context, Rpc rpc) const {
+  const auto& metadata = context.client_metadata();
+  auto header = metadata.find(grpc::string_ref(kHeader.data(), kHeader.size()));
+  if (header == metadata.end()) {
+    if (allow_anonymous_) return Caller();
+    return Status::Unauthenticated("no bearer token: pass --token-file or set TUNEFLEET_TOKEN (" +
+                                   std::string(RpcName(rpc)) + " needs a token)");
+  }
+  std::string_view value(header->second.data(), header->second.size());
+  if (!value.starts_with(kScheme)) {
+    return Status::Unauthenticated("the authorization header is not 'Bearer <token>'");
+  }
+  value.remove_prefix(kScheme.size());
+  TF_ASSIGN_OR_RETURN(Caller caller, tokens_.Authenticate(value));
+  return Authorize(caller, rpc);
+}
+
+}  // namespace tf::auth
