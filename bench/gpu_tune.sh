@@ -4,20 +4,31 @@
 # the share of wall time the GPU spent busy (nvidia-smi utilization sampled
 # every 100 ms over the job). Programs come from a folder made by carry.sh;
 # RUNNER names another tunefleet-runner (to compare two builds in one run),
-# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox).
+# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox). Tokens as an operator
+# would use them: the coordinator's admin token makes a worker and a submitter token.
 #   [RUNNER=PATH] [WORKER_FLAGS=...] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rm -rf "$state" && mkdir -p "$state"
 "$carry/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/t.db" --artifacts "$state/art" \
-  --port-file "$state/port" --plaintext --allow-anonymous >"$state/coordinator.log" 2>&1 &
-coordinator=$!
+  --port-file "$state/port" --plaintext --admin-token-file "$state/admin.token" \
+  >"$state/coordinator.log" 2>&1 &
+coordinator=$! worker="" smi=""
 trap 'kill $coordinator $worker $smi 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done
 export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
+(
+  umask 077
+  for role in worker submitter; do
+    "$carry/tunefleet" --token-file "$state/admin.token" token create --role $role \
+      --name "gpu-tune-$role" >"$state/$role.token"
+  done
+)
+export TUNEFLEET_TOKEN_FILE="$state/submitter.token"
 "$carry/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices nvidia --cache "$state/cache" \
-  --runner "${RUNNER:-$carry/tunefleet-runner}" ${WORKER_FLAGS:-} >"$state/worker.log" 2>&1 &
+  --token-file "$state/worker.token" --runner "${RUNNER:-$carry/tunefleet-runner}" ${WORKER_FLAGS:-} \
+  >"$state/worker.log" 2>&1 &
 worker=$!
 nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 >"$state/util.csv" &
 smi=$!
