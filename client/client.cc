@@ -6,6 +6,7 @@
 
 #include "auth/bearer.h"
 #include "client/job_state.h"
+#include "common/grpc_status.h"
 #include "spec/config.h"
 
 namespace tf::client {
@@ -33,37 +34,6 @@ Status CheckAddress(const std::string& address) {
                                    "' has no port; use HOST:PORT, e.g. 127.0.0.1:50051");
   }
   return Status::Ok();
-}
-
-Code CodeFromGrpc(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return Code::kOk;
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return Code::kInvalidArgument;
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return Code::kInvalidArgument;
-    case grpc::StatusCode::NOT_FOUND:
-      return Code::kNotFound;
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return Code::kAlreadyExists;
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return Code::kFailedPrecondition;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return Code::kResourceExhausted;
-    case grpc::StatusCode::UNAVAILABLE:
-      return Code::kUnavailable;
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return Code::kDeadlineExceeded;
-    case grpc::StatusCode::CANCELLED:
-      return Code::kCancelled;
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return Code::kPermissionDenied;
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return Code::kUnauthenticated;
-    default:
-      return Code::kInternal;
-  }
 }
 
 v1::GetJobRequest JobRequest(int64_t job_id) {

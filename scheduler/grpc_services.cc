@@ -32,24 +32,6 @@ grpc::Status RequireJobId(int64_t job_id) {
 
 }  // namespace
 
-grpc::Status ToGrpcStatus(const Status& status) {
-  static const std::map<Code, grpc::StatusCode> kCodes = {
-      {Code::kOk, grpc::StatusCode::OK},
-      {Code::kInvalidArgument, grpc::StatusCode::INVALID_ARGUMENT},
-      {Code::kNotFound, grpc::StatusCode::NOT_FOUND},
-      {Code::kAlreadyExists, grpc::StatusCode::ALREADY_EXISTS},
-      {Code::kFailedPrecondition, grpc::StatusCode::FAILED_PRECONDITION},
-      {Code::kResourceExhausted, grpc::StatusCode::RESOURCE_EXHAUSTED},
-      {Code::kUnavailable, grpc::StatusCode::UNAVAILABLE},
-      {Code::kDeadlineExceeded, grpc::StatusCode::DEADLINE_EXCEEDED},
-      {Code::kCancelled, grpc::StatusCode::CANCELLED},
-      {Code::kPermissionDenied, grpc::StatusCode::PERMISSION_DENIED},
-      {Code::kUnauthenticated, grpc::StatusCode::UNAUTHENTICATED},
-      {Code::kInternal, grpc::StatusCode::INTERNAL},
-  };
-  return grpc::Status(kCodes.at(status.code()), status.message());
-}
-
 grpc::Status TuneFleetService::SubmitJob(grpc::ServerContext* context,
                                          const v1::SubmitJobRequest* request, v1::Job* job) {
   auto caller = gate_.Check(*context, auth::Rpc::kSubmitJob);

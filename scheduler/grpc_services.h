@@ -7,13 +7,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include "auth/bearer.h"
+#include "common/grpc_status.h"
 #include "scheduler/coordinator.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
 namespace tf::scheduler {
-
-grpc::Status ToGrpcStatus(const Status& status);
 
 // Whether a call without a bearer token is served, with every right
 // (--allow-anonymous), or refused with UNAUTHENTICATED.

@@ -2,8 +2,8 @@
 // that benchmarking never waits on the network. Results of one lease are
 // batched; a failed delivery is retried with backoff until it succeeds:
 // results are never dropped while the worker runs, except those the
-// coordinator refuses with PERMISSION_DENIED, which no retry would change. Memory is bounded: Add
-// blocks while max_queued results wait.
+// coordinator refuses with PERMISSION_DENIED, which no retry would change.
+// Memory is bounded: Add blocks while max_queued results wait.
 #pragma once
 
 #include <chrono>

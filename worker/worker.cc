@@ -10,6 +10,7 @@
 
 #include "auth/bearer.h"
 #include "common/files.h"
+#include "common/grpc_status.h"
 #include "common/subprocess.h"
 #include "worker/backoff.h"
 #include "worker/runner_supervisor.h"
@@ -54,14 +55,10 @@ Status FromGrpc(const grpc::Status& status, const std::string& address) {
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return Status::DeadlineExceeded("coordinator at " + address + " did not answer in time");
   }
-  // Kept apart: a refused report is dropped, not retried (ResultReporter).
-  if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
-    return Status::PermissionDenied("coordinator at " + address + ": " + status.error_message());
-  }
-  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
-    return Status::Unauthenticated("coordinator at " + address + ": " + status.error_message());
-  }
-  return Status::Internal("coordinator at " + address + ": " + status.error_message());
+  // The code is kept: a report refused with PERMISSION_DENIED is dropped, not
+  // retried (ResultReporter), and a worker id refused so registers anew.
+  return Status(CodeFromGrpc(status.error_code()),
+                "coordinator at " + address + ": " + status.error_message());
 }
 
 std::string Hostname() {
