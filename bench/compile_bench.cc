@@ -17,11 +17,11 @@
 
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
-#include "compiler/toolchain.h"
-#include "scheduler/space.h"
-#include "spec/config.h"
-#include "spec/spec_loader.h"
-#include "spec/validate.h"
+#include "vendors/toolchains.h"
+#include "kernelspec/space.h"
+#include "kernelspec/config.h"
+#include "kernelspec/spec_loader.h"
+#include "kernelspec/validate.h"
 
 namespace {
 
@@ -29,8 +29,8 @@ namespace v1 = ::tunefleet::v1;
 using tf::Result;
 using tf::Status;
 
-Result<tf::scheduler::DeviceProperties> ParseDeviceProps(const std::vector<std::string>& flags) {
-  tf::scheduler::DeviceProperties props;
+Result<tf::kernelspec::DeviceProperties> ParseDeviceProps(const std::vector<std::string>& flags) {
+  tf::kernelspec::DeviceProperties props;
   for (const std::string& flag : flags) {
     size_t eq = flag.find('=');
     char* end = nullptr;
@@ -46,18 +46,18 @@ Result<tf::scheduler::DeviceProperties> ParseDeviceProps(const std::vector<std::
 // Distinct configurations over all problems, in first-seen order; `candidates`
 // counts (configuration, problem) pairs.
 Result<std::vector<v1::Config>> Configurations(const v1::KernelSpec& spec,
-                                               const tf::scheduler::DeviceProperties& props,
+                                               const tf::kernelspec::DeviceProperties& props,
                                                size_t* candidates) {
   std::vector<v1::Config> configs;
   std::set<std::string> seen;
   *candidates = 0;
   for (const v1::Problem& problem : spec.problems()) {
-    TF_ASSIGN_OR_RETURN(auto space, tf::scheduler::SearchSpace::Create(spec, problem, props));
+    TF_ASSIGN_OR_RETURN(auto space, tf::kernelspec::SearchSpace::Create(spec, problem, props));
     TF_ASSIGN_OR_RETURN(auto selected,
-                        space.Select(spec.search(), tf::spec::SpecLimits().max_space_size));
+                        space.Select(spec.search(), tf::kernelspec::SpecLimits().max_space_size));
     *candidates += selected.size();
     for (v1::Config& config : selected) {
-      if (seen.insert(tf::spec::ConfigKey(config)).second) configs.push_back(std::move(config));
+      if (seen.insert(tf::kernelspec::ConfigKey(config)).second) configs.push_back(std::move(config));
     }
   }
   return configs;
@@ -87,11 +87,11 @@ int main(int argc, char** argv) {
   app.add_option("--work-root", work_root, "where artifacts and build directories go");
   CLI11_PARSE(app, argc, argv);
 
-  auto loaded = tf::spec::LoadSpecFile(spec_path);
+  auto loaded = tf::kernelspec::LoadSpecFile(spec_path);
   if (!loaded.ok()) return Fail(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!target.empty()) spec.mutable_target()->set_arch(target);
-  if (auto valid = tf::spec::ValidateSpec(spec, loaded->sources, tf::spec::SpecLimits());
+  if (auto valid = tf::kernelspec::ValidateSpec(spec, loaded->sources, tf::kernelspec::SpecLimits());
       !valid.ok()) {
     return Fail(valid);
   }
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     candidates = candidates * max_configs / configs->size();  // the same share of each problem
     configs->resize(max_configs);
   }
-  auto toolchain = tf::compiler::MakeToolchain(spec);
+  auto toolchain = tf::vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return Fail(toolchain.status());
   if ((*toolchain)->target().empty()) {
     return Fail(Status::InvalidArgument("the spec names no target.arch: pass --target"));

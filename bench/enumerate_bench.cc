@@ -4,13 +4,13 @@
 #include <chrono>
 #include <cstdio>
 
-#include "scheduler/space.h"
-#include "spec/config.h"
+#include "kernelspec/space.h"
+#include "kernelspec/config.h"
 
 namespace {
 
 namespace v1 = ::tunefleet::v1;
-using tf::scheduler::SearchSpace;
+using tf::kernelspec::SearchSpace;
 
 v1::KernelSpec MakeSpec() {
   v1::KernelSpec spec;
@@ -24,7 +24,7 @@ v1::KernelSpec MakeSpec() {
   auto add_list = [&](const char* name, std::initializer_list<int64_t> values) {
     v1::Param* param = spec.add_params();
     param->set_name(name);
-    for (int64_t v : values) *param->add_values() = tf::spec::IntValue(v);
+    for (int64_t v : values) *param->add_values() = tf::kernelspec::IntValue(v);
   };
   add_range("BM", 16, 256, 16);
   add_range("BN", 16, 256, 16);
@@ -35,8 +35,8 @@ v1::KernelSpec MakeSpec() {
   add_list("VEC", {1, 2, 4, 8});
   v1::Param* dtype = spec.add_params();
   dtype->set_name("DT");
-  *dtype->add_values() = tf::spec::StrValue("f16");
-  *dtype->add_values() = tf::spec::StrValue("bf16");
+  *dtype->add_values() = tf::kernelspec::StrValue("f16");
+  *dtype->add_values() = tf::kernelspec::StrValue("bf16");
   for (const char* constraint : {
            "(BM*BK + BK*BN) * 2 * STAGES <= device.max_shared_mem_per_block",
            "BM * BN / (32 * WARPS) <= 256",
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   app.add_option("--problem", problem_text, "problem variables");
   CLI11_PARSE(app, argc, argv);
 
-  auto problem = tf::spec::ParseProblem(problem_text);
+  auto problem = tf::kernelspec::ParseProblem(problem_text);
   if (!problem.ok()) {
     std::fprintf(stderr, "%s\n", problem.status().ToString().c_str());
     return 2;

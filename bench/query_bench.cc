@@ -18,8 +18,8 @@
 #include "client/best_config_cache.h"
 #include "client/client.h"
 #include "common/files.h"
-#include "scheduler/grpc_services.h"
-#include "spec/config.h"
+#include "coordinator/grpc_services.h"
+#include "kernelspec/config.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ tf::Status Seed(const std::string& path, int shapes) {
   std::vector<tf::db::CandidateRow> candidates;
   for (int i = 0; i < shapes; ++i) {
     candidates.push_back({0, job.id, "BM=64,BN=64",
-                          tf::spec::ProblemText(Shape(256 * (i + 1), 1024, 512)),
+                          tf::kernelspec::ProblemText(Shape(256 * (i + 1), 1024, 512)),
                           tf::db::CandidateState::kDone, 0});
   }
   TF_RETURN_IF_ERROR(db->InsertCandidates(candidates));
@@ -60,7 +60,7 @@ tf::Status Seed(const std::string& path, int shapes) {
     r.job_id = job.id;
     r.fingerprint = "fp";
     r.config_key = "BM=64,BN=64";
-    r.problem_key = tf::spec::ProblemKey(Shape(256 * (i + 1), 1024, 512));
+    r.problem_key = tf::kernelspec::ProblemKey(Shape(256 * (i + 1), 1024, 512));
     r.device_class = "cpu/bench";
     r.status = v1::RESULT_STATUS_OK;
     r.timing.set_median_ns(1000 + i);
@@ -98,10 +98,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "seeding failed: %s\n", seeded.ToString().c_str());
     return 1;
   }
-  tf::scheduler::CoordinatorOptions options;
+  tf::coordinator::CoordinatorOptions options;
   options.db_path = dir + ".db";
   options.artifact_dir = dir + "-artifacts";
-  auto coordinator = tf::scheduler::Coordinator::Start(options);
+  auto coordinator = tf::coordinator::Coordinator::Start(options);
   if (!coordinator.ok()) {
     std::fprintf(stderr, "%s\n", coordinator.status().ToString().c_str());
     return 1;
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", token.status().ToString().c_str());
     return 1;
   }
-  tf::scheduler::TuneFleetService service(**coordinator, tf::scheduler::Anonymous::kRefused);
+  tf::coordinator::TuneFleetService service(**coordinator, tf::coordinator::Anonymous::kRefused);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);

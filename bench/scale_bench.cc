@@ -29,7 +29,7 @@
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "db/sqlite.h"
-#include "spec/spec_loader.h"
+#include "kernelspec/spec_loader.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
 namespace {
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   int workers = 500, threads = 8, configs = 1024;
   double seconds = 10;
   std::string sync = "full";
-  std::string binary = tf::ExecutableDir() + "/../scheduler/tunefleet-coordinator";
+  std::string binary = tf::ExecutableDir() + "/../bin/tunefleet-coordinator";
   app.add_option("--workers", workers, "registered, heartbeating workers")->capture_default_str();
   app.add_option("--threads", threads,
                  "client threads taking leases (and as many heartbeating), each for a share of "
@@ -300,7 +300,7 @@ int main(int argc, char** argv) {
   }
 
   auto client = tf::client::Client::Connect(address);
-  auto loaded = tf::spec::LoadSpecFile(dir + "/scale.yaml");
+  auto loaded = tf::kernelspec::LoadSpecFile(dir + "/scale.yaml");
   if (!client.ok() || !loaded.ok()) {
     std::fprintf(stderr, "cannot submit: %s\n", loaded.status().message().c_str());
     return 1;

@@ -3,7 +3,7 @@
 #include <functional>
 #include <mutex>
 
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::client {
 
@@ -11,7 +11,7 @@ BestConfigKey::BestConfigKey(std::string kernel, v1::Problem problem, std::strin
     : kernel_(std::move(kernel)),
       problem_(std::move(problem)),
       device_class_(std::move(device_class)),
-      text_(kernel_ + '\0' + spec::ProblemKey(problem_) + '\0' + device_class_),
+      text_(kernel_ + '\0' + kernelspec::ProblemKey(problem_) + '\0' + device_class_),
       hash_(std::hash<std::string>()(text_)) {}
 
 BestConfigCache::BestConfigCache(Client* client, BestConfigCacheOptions options)

@@ -7,7 +7,7 @@
 #include "auth/bearer.h"
 #include "client/job_state.h"
 #include "common/grpc_status.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::client {
 namespace {
@@ -156,7 +156,7 @@ Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
                       Call(&v1::TuneFleet::Stub::QueryBest, request));
   if (!response.found()) {
     return Status::NotFound(
-        "no tuned configuration of kernel '" + kernel + "' for " + spec::ProblemText(problem) +
+        "no tuned configuration of kernel '" + kernel + "' for " + kernelspec::ProblemText(problem) +
         " on " +
         (device_class.empty() ? "any device class" : "device class '" + device_class + "'"));
   }

@@ -13,7 +13,7 @@
 
 #include "common/files.h"
 #include "compiler/source_tree.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::compiler {
 namespace {
@@ -218,9 +218,9 @@ Result<BuildStats> BatchBuilder::Build(const v1::KernelSpec& spec,
   }
   std::set<std::string> symbols;
   for (const auto& config : configs) {
-    TF_RETURN_IF_ERROR(spec::InstantiateEntry(spec.entry(), config).status());
-    if (!symbols.insert(spec::CandidateSymbol(config)).second) {
-      return Status::InvalidArgument("configuration " + spec::ConfigKey(config) +
+    TF_RETURN_IF_ERROR(kernelspec::InstantiateEntry(spec.entry(), config).status());
+    if (!symbols.insert(kernelspec::CandidateSymbol(config)).second) {
+      return Status::InvalidArgument("configuration " + kernelspec::ConfigKey(config) +
                                      " is listed twice");
     }
   }

@@ -7,15 +7,16 @@
 namespace tf::compiler {
 namespace {
 
-// Beside the running program (installed), or in the build tree's sandbox/
-// folder beside its scheduler/, compiler/, tests/ and bench/ folders.
+// Beside the running program (installed, or the build tree's bin/), else
+// where this build put it (for tests and benchmarks outside bin/).
 Result<std::string> FindSandbox() {
   for (const std::string& path : {ExecutableDir() + "/tunefleet-sandbox",
-                                  ExecutableDir() + "/../sandbox/tunefleet-sandbox"}) {
+                                  std::string(TF_SANDBOX_BUILD_PATH)}) {
     if (access(path.c_str(), X_OK) == 0) return path;
   }
   return Status::FailedPrecondition("tunefleet-sandbox was not found beside " + ExecutableDir() +
-                                    " or in ../sandbox/; compilers are never run without it");
+                                    " or at " TF_SANDBOX_BUILD_PATH
+                                    "; compilers are never run without it");
 }
 
 }  // namespace

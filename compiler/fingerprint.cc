@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/files.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::compiler {
 namespace {
@@ -44,7 +44,7 @@ std::string KernelFingerprint(const ::tunefleet::v1::KernelSpec& spec,
   for (const auto& buffer : spec.buffers()) {
     c.Add(buffer.name()).Add(buffer.dtype()).Add(buffer.output() ? "out" : "in");
   }
-  c.AddList(spec::ScalarNames(spec)).Add(spec.verify().reference());
+  c.AddList(kernelspec::ScalarNames(spec)).Add(spec.verify().reference());
 
   std::vector<const ::tunefleet::v1::SourceFile*> sorted;
   for (const auto& source : sources) sorted.push_back(&source);

@@ -1,18 +1,21 @@
 // A toolchain turns a batch of configurations of one kernel into one artifact.
-// Each toolchain (host C++, CUDA, HIP) lives in its own file behind this
-// interface; the batch builder and the coordinator only see this one.
+// Each vendor's toolchain lives in its folder under vendors/ behind this
+// interface, and vendors/toolchains.h chooses among them; the batch builder
+// and the coordinator only see this one.
 //
 // Host artifact ABI, relied on by the CPU runner: for every configuration in
 // the batch the artifact exports
-//   extern "C" void <spec::CandidateSymbol(config)>(void* const* buffers,
+//   extern "C" void <kernelspec::CandidateSymbol(config)>(void* const* buffers,
 //                                                   const int64_t* scalars);
 // which calls the instantiated entry with the buffers in spec order (inputs as
-// const pointers) followed by the scalars in spec::ScalarNames(spec) order.
-// When the spec names a reference, spec::kReferenceSymbol is exported with the
+// const pointers) followed by the scalars in kernelspec::ScalarNames(spec) order.
+// When the spec names a reference, kernelspec::kReferenceSymbol is exported with the
 // same signature and calls it. GPU toolchains name their kernels as the
 // compiler lowered them instead; either way the symbols come back from Compile.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,19 +70,14 @@ class Toolchain {
                                          const std::string& out_path, const v1::KernelSpec& spec,
                                          const std::vector<v1::Config>& configs,
                                          double timeout_s) const = 0;
+
+  // Pruning before any device time is spent: Ok, or FailedPrecondition
+  // naming the device limit that a compiled candidate's `resources` exceed
+  // for its launch on a device with `device` properties. By default
+  // everything fits (the host has no per-launch limits).
+  virtual Status CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
+                                const v1::Problem& problem, const v1::ResourceUsage& resources,
+                                const std::map<std::string, int64_t>& device) const;
 };
-
-// The architecture a job compiles for on a device of `device_arch`: the
-// spec's target.arch when set, else the device's own with its
-// architecture-specific features (sm_90 -> sm_90a), as a job's candidates run
-// only on the device class it is bound to. Empty when both are.
-std::string CompileArch(const std::string& target_arch, const std::string& device_arch);
-
-// The toolchain for spec.language(): "cpp" is the host compiler, "cuda" NVRTC
-// for CompileArch(spec.target().arch(), device_arch). A cuda toolchain with no
-// architecture yet checks specs and names its version but refuses to compile.
-// Languages whose toolchain this build lacks are refused by name.
-Result<std::unique_ptr<Toolchain>> MakeToolchain(const v1::KernelSpec& spec,
-                                                 const std::string& device_arch = "");
 
 }  // namespace tf::compiler

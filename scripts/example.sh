@@ -13,7 +13,7 @@ rm -f "$state/port"
 
 # The coordinator writes its admin token to $state/admin.token (mode 0600) on
 # first start; the worker and the submitter below get tokens of their own.
-"$bin/scheduler/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/tunefleet.db" \
+"$bin/bin/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/tunefleet.db" \
   --artifacts "$state/artifacts" --port-file "$state/port" --plaintext \
   --admin-token-file "$state/admin.token" >"$state/coordinator.log" 2>&1 &
 coordinator=$!
@@ -29,7 +29,7 @@ for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done
 export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
 echo "coordinator at $TUNEFLEET_COORDINATOR (logs in $state)"
 
-tunefleet() { "$bin/client/tunefleet" "$@"; }
+tunefleet() { "$bin/bin/tunefleet" "$@"; }
 (
   umask 077
   tunefleet --token-file "$state/admin.token" token create --role worker --name example-worker \
@@ -40,7 +40,7 @@ tunefleet() { "$bin/client/tunefleet" "$@"; }
 export TUNEFLEET_TOKEN_FILE="$state/submitter.token"
 
 devices="cpu:$(( $(nproc) > 1 ? 2 : 1 ))"
-"$bin/worker/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices "$devices" \
+"$bin/bin/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices "$devices" \
   --cache "$state/worker-cache" --token-file "$state/worker.token" >"$state/worker.log" 2>&1 &
 worker=$!
 

@@ -67,7 +67,7 @@ CoordinatorProcess::CoordinatorProcess(const std::string& dir, std::vector<std::
 void CoordinatorProcess::Start() {
   std::string port_file = dir_ + "/coordinator.port";
   std::filesystem::remove(port_file);
-  std::vector<std::string> argv = {BinaryPath("scheduler/tunefleet-coordinator"),
+  std::vector<std::string> argv = {BinaryPath("bin/tunefleet-coordinator"),
                                    "--listen",
                                    "127.0.0.1:" + std::to_string(port_),
                                    "--db",
@@ -93,7 +93,7 @@ void CoordinatorProcess::Start() {
 std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
                                      const std::string& name, const std::string& devices,
                                      std::vector<std::string> extra_args) {
-  std::vector<std::string> argv = {BinaryPath("worker/tunefleet-worker"),
+  std::vector<std::string> argv = {BinaryPath("bin/tunefleet-worker"),
                                    "--coordinator",
                                    address,
                                    "--devices",
@@ -111,21 +111,21 @@ RunOptions WithTimeout(double timeout_s) {
 }
 
 ProcessResult RunCli(const std::string& address, std::vector<std::string> args, double timeout_s) {
-  std::vector<std::string> argv = {BinaryPath("client/tunefleet"), "--coordinator", address};
+  std::vector<std::string> argv = {BinaryPath("bin/tunefleet"), "--coordinator", address};
   argv.insert(argv.end(), args.begin(), args.end());
   auto result = RunProcess(argv, WithTimeout(timeout_s));
   return result.ok() ? *result : ProcessResult{};
 }
 
-spec::LoadedSpec LoadTestSpec(const std::string& path,
+kernelspec::LoadedSpec LoadTestSpec(const std::string& path,
                               const std::function<void(tunefleet::v1::KernelSpec&)>& edit) {
-  auto loaded = spec::LoadSpecFile(SourcePath(path));
+  auto loaded = kernelspec::LoadSpecFile(SourcePath(path));
   if (!loaded.ok()) throw std::runtime_error(loaded.status().ToString());
   if (edit) edit(loaded->spec);
   return std::move(*loaded);
 }
 
-tunefleet::v1::Job SubmitSpec(client::Client& client, const spec::LoadedSpec& spec, int priority) {
+tunefleet::v1::Job SubmitSpec(client::Client& client, const kernelspec::LoadedSpec& spec, int priority) {
   auto job = client.Submit(spec.spec, spec.sources, priority);
   EXPECT_TRUE(job.ok()) << job.status().ToString();
   return job.ok() ? *job : tunefleet::v1::Job();

@@ -10,7 +10,7 @@
 
 #include "client/client.h"
 #include "common/subprocess.h"
-#include "spec/spec_loader.h"
+#include "kernelspec/spec_loader.h"
 
 namespace tf::testing {
 
@@ -80,11 +80,11 @@ ProcessResult RunCli(const std::string& address, std::vector<std::string> args,
                      double timeout_s = 120);
 
 // The spec at `path` (under the source tree), changed by `edit` when given.
-spec::LoadedSpec LoadTestSpec(const std::string& path,
+kernelspec::LoadedSpec LoadTestSpec(const std::string& path,
                               const std::function<void(tunefleet::v1::KernelSpec&)>& edit = {});
 
 // Submits through `client`; a job with id 0 (and a test failure) on error.
-tunefleet::v1::Job SubmitSpec(client::Client& client, const spec::LoadedSpec& spec,
+tunefleet::v1::Job SubmitSpec(client::Client& client, const kernelspec::LoadedSpec& spec,
                               int priority = 0);
 
 // Polls until the job succeeded, failed or was cancelled, or `timeout` passed;

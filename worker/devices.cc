@@ -1,12 +1,10 @@
 #include "worker/devices.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <set>
 
-#include "worker/cpu_devices.h"
-#include "worker/nvidia_devices.h"
+#include "vendors/device_kinds.h"
 
 namespace tf::worker {
 namespace {
@@ -39,14 +37,15 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
 
   // The whole flag is checked before anything is discovered.
   struct Request {
-    std::string kind;
+    const vendors::DeviceKind* kind;
     std::vector<int> numbers;  // after the colon
   };
   std::vector<Request> requests;
   std::set<std::string> kinds_seen;
   for (const std::string& item : items) {
-    Request request{item.substr(0, item.find(':')), {}};
-    for (size_t at = request.kind.size(); at < item.size();) {
+    const std::string kind = item.substr(0, item.find(':'));
+    std::vector<int> numbers;
+    for (size_t at = kind.size(); at < item.size();) {
       size_t end = item.find(',', at + 1);
       if (end == std::string::npos) end = item.size();
       std::string_view text = std::string_view(item).substr(at + 1, end - at - 1);
@@ -56,50 +55,33 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
         return Status::InvalidArgument("--devices '" + flag + "': '" + std::string(text) +
                                        "' in '" + item + "' must be a non-negative integer");
       }
-      request.numbers.push_back(value);
+      numbers.push_back(value);
       at = end;
     }
-    if (!kinds_seen.insert(request.kind).second) {
-      return Status::InvalidArgument("--devices '" + flag + "': kind '" + request.kind +
+    if (!kinds_seen.insert(kind).second) {
+      return Status::InvalidArgument("--devices '" + flag + "': kind '" + kind +
                                      "' is given twice");
     }
-    if (request.kind == "cpu" &&
-        (request.numbers.size() > 1 || (!request.numbers.empty() && request.numbers[0] < 1))) {
-      return Status::InvalidArgument("--devices '" + flag + "': count in '" + item +
-                                     "' must be a positive integer");
+    auto found = vendors::FindDeviceKind(kind);
+    if (!found.ok()) {
+      return Status::InvalidArgument("--devices '" + flag + "': " + found.status().message());
     }
-    if (request.kind != "cpu" && request.kind != "nvidia") {
-      return Status::InvalidArgument("--devices '" + flag + "': unknown device kind '" +
-                                     request.kind + "'; known kinds: cpu, nvidia");
+    if (Status checked = (*found)->check_numbers(numbers); !checked.ok()) {
+      return Status::InvalidArgument("--devices '" + flag + "': in '" + item +
+                                     "': " + checked.message());
     }
+    Request request{*found, std::move(numbers)};
     requests.push_back(std::move(request));
   }
 
   std::vector<Device> devices;
   for (const Request& request : requests) {
     const int first_index = static_cast<int>(devices.size());
-    auto found = request.kind == "cpu"
-                     ? DiscoverCpuDevices(request.numbers.empty() ? 1 : request.numbers[0],
-                                          first_index, label)
-                     : DiscoverNvidiaDevices(request.numbers, first_index, label);
+    auto found = request.kind->discover(request.numbers, first_index, label);
     if (!found.ok()) return found.status();
     devices.insert(devices.end(), found->begin(), found->end());
   }
   return devices;
-}
-
-std::string SanitizeForDeviceClass(const std::string& model) {
-  std::string out;
-  for (char c : model) {
-    bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
-    if (keep) {
-      out += c;
-    } else if (!out.empty() && out.back() != '-') {
-      out += '-';
-    }
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "unknown" : out;
 }
 
 }  // namespace tf::worker

@@ -11,9 +11,9 @@
 #include <mutex>
 
 #include "common/files.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 #include "tunefleet/v1/runner.pb.h"
-#include "worker/runner_protocol.h"
+#include "runner/runner_protocol.h"
 
 namespace tf::worker {
 namespace {
@@ -39,7 +39,7 @@ struct Blame {
   }
   bool Covers(const v1::LeasedCandidate& candidate) const {
     if (step.has_candidate_id()) return candidate.candidate_id() == step.candidate_id();
-    if (step.has_problem_key()) return spec::ProblemKey(candidate.problem()) == step.problem_key();
+    if (step.has_problem_key()) return kernelspec::ProblemKey(candidate.problem()) == step.problem_key();
     return true;
   }
 };
@@ -127,7 +127,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
                                ? lease.spec().benchmark().timeout_s()
                                : kDefaultStepTimeoutS;
   const auto step_limit =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+      std::chrono::duration_cast<runner::Clock::duration>(std::chrono::duration<double>(timeout_s));
   std::vector<v1::LeasedCandidate> pending(lease.candidates().begin(), lease.candidates().end());
   TF_RETURN_IF_ERROR(EnsureRunner());  // makes the work directory
   TF_ASSIGN_OR_RETURN(const std::string staged, StageArtifact(artifact_path));
@@ -157,7 +157,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
     *request.mutable_device() = device_.info;
     request.mutable_cpus()->Assign(device_.cpus.begin(), device_.cpus.end());
     request.set_ordinal(device_.ordinal);
-    if (Status sent = WriteMessage(runner_->stdin_fd(), request); !sent.ok()) {
+    if (Status sent = runner::WriteMessage(runner_->stdin_fd(), request); !sent.ok()) {
       // The runner died between leases; one fresh start, then give up.
       runner_->Kill();
       runner_.reset();
@@ -168,7 +168,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
     restarted_after_write_failure = false;
 
     Blame blame;
-    auto deadline = Clock::now() + step_limit;
+    auto deadline = runner::Clock::now() + step_limit;
     bool lease_done = false;
     while (!lease_done) {
       if (should_stop()) {
@@ -177,7 +177,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
         return Status(Code::kCancelled, "lease stopped");
       }
       const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - runner::Clock::now()).count();
       if (left <= 0) {
         runner_->Kill();
         runner_.reset();
@@ -192,7 +192,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
       if (poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, kStopPollMs))) <= 0) continue;
 
       v1::RunnerEvent event;
-      auto read = ReadMessage(runner_->stdout_fd(), &event, deadline);
+      auto read = runner::ReadMessage(runner_->stdout_fd(), &event, deadline);
       if (!read.ok() && read.status().code() == Code::kDeadlineExceeded) continue;
       if (!read.ok() || !*read) {
         // The runner crashed (or garbled its stream): its exit says how.
@@ -209,7 +209,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
       switch (event.kind_case()) {
         case v1::RunnerEvent::kStarted:
           blame.step = event.started();
-          deadline = Clock::now() + step_limit;
+          deadline = runner::Clock::now() + step_limit;
           break;
         case v1::RunnerEvent::kResult: {
           auto it = std::find_if(pending.begin(), pending.end(), [&](const auto& c) {

@@ -11,18 +11,18 @@
 #include "client/cli/text_format.h"
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
-#include "compiler/toolchain.h"
-#include "scheduler/space.h"
-#include "spec/config.h"
-#include "spec/spec_loader.h"
-#include "spec/validate.h"
-#include "worker/cpu_devices.h"
+#include "kernelspec/space.h"
+#include "kernelspec/config.h"
+#include "kernelspec/spec_loader.h"
+#include "kernelspec/validate.h"
+#include "vendors/device_kinds.h"
+#include "vendors/toolchains.h"
 
 namespace tf::cli {
 namespace {
 
 using client::Json;
-using scheduler::DeviceProperties;
+using kernelspec::DeviceProperties;
 
 // The host's own properties (as a worker using all its cores would advertise
 // them) when compiling for the host; overridden by --device-prop NAME=VALUE.
@@ -30,7 +30,8 @@ Result<DeviceProperties> TargetProperties(const v1::KernelSpec& spec,
                                           const std::vector<std::string>& flags) {
   DeviceProperties props;
   if (spec.target().arch() == "host" || spec.target().vendor() == "cpu") {
-    TF_ASSIGN_OR_RETURN(std::vector<worker::Device> host, worker::DiscoverCpuDevices(1, 0, ""));
+    TF_ASSIGN_OR_RETURN(const vendors::DeviceKind* kind, vendors::FindDeviceKind("cpu"));
+    TF_ASSIGN_OR_RETURN(std::vector<runner::Device> host, kind->discover({}, 0, ""));
     props.insert(host[0].info.properties().begin(), host[0].info.properties().end());
   }
   for (const std::string& flag : flags) {
@@ -52,16 +53,16 @@ Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
   std::vector<v1::Config> configs;
   std::set<std::string> seen;
   for (const v1::Problem& problem : spec.problems()) {
-    Result<scheduler::SearchSpace> space = scheduler::SearchSpace::Create(spec, problem, props);
+    Result<kernelspec::SearchSpace> space = kernelspec::SearchSpace::Create(spec, problem, props);
     if (!space.ok()) {
       return Status(
           space.status().code(),
           space.status().message() + "\n(set a device property with --device-prop NAME=VALUE)");
     }
     TF_ASSIGN_OR_RETURN(std::vector<v1::Config> selected,
-                        space->Select(spec.search(), spec::SpecLimits().max_space_size));
+                        space->Select(spec.search(), kernelspec::SpecLimits().max_space_size));
     for (v1::Config& config : selected) {
-      if (seen.insert(spec::ConfigKey(config)).second) configs.push_back(std::move(config));
+      if (seen.insert(kernelspec::ConfigKey(config)).second) configs.push_back(std::move(config));
     }
   }
   return configs;
@@ -71,7 +72,7 @@ Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
 Result<std::vector<v1::Config>> PlanCandidates(const v1::KernelSpec& spec,
                                                const std::vector<v1::SourceFile>& sources,
                                                const std::vector<std::string>& device_prop_flags) {
-  TF_RETURN_IF_ERROR(spec::ValidateSpec(spec, sources, spec::SpecLimits()));
+  TF_RETURN_IF_ERROR(kernelspec::ValidateSpec(spec, sources, kernelspec::SpecLimits()));
   TF_ASSIGN_OR_RETURN(DeviceProperties props, TargetProperties(spec, device_prop_flags));
   return EnumerateConfigs(spec, props);
 }
@@ -91,14 +92,14 @@ std::string DefaultArtifactDir() {
 }  // namespace
 
 int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
-  Result<spec::LoadedSpec> loaded = spec::LoadSpecFile(options.spec_path);
+  Result<kernelspec::LoadedSpec> loaded = kernelspec::LoadSpecFile(options.spec_path);
   if (!loaded.ok()) return FailUsage(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
   Result<std::vector<v1::Config>> configs =
       PlanCandidates(spec, loaded->sources, options.device_props);
   if (!configs.ok()) return FailUsage(configs.status());
-  Result<std::unique_ptr<compiler::Toolchain>> toolchain = compiler::MakeToolchain(spec);
+  Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
   if ((*toolchain)->target().empty()) {
     return FailUsage(Status::InvalidArgument(
@@ -163,7 +164,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
                 FormatSeconds(stats->wall_seconds).c_str(), stats->cpu_seconds, artifacts.size(),
                 (*store)->dir().c_str());
     for (const compiler::ConfigBuild& build : failures) {
-      std::printf("failed %s: %s\n", spec::ConfigKey(build.config).c_str(),
+      std::printf("failed %s: %s\n", kernelspec::ConfigKey(build.config).c_str(),
                   FirstLine(build.diagnostics).c_str());
     }
   }

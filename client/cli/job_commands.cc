@@ -9,8 +9,8 @@
 #include "client/cli/text_format.h"
 #include "client/job_state.h"
 #include "common/files.h"
-#include "spec/config.h"
-#include "spec/spec_loader.h"
+#include "kernelspec/config.h"
+#include "kernelspec/spec_loader.h"
 
 namespace tf::cli {
 namespace {
@@ -21,7 +21,7 @@ using client::Json;
 void PrintBestTable(const v1::Job& job) {
   Table table({"PROBLEM", "CONFIG", "MEDIAN", "P10", "P90", "GFLOP/S"});
   for (const v1::BestEntry& best : job.best()) {
-    table.AddRow({spec::ProblemText(best.problem()), spec::ConfigKey(best.config()),
+    table.AddRow({kernelspec::ProblemText(best.problem()), kernelspec::ConfigKey(best.config()),
                   FormatNanos(best.timing().median_ns()), FormatNanos(best.timing().p10_ns()),
                   FormatNanos(best.timing().p90_ns()), FormatGflops(best.timing().gflops())});
   }
@@ -53,7 +53,7 @@ int JobExitCode(const v1::Job& job) {
 }  // namespace
 
 int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
-  Result<spec::LoadedSpec> loaded = spec::LoadSpecFile(options.spec_path);
+  Result<kernelspec::LoadedSpec> loaded = kernelspec::LoadSpecFile(options.spec_path);
   if (!loaded.ok()) return FailUsage(loaded.status());
   auto client = Connect(global);
   if (!client.ok()) return Fail(client.status());
@@ -152,8 +152,8 @@ int RunResults(const GlobalOptions& global, int64_t job_id) {
   Table table({"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "ERROR"});
   for (const v1::CandidateResult& result : *results) {
     const v1::TimingStats& timing = result.timing();
-    table.AddRow({client::ResultStatusName(result.status()), spec::ConfigKey(result.config()),
-                  spec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
+    table.AddRow({client::ResultStatusName(result.status()), kernelspec::ConfigKey(result.config()),
+                  kernelspec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
                   FormatNanos(timing.p10_ns()), FormatNanos(timing.p90_ns()),
                   FormatGflops(timing.gflops()), FirstLine(result.error())});
   }
@@ -188,7 +188,7 @@ int RunWorkers(const GlobalOptions& global) {
 }
 
 int RunBest(const GlobalOptions& global, const BestOptions& options) {
-  Result<v1::Problem> problem = spec::ParseProblem(options.problem);
+  Result<v1::Problem> problem = kernelspec::ParseProblem(options.problem);
   if (!problem.ok()) return FailUsage(problem.status());
   auto client = Connect(global);
   if (!client.ok()) return Fail(client.status());
@@ -200,9 +200,9 @@ int RunBest(const GlobalOptions& global, const BestOptions& options) {
     return kExitOk;
   }
   std::printf("kernel:   %s on %s\n", best->kernel().c_str(), best->device_class().c_str());
-  std::printf("problem:  %s%s\n", spec::ProblemText(best->problem()).c_str(),
+  std::printf("problem:  %s%s\n", kernelspec::ProblemText(best->problem()).c_str(),
               best->exact() ? "" : "  (nearest tuned problem; this exact one was never tuned)");
-  std::printf("config:   %s\n", spec::ConfigKey(best->config()).c_str());
+  std::printf("config:   %s\n", kernelspec::ConfigKey(best->config()).c_str());
   std::printf("median:   %s (p10 %s, p90 %s)\n", FormatNanos(best->timing().median_ns()).c_str(),
               FormatNanos(best->timing().p10_ns()).c_str(),
               FormatNanos(best->timing().p90_ns()).c_str());

@@ -8,20 +8,20 @@
 #include <string_view>
 #include <vector>
 
-#include "spec/expr.h"
+#include "kernelspec/expr.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto expr = tf::spec::Expr::Parse(text);
+  auto expr = tf::kernelspec::Expr::Parse(text);
   if (!expr.ok()) return 0;
 
-  tf::spec::Bindings bindings;
-  std::vector<tf::spec::ScalarRef> slots;
+  tf::kernelspec::Bindings bindings;
+  std::vector<tf::kernelspec::ScalarRef> slots;
   std::vector<int> slot_of_variable;
   for (size_t k = 0; k < expr->variables().size(); ++k) {
     // Values near the edges of int64 and a string, chosen by the input bytes.
     const uint8_t pick = size > 0 ? data[k % size] : 0;
-    tf::spec::Scalar value;
+    tf::kernelspec::Scalar value;
     switch (pick % 5) {
       case 0:
         value = int64_t{pick};
@@ -43,10 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& name : expr->variables()) {
     slot_of_variable.push_back(static_cast<int>(slots.size()));
-    slots.push_back(tf::spec::RefOf(bindings[name]));
+    slots.push_back(tf::kernelspec::RefOf(bindings[name]));
   }
   (void)expr->Eval(bindings);
-  tf::spec::ScalarRef result;
+  tf::kernelspec::ScalarRef result;
   (void)expr->EvalSlots(slots.data(), slot_of_variable.data(), &result);
   return 0;
 }

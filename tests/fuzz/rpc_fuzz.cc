@@ -17,17 +17,17 @@
 #include <string>
 #include <string_view>
 
-#include "scheduler/coordinator.h"
-#include "scheduler/grpc_services.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/grpc_services.h"
 
 namespace {
 
 namespace v1 = ::tunefleet::v1;
 
 struct Target {
-  std::unique_ptr<tf::scheduler::Coordinator> coordinator;
-  std::unique_ptr<tf::scheduler::TuneFleetService> client_service;
-  std::unique_ptr<tf::scheduler::WorkerServiceImpl> worker_service;
+  std::unique_ptr<tf::coordinator::Coordinator> coordinator;
+  std::unique_ptr<tf::coordinator::TuneFleetService> client_service;
+  std::unique_ptr<tf::coordinator::WorkerServiceImpl> worker_service;
 };
 
 Target& Get() {
@@ -35,19 +35,19 @@ Target& Get() {
     spdlog::set_level(spdlog::level::off);
     char dir[] = "/tmp/tf-rpc-fuzz-XXXXXX";
     if (mkdtemp(dir) == nullptr) abort();
-    tf::scheduler::CoordinatorOptions options;
+    tf::coordinator::CoordinatorOptions options;
     options.db_path = std::string(dir) + "/fuzz.db";
     options.artifact_dir = std::string(dir) + "/artifacts";
     options.db_synchronous_full = false;
-    auto coordinator = tf::scheduler::Coordinator::Start(options);
+    auto coordinator = tf::coordinator::Coordinator::Start(options);
     if (!coordinator.ok()) abort();
     // Anonymous calls get every right: tokens are tests/integration/roles_test.cc's subject.
     auto* t = new Target;
     t->coordinator = std::move(*coordinator);
-    t->client_service = std::make_unique<tf::scheduler::TuneFleetService>(
-        *t->coordinator, tf::scheduler::Anonymous::kAllowed);
-    t->worker_service = std::make_unique<tf::scheduler::WorkerServiceImpl>(
-        *t->coordinator, tf::scheduler::Anonymous::kAllowed);
+    t->client_service = std::make_unique<tf::coordinator::TuneFleetService>(
+        *t->coordinator, tf::coordinator::Anonymous::kAllowed);
+    t->worker_service = std::make_unique<tf::coordinator::WorkerServiceImpl>(
+        *t->coordinator, tf::coordinator::Anonymous::kAllowed);
     return t;
   }();
   return *target;

@@ -5,16 +5,16 @@
 #include <cstdint>
 #include <string_view>
 
-#include "spec/spec_loader.h"
-#include "spec/validate.h"
+#include "kernelspec/spec_loader.h"
+#include "kernelspec/validate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view yaml(reinterpret_cast<const char*>(data), size);
-  auto spec = tf::spec::ParseSpecYaml(yaml, "fuzz.yaml");
+  auto spec = tf::kernelspec::ParseSpecYaml(yaml, "fuzz.yaml");
   if (!spec.ok()) return 0;
   tunefleet::v1::SourceFile source;
   source.set_path(spec->source());
   source.set_content("template <int N> void f() {}\n");
-  (void)tf::spec::ValidateSpec(*spec, {source}, tf::spec::SpecLimits());
+  (void)tf::kernelspec::ValidateSpec(*spec, {source}, tf::kernelspec::SpecLimits());
   return 0;
 }

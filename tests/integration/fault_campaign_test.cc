@@ -30,7 +30,7 @@ using std::chrono::seconds;
 constexpr const char* kSlowSpec = "tests/integration/data/slow/slow.yaml";
 
 // 24 candidates of at least `ms` each: a job long enough to strike into.
-spec::LoadedSpec SlowSpec(const std::string& label, double ms = 100) {
+kernelspec::LoadedSpec SlowSpec(const std::string& label, double ms = 100) {
   return LoadTestSpec(kSlowSpec, [&](v1::KernelSpec& spec) {
     spec.mutable_benchmark()->set_min_time_ms(ms);
     spec.mutable_benchmark()->set_max_repeats(1000000);
@@ -320,7 +320,7 @@ TEST_F(FaultCampaignTest, FullDiskIsAClearErrorAndNothingUnstoredIsAcknowledged)
   // A read-only database is refused at start, with the path and the reason.
   ASSERT_TRUE(disk.Remount(/*read_only=*/true));
   auto started =
-      RunProcess({BinaryPath("scheduler/tunefleet-coordinator"), "--plaintext", "--listen",
+      RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--plaintext", "--listen",
                   "127.0.0.1:0", "--db", db_path, "--artifacts", dir_ / "artifacts"},
                  WithTimeout(30));
   ASSERT_TRUE(started.ok());

@@ -9,7 +9,7 @@
 #include "auth/token_file.h"
 #include "client/client.h"
 #include "db/sqlite.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 #include "tests/test_util.h"
 
 namespace tf::testing {
@@ -109,25 +109,25 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   const v1::CandidateResult* winner = nullptr;
   for (const auto& r : *results) {
     if (!winner && r.status() == v1::RESULT_STATUS_OK &&
-        spec::ProblemKey(r.problem()) == spec::ProblemKey(problem)) {
+        kernelspec::ProblemKey(r.problem()) == kernelspec::ProblemKey(problem)) {
       winner = &r;
     }
   }
   ASSERT_NE(winner, nullptr);
   auto best =
-      Json(Cli({"best", "gemm_f32_cpu", "--problem", spec::ProblemText(problem), "--json"}));
+      Json(Cli({"best", "gemm_f32_cpu", "--problem", kernelspec::ProblemText(problem), "--json"}));
   EXPECT_EQ(best["kernel"], "gemm_f32_cpu");
   EXPECT_EQ(best["exact"], true);
   EXPECT_DOUBLE_EQ(best["median_ns"].get<double>(), winner->timing().median_ns());
   for (const auto& s : winner->config().settings()) {
-    EXPECT_EQ(best["config"][s.name()].dump(), spec::ValueText(s.value())) << s.name();
+    EXPECT_EQ(best["config"][s.name()].dump(), kernelspec::ValueText(s.value())) << s.name();
   }
 
   // A shape never tuned gets the nearest tuned one, marked inexact.
   v1::Problem other = problem;
   other.mutable_vars(0)->set_value(other.vars(0).value() + 1);
   auto nearest =
-      Json(Cli({"best", "gemm_f32_cpu", "--problem", spec::ProblemText(other), "--json"}));
+      Json(Cli({"best", "gemm_f32_cpu", "--problem", kernelspec::ProblemText(other), "--json"}));
   EXPECT_EQ(nearest["exact"], false);
 
   // One runner per device, each taking the next lease as it frees up: both

@@ -98,7 +98,7 @@ class NetnsTest : public ::testing::Test {
     const std::string port_file = dir_ / "coordinator.port";
     coordinator_ = Process::Start(
         Network::In(coordinator_ns_,
-                    {BinaryPath("scheduler/tunefleet-coordinator"), "--plaintext",
+                    {BinaryPath("bin/tunefleet-coordinator"), "--plaintext",
                      "--allow-anonymous", "--listen", "10.77.1.1:0", "--db", db_path(),
                      "--artifacts", dir_ / "artifacts", "--port-file", port_file, "--lease-ttl-ms",
                      "2000", "--heartbeat-ms", "300", "--db-sync", "normal"}),
@@ -123,7 +123,7 @@ class NetnsTest : public ::testing::Test {
   Process& StartWorkerIn(const std::string& ns, const std::string& name, const std::string& label) {
     auto& w = workers_[name];
     w = Process::Start(
-        Network::In(ns, {BinaryPath("worker/tunefleet-worker"), "--coordinator", address_,
+        Network::In(ns, {BinaryPath("bin/tunefleet-worker"), "--coordinator", address_,
                          "--devices", "cpu:1", "--cache", dir_ / (name + "-cache"), "--label",
                          label, "--max-candidates", "4"}),
         dir_ / (name + ".log"));
@@ -132,7 +132,7 @@ class NetnsTest : public ::testing::Test {
 
   // The CLI, run where a user of the coordinator would be: in its namespace.
   nlohmann::json Cli(std::vector<std::string> args) {
-    args.insert(args.begin(), {BinaryPath("client/tunefleet"), "--coordinator", address_});
+    args.insert(args.begin(), {BinaryPath("bin/tunefleet"), "--coordinator", address_});
     auto result = RunProcess(Network::In(coordinator_ns_, args), WithTimeout(60));
     EXPECT_TRUE(result.ok() && result->exit_code == 0) << result->output;
     return nlohmann::json::parse(result.ok() ? result->output : "", nullptr, false);

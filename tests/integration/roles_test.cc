@@ -62,7 +62,7 @@ class RolesTest : public ::testing::Test {
   }
 
   grpc::Status Submit(const std::string& token, int64_t* job_id = nullptr) {
-    spec::LoadedSpec spec = LoadTestSpec("tests/integration/data/slow/slow.yaml");
+    kernelspec::LoadedSpec spec = LoadTestSpec("tests/integration/data/slow/slow.yaml");
     v1::SubmitJobRequest request;
     *request.mutable_spec() = spec.spec;
     request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(2);
@@ -453,7 +453,7 @@ TEST_F(RolesTest, AnAdminTokenFileOthersCanReadStopsTheStart) {
   coordinator_->Kill();
   const std::string admin_file = dir_ / "admin.token";
   ASSERT_EQ(chmod(admin_file.c_str(), 0644), 0);
-  auto started = RunProcess({BinaryPath("scheduler/tunefleet-coordinator"), "--plaintext",
+  auto started = RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--plaintext",
                              "--listen", "127.0.0.1:0", "--db", coordinator_->db_path(),
                              "--artifacts", dir_ / "artifacts", "--admin-token-file", admin_file},
                             WithTimeout(30));

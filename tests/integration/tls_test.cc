@@ -109,7 +109,7 @@ TEST_F(TlsTest, MutualTlsServesOnlyPeersWithACertificateOfItsClientCa) {
 TEST_F(TlsTest, CoordinatorWithoutTlsOrPlaintextRefusesToStart) {
   RunOptions options;
   options.timeout_s = 30;
-  auto run = RunProcess({BinaryPath("scheduler/tunefleet-coordinator"), "--db", dir_ / "t.db",
+  auto run = RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--db", dir_ / "t.db",
                          "--artifacts", dir_ / "artifacts", "--listen", "127.0.0.1:0"},
                         options);
   ASSERT_TRUE(run.ok());

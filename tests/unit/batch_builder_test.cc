@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "compiler/host_toolchain.h"
-#include "spec/config.h"
+#include "vendors/cpu/host_toolchain.h"
+#include "kernelspec/config.h"
 #include "tests/test_util.h"
 
 namespace tf::compiler {
@@ -45,7 +45,7 @@ std::vector<v1::Config> Configs(int first, int last) {
   for (int u = first; u <= last; ++u) {
     auto* setting = configs.emplace_back().add_settings();
     setting->set_name("U");
-    *setting->mutable_value() = spec::IntValue(u);
+    *setting->mutable_value() = kernelspec::IntValue(u);
   }
   return configs;
 }
@@ -58,7 +58,7 @@ class BatchBuilderTest : public ::testing::Test {
     auto store = ArtifactStore::Open(dir_ + "/store");
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
-    auto host = HostToolchain::Detect();
+    auto host = cpu::HostToolchain::Detect();
     ASSERT_TRUE(host.ok()) << host.status().ToString();
     host_ = std::move(*host);
     options_.work_root = dir_ + "/work";
@@ -101,7 +101,7 @@ class BatchBuilderTest : public ::testing::Test {
   tf::testing::TempDir temp_;
   const std::string dir_ = temp_.path();
   std::unique_ptr<ArtifactStore> store_;
-  std::unique_ptr<HostToolchain> host_;
+  std::unique_ptr<cpu::HostToolchain> host_;
   BuildOptions options_;
   v1::KernelSpec spec_;
   std::vector<v1::SourceFile> sources_;
@@ -126,8 +126,8 @@ TEST_F(BatchBuilderTest, BuildsEveryConfigInOneRunPerBatch) {
   for (const auto& [u, build] : builds_) {
     EXPECT_TRUE(build.ok) << u << ": " << build.diagnostics;
     EXPECT_TRUE(store_->Has(build.artifact_sha256)) << u;
-    EXPECT_EQ(build.symbol, spec::CandidateSymbol(build.config));
-    EXPECT_EQ(build.reference_symbol, spec::kReferenceSymbol);
+    EXPECT_EQ(build.symbol, kernelspec::CandidateSymbol(build.config));
+    EXPECT_EQ(build.reference_symbol, kernelspec::kReferenceSymbol);
     artifacts.insert(build.artifact_sha256);
   }
   EXPECT_EQ(artifacts.size(), 3u);
@@ -143,7 +143,7 @@ TEST_F(BatchBuilderTest, ArtifactExportsCallableCandidatesAndReference) {
   void* library = dlopen(store_->PathOf(build.artifact_sha256).c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(library, nullptr) << dlerror();
   auto candidate = reinterpret_cast<KernelFn>(dlsym(library, build.symbol.c_str()));
-  auto reference = reinterpret_cast<KernelFn>(dlsym(library, spec::kReferenceSymbol));
+  auto reference = reinterpret_cast<KernelFn>(dlsym(library, kernelspec::kReferenceSymbol));
   ASSERT_NE(candidate, nullptr) << dlerror();
   ASSERT_NE(reference, nullptr) << dlerror();
 

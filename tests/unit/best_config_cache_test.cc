@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::client {
 namespace {
@@ -26,7 +26,7 @@ class CountingQueryBest final : public v1::TuneFleet::Service {
     response->set_kernel(request->kernel());
     *response->mutable_problem() = request->problem();
     response->set_device_class(request->device_class());
-    *response->mutable_config() = *spec::ParseConfigKey("BM=64,BN=128");
+    *response->mutable_config() = *kernelspec::ParseConfigKey("BM=64,BN=128");
     response->mutable_timing()->set_median_ns(1234);
     return grpc::Status::OK;
   }
@@ -49,7 +49,7 @@ class BestConfigCacheTest : public ::testing::Test {
   }
   void TearDown() override { server_->Shutdown(); }
 
-  static v1::Problem Problem(const std::string& text) { return *spec::ParseProblem(text); }
+  static v1::Problem Problem(const std::string& text) { return *kernelspec::ParseProblem(text); }
 
   CountingQueryBest service_;
   std::unique_ptr<grpc::Server> server_;
@@ -62,7 +62,7 @@ TEST_F(BestConfigCacheTest, SecondLookupIsAnsweredFromMemory) {
 
   Result<BestConfig> first = cache.Lookup(key);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  EXPECT_EQ(spec::ConfigKey((*first)->config()), "BM=64,BN=128");
+  EXPECT_EQ(kernelspec::ConfigKey((*first)->config()), "BM=64,BN=128");
   EXPECT_EQ(service_.calls, 1);
 
   Result<BestConfig> second = cache.Lookup(key);

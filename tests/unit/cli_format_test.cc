@@ -2,13 +2,13 @@
 
 #include "client/job_state.h"
 #include "client/json_format.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::client {
 namespace {
 
-v1::Config Config(const std::string& key) { return *spec::ParseConfigKey(key); }
-v1::Problem Problem(const std::string& text) { return *spec::ParseProblem(text); }
+v1::Config Config(const std::string& key) { return *kernelspec::ParseConfigKey(key); }
+v1::Problem Problem(const std::string& text) { return *kernelspec::ParseProblem(text); }
 
 TEST(JobStateNameTest, EveryStateHasItsLowercaseName) {
   EXPECT_STREQ(JobStateName(v1::JOB_STATE_QUEUED), "queued");

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/subprocess.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
 namespace tf {
@@ -24,7 +24,7 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
     response->set_kernel("gemm");
     *response->mutable_problem() = request->problem();
     response->set_device_class("cpu/test/4c");
-    *response->mutable_config() = *spec::ParseConfigKey("BM=64,BN=128");
+    *response->mutable_config() = *kernelspec::ParseConfigKey("BM=64,BN=128");
     response->mutable_timing()->set_median_ns(5000);
     return grpc::Status::OK;
   }
@@ -45,7 +45,7 @@ class CliTest : public ::testing::Test {
   void TearDown() override { server_->Shutdown(); }
 
   ProcessResult Run(std::vector<std::string> args, int port = 0) {
-    args.insert(args.begin(), {std::string(TF_BINARY_DIR) + "/client/tunefleet", "--coordinator",
+    args.insert(args.begin(), {std::string(TF_BINARY_DIR) + "/bin/tunefleet", "--coordinator",
                                "127.0.0.1:" + std::to_string(port ? port : port_)});
     RunOptions options;
     options.timeout_s = 30;

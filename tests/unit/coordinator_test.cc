@@ -1,7 +1,7 @@
 // The coordinator's lease policy, driven directly: priorities, fair sharing,
 // cancellation, straggler backups and silent workers. Real SQLite database,
 // real builds; the workers are this test calling the worker-facing methods.
-#include "scheduler/coordinator.h"
+#include "coordinator/coordinator.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "db/sqlite.h"
-#include "spec/spec_loader.h"
+#include "kernelspec/spec_loader.h"
 #include "tests/test_util.h"
 
-namespace tf::scheduler {
+namespace tf::coordinator {
 namespace {
 
 namespace v1 = ::tunefleet::v1;
@@ -83,7 +83,7 @@ class CoordinatorTest : public ::testing::Test {
 
   // A job of `configs` candidates (one problem) that is built and ready.
   int64_t SubmitBuilt(int priority, int configs = 8) {
-    auto loaded = spec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
+    auto loaded = kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded->spec;
@@ -311,4 +311,4 @@ TEST_F(CoordinatorTest, WorkerSilentForALeaseTtlLosesItsLeaseAndMustRegisterAgai
 }
 
 }  // namespace
-}  // namespace tf::scheduler
+}  // namespace tf::coordinator

@@ -8,11 +8,12 @@
 #include <map>
 
 #include "compiler/batch_builder.h"
-#include "scheduler/space.h"
-#include "spec/config.h"
-#include "spec/spec_loader.h"
-#include "spec/validate.h"
+#include "kernelspec/space.h"
+#include "kernelspec/config.h"
+#include "kernelspec/spec_loader.h"
+#include "kernelspec/validate.h"
 #include "worker/devices.h"
+#include "vendors/toolchains.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {
@@ -26,17 +27,17 @@ Device HostDevice() {
   return devices->front();
 }
 
-spec::LoadedSpec Load(const std::string& path) {
-  auto loaded = spec::LoadSpecFile(path);
+kernelspec::LoadedSpec Load(const std::string& path) {
+  auto loaded = kernelspec::LoadSpecFile(path);
   EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_TRUE(spec::ValidateSpec(loaded->spec, loaded->sources, {}).ok());
+  EXPECT_TRUE(kernelspec::ValidateSpec(loaded->spec, loaded->sources, {}).ok());
   return *loaded;
 }
 
-std::vector<v1::Config> Configs(const spec::LoadedSpec& loaded, const Device& device) {
-  scheduler::DeviceProperties props(device.info.properties().begin(),
+std::vector<v1::Config> Configs(const kernelspec::LoadedSpec& loaded, const Device& device) {
+  kernelspec::DeviceProperties props(device.info.properties().begin(),
                                     device.info.properties().end());
-  auto space = scheduler::SearchSpace::Create(loaded.spec, loaded.spec.problems(0), props);
+  auto space = kernelspec::SearchSpace::Create(loaded.spec, loaded.spec.problems(0), props);
   EXPECT_TRUE(space.ok()) << space.status().ToString();
   auto configs = space->Select(loaded.spec.search(), 100000);
   EXPECT_TRUE(configs.ok()) << configs.status().ToString();
@@ -45,12 +46,12 @@ std::vector<v1::Config> Configs(const spec::LoadedSpec& loaded, const Device& de
 
 // Builds the configurations with the real host toolchain and runs them all,
 // on the first problem, in one lease through the real runner process.
-std::map<std::string, v1::CandidateResult> BuildAndRun(const spec::LoadedSpec& loaded,
+std::map<std::string, v1::CandidateResult> BuildAndRun(const kernelspec::LoadedSpec& loaded,
                                                        const std::vector<v1::Config>& configs,
                                                        const Device& device) {
   const std::string dir =
       std::filesystem::temp_directory_path() / ("examples_test_" + std::to_string(getpid()));
-  auto toolchain = compiler::MakeToolchain(loaded.spec);
+  auto toolchain = vendors::MakeToolchain(loaded.spec);
   EXPECT_TRUE(toolchain.ok()) << toolchain.status().ToString();
   auto store = compiler::ArtifactStore::Open(dir + "/store");
   EXPECT_TRUE(store.ok());
@@ -67,7 +68,7 @@ std::map<std::string, v1::CandidateResult> BuildAndRun(const spec::LoadedSpec& l
   v1::Lease lease;
   lease.set_lease_id(1);
   *lease.mutable_spec() = loaded.spec;
-  lease.set_reference_symbol(spec::kReferenceSymbol);
+  lease.set_reference_symbol(kernelspec::kReferenceSymbol);
   std::map<int64_t, std::string> key_of_id;
   for (const auto& build : built) {
     EXPECT_TRUE(build.ok) << build.diagnostics;
@@ -77,10 +78,10 @@ std::map<std::string, v1::CandidateResult> BuildAndRun(const spec::LoadedSpec& l
     *candidate->mutable_config() = build.config;
     *candidate->mutable_problem() = loaded.spec.problems(0);
     candidate->set_symbol(build.symbol);
-    key_of_id[candidate->candidate_id()] = spec::ConfigKey(build.config);
+    key_of_id[candidate->candidate_id()] = kernelspec::ConfigKey(build.config);
   }
   std::map<std::string, v1::CandidateResult> results;
-  RunnerSupervisor supervisor(TF_BINARY_DIR "/worker/tunefleet-runner", device);
+  RunnerSupervisor supervisor(TF_BINARY_DIR "/bin/tunefleet-runner", device);
   Status status = supervisor.RunLease(
       lease, (*store)->PathOf(lease.artifact_sha256()),
       [&](v1::CandidateResult r) { results[key_of_id[r.candidate_id()]] = r; },
@@ -91,14 +92,14 @@ std::map<std::string, v1::CandidateResult> BuildAndRun(const spec::LoadedSpec& l
 }
 
 TEST(ExamplesTest, GemmSpaceHasAFewHundredCandidates) {
-  spec::LoadedSpec gemm = Load(kExamples + "/gemm/gemm.yaml");
+  kernelspec::LoadedSpec gemm = Load(kExamples + "/gemm/gemm.yaml");
   const size_t count = Configs(gemm, HostDevice()).size();
   EXPECT_GE(count, 100u);
   EXPECT_LE(count, 400u);
 }
 
 TEST(ExamplesTest, GemmCandidatesAreCorrectAndTimed) {
-  spec::LoadedSpec gemm = Load(kExamples + "/gemm/gemm.yaml");
+  kernelspec::LoadedSpec gemm = Load(kExamples + "/gemm/gemm.yaml");
   const Device device = HostDevice();
   std::vector<v1::Config> all = Configs(gemm, device);
   std::vector<v1::Config> sample = {all.front(), all[all.size() / 2], all.back()};
@@ -112,7 +113,7 @@ TEST(ExamplesTest, GemmCandidatesAreCorrectAndTimed) {
 }
 
 TEST(ExamplesTest, FaultyKernelFaultsAreContainedAndNamed) {
-  spec::LoadedSpec faulty = Load(kExamples + "/faulty/faulty.yaml");
+  kernelspec::LoadedSpec faulty = Load(kExamples + "/faulty/faulty.yaml");
   const Device device = HostDevice();
   auto results = BuildAndRun(faulty, Configs(faulty, device), device);
   ASSERT_EQ(results.size(), 6u);

@@ -1,9 +1,9 @@
-#include "spec/expr.h"
+#include "kernelspec/expr.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace tf::spec {
+namespace tf::kernelspec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -178,4 +178,4 @@ TEST(ExprTest, IsTrue) {
 }
 
 }  // namespace
-}  // namespace tf::spec
+}  // namespace tf::kernelspec

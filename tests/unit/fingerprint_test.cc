@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "spec/config.h"
+#include "kernelspec/config.h"
 
 namespace tf::compiler {
 namespace {
@@ -89,7 +89,7 @@ TEST_F(FingerprintTest, NameParamsAndProblemsDoNotChangeIt) {
   std::string before = Fingerprint();
   spec_.set_name("renamed");
   spec_.add_params()->set_name("U");
-  *spec_.add_problems() = *spec::ParseProblem("N=4096");
+  *spec_.add_problems() = *kernelspec::ParseProblem("N=4096");
   spec_.mutable_benchmark()->set_warmup_ms(50);
   EXPECT_EQ(Fingerprint(), before);
 }

@@ -1,4 +1,4 @@
-#include "worker/runner_protocol.h"
+#include "runner/runner_protocol.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 
 #include "tunefleet/v1/runner.pb.h"
 
-namespace tf::worker {
+namespace tf::runner {
 namespace {
 
 namespace v1 = ::tunefleet::v1;
@@ -72,4 +72,4 @@ TEST(RunnerProtocolTest, DeadlinePassingIsReported) {
 }
 
 }  // namespace
-}  // namespace tf::worker
+}  // namespace tf::runner

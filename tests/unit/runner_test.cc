@@ -1,7 +1,7 @@
 // The runner end to end: a real artifact built with g++, run in-process for
 // verification and timing, and through the real tunefleet-runner child for
 // fault containment (crash, hang, wrong answer), as the worker runs it.
-#include "worker/runner.h"
+#include "runner/runner.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,12 +14,12 @@
 #include "common/files.h"
 #include "common/sanitizer.h"
 #include "common/subprocess.h"
-#include "worker/benchmark.h"
-#include "worker/cpu_devices.h"
-#include "worker/host_buffers.h"
+#include "runner/benchmark.h"
+#include "vendors/cpu/cpu_devices.h"
+#include "runner/host_buffers.h"
 #include "worker/runner_supervisor.h"
 
-namespace tf::worker {
+namespace tf::runner {
 namespace {
 
 // Y = 2 * X over N elements, with faulty variants.
@@ -150,7 +150,7 @@ class RunnerTest : public ::testing::Test {
   }
 
   static Device CpuDevice() {
-    auto devices = DiscoverCpuDevices(1, 0, "");
+    auto devices = cpu::DiscoverCpuDevices({1}, 0, "");
     EXPECT_TRUE(devices.ok()) << devices.status().ToString();
     return devices->front();
   }
@@ -201,7 +201,7 @@ class RunnerTest : public ::testing::Test {
   }
 
   // Through the real runner binary, as the worker runs leases.
-  static std::map<int64_t, v1::CandidateResult> Supervise(RunnerSupervisor& supervisor,
+  static std::map<int64_t, v1::CandidateResult> Supervise(worker::RunnerSupervisor& supervisor,
                                                           const v1::Lease& lease) {
     std::map<int64_t, v1::CandidateResult> results;
     Status status = supervisor.RunLease(
@@ -215,7 +215,7 @@ class RunnerTest : public ::testing::Test {
     return results;
   }
 
-  static std::string RunnerPath() { return TF_BINARY_DIR "/worker/tunefleet-runner"; }
+  static std::string RunnerPath() { return TF_BINARY_DIR "/bin/tunefleet-runner"; }
 
   static std::string* dir_;
 };
@@ -336,7 +336,7 @@ TEST_F(RunnerTest, MissingSymbolAndMissingArtifactAreRuntimeFailures) {
 }
 
 TEST_F(RunnerTest, RunnerProcessContainsCrashHangAndWrongResult) {
-  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  worker::RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
   const auto start = std::chrono::steady_clock::now();
   auto results = Supervise(supervisor, MakeLease({{"good", 256},
                                                   {"crash", 256},
@@ -364,7 +364,7 @@ TEST_F(RunnerTest, RunnerProcessContainsCrashHangAndWrongResult) {
 }
 
 TEST_F(RunnerTest, CrashingReferenceFailsOnlyItsProblem) {
-  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  worker::RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
   auto results = Supervise(supervisor, MakeLease({{"good", 13}, {"good", 64}, {"good", 13}}));
   ASSERT_EQ(results.size(), 3u);
   for (int64_t id : {1, 3}) {
@@ -377,7 +377,7 @@ TEST_F(RunnerTest, CrashingReferenceFailsOnlyItsProblem) {
 }
 
 TEST_F(RunnerTest, StopAbandonsTheLeaseWithoutResults) {
-  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  worker::RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
   v1::Lease lease = MakeLease({{"hang", 8}, {"good", 8}});
   lease.mutable_spec()->mutable_benchmark()->set_timeout_s(30);
   const auto start = std::chrono::steady_clock::now();
@@ -394,7 +394,7 @@ TEST_F(RunnerTest, StopAbandonsTheLeaseWithoutResults) {
 // on with the next one, which succeeds. Writing in its own folder works.
 TEST_F(RunnerTest, SandboxRefusesNetworkProcessesAndFilesOutsideItsFolder) {
   std::filesystem::remove("/tmp/tf_runner_test_escape");
-  RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
+  worker::RunnerSupervisor supervisor(RunnerPath(), CpuDevice());
   v1::Lease lease = MakeLease({{"opens_socket", 64},
                                {"good", 64},
                                {"forks", 64},
@@ -420,9 +420,9 @@ TEST_F(RunnerTest, SandboxRefusesNetworkProcessesAndFilesOutsideItsFolder) {
 // The same kernels unconfined all succeed: what the test above sees is the
 // sandbox's doing.
 TEST_F(RunnerTest, WithoutTheSandboxTheSameKernelsSucceed) {
-  RunnerSandbox off;
+  worker::RunnerSandbox off;
   off.enabled = false;
-  RunnerSupervisor supervisor(RunnerPath(), CpuDevice(), off);
+  worker::RunnerSupervisor supervisor(RunnerPath(), CpuDevice(), off);
   v1::Lease lease = MakeLease({{"opens_socket", 64}, {"forks", 64}, {"writes_tmp", 64}});
   lease.mutable_spec()->mutable_benchmark()->set_timeout_s(30);  // a fork per timed run
   auto results = Supervise(supervisor, lease);
@@ -436,9 +436,9 @@ TEST_F(RunnerTest, WithoutTheSandboxTheSameKernelsSucceed) {
 // A candidate that allocates past the runner's memory limit fails alone.
 TEST_F(RunnerTest, MemoryLimitFailsTheCandidateNotTheWorker) {
   if (TF_ASAN) GTEST_SKIP() << "sanitizer builds run the runner without an address-space limit";
-  RunnerSandbox small;
+  worker::RunnerSandbox small;
   small.memory_mb = 512;
-  RunnerSupervisor supervisor(RunnerPath(), CpuDevice(), small);
+  worker::RunnerSupervisor supervisor(RunnerPath(), CpuDevice(), small);
   v1::Lease lease = MakeLease({{"allocates_2g", 64}, {"good", 64}});
   lease.mutable_spec()->mutable_benchmark()->set_timeout_s(20);
   auto results = Supervise(supervisor, lease);
@@ -543,4 +543,4 @@ TEST(BenchmarkTest, RepeatsUntilMinimumTimeAndRepeatsWithinTheCap) {
 }
 
 }  // namespace
-}  // namespace tf::worker
+}  // namespace tf::runner

@@ -1,14 +1,14 @@
-#include "scheduler/space.h"
+#include "kernelspec/space.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "spec/config.h"
-#include "spec/params.h"
+#include "kernelspec/config.h"
+#include "kernelspec/params.h"
 
-namespace tf::scheduler {
+namespace tf::kernelspec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -17,7 +17,7 @@ v1::Param* AddParam(v1::KernelSpec* spec, const std::string& name,
                     std::initializer_list<int64_t> values) {
   v1::Param* param = spec->add_params();
   param->set_name(name);
-  for (int64_t v : values) *param->add_values() = spec::IntValue(v);
+  for (int64_t v : values) *param->add_values() = kernelspec::IntValue(v);
   return param;
 }
 
@@ -30,7 +30,7 @@ v1::Param* AddRange(v1::KernelSpec* spec, const std::string& name, int64_t start
   return param;
 }
 
-v1::Problem Problem(const std::string& text) { return *spec::ParseProblem(text); }
+v1::Problem Problem(const std::string& text) { return *kernelspec::ParseProblem(text); }
 
 // A GEMM-like spec whose constraints become decidable at different depths,
 // one of them on a string parameter, one dividing by a parameter.
@@ -41,8 +41,8 @@ v1::KernelSpec GemmSpec() {
   AddParam(&spec, "SPLIT", {0, 1, 2, 4});
   v1::Param* dt = spec.add_params();
   dt->set_name("DT");
-  *dt->add_values() = spec::StrValue("f16");
-  *dt->add_values() = spec::StrValue("f32");
+  *dt->add_values() = kernelspec::StrValue("f16");
+  *dt->add_values() = kernelspec::StrValue("f32");
   AddParam(&spec, "STAGES", {1, 2, 3});
   for (const char* c : {"BM * BN * 4 <= device.max_smem", "K % SPLIT == 0 && K / SPLIT >= BM",
                         "DT == 'f16' || BM * BN <= 2048", "STAGES * BM <= 256 || DT == 'f16'"}) {
@@ -55,14 +55,14 @@ v1::KernelSpec GemmSpec() {
 std::vector<std::string> BruteForce(const v1::KernelSpec& spec, const v1::Problem& problem,
                                     const DeviceProperties& device) {
   std::vector<std::vector<v1::Value>> values;
-  for (const auto& param : spec.params()) values.push_back(*spec::ParamValues(param));
-  spec::Bindings base;
+  for (const auto& param : spec.params()) values.push_back(*kernelspec::ParamValues(param));
+  kernelspec::Bindings base;
   for (const auto& var : problem.vars()) base[var.name()] = var.value();
   for (const auto& [name, value] : device) base["device." + name] = value;
   std::vector<std::string> keys;
   std::vector<size_t> index(values.size(), 0);
   while (true) {
-    spec::Bindings vars = base;
+    kernelspec::Bindings vars = base;
     v1::Config config;
     for (size_t p = 0; p < values.size(); ++p) {
       const v1::Value& v = values[p][index[p]];
@@ -70,15 +70,15 @@ std::vector<std::string> BruteForce(const v1::KernelSpec& spec, const v1::Proble
       setting->set_name(spec.params(p).name());
       *setting->mutable_value() = v;
       vars[spec.params(p).name()] = v.kind_case() == v1::Value::kStrValue
-                                        ? spec::Scalar(v.str_value())
-                                        : spec::Scalar(v.int_value());
+                                        ? kernelspec::Scalar(v.str_value())
+                                        : kernelspec::Scalar(v.int_value());
     }
     bool valid = true;
     for (const auto& text : spec.constraints()) {
-      auto result = spec::Expr::Parse(text)->Eval(vars);
-      valid = valid && result.ok() && spec::IsTrue(*result);
+      auto result = kernelspec::Expr::Parse(text)->Eval(vars);
+      valid = valid && result.ok() && kernelspec::IsTrue(*result);
     }
-    if (valid) keys.push_back(spec::ConfigKey(config));
+    if (valid) keys.push_back(kernelspec::ConfigKey(config));
     size_t p = values.size();
     while (p > 0 && ++index[p - 1] == values[p - 1].size()) index[--p] = 0;
     if (p == 0) return keys;
@@ -87,14 +87,14 @@ std::vector<std::string> BruteForce(const v1::KernelSpec& spec, const v1::Proble
 
 std::vector<std::string> Keys(const std::vector<v1::Config>& configs) {
   std::vector<std::string> keys;
-  for (const auto& config : configs) keys.push_back(spec::ConfigKey(config));
+  for (const auto& config : configs) keys.push_back(kernelspec::ConfigKey(config));
   return keys;
 }
 
 std::vector<std::string> EnumeratedKeys(const SearchSpace& space) {
   std::vector<std::string> keys;
   space.Enumerate([&](const v1::Config& config) {
-    keys.push_back(spec::ConfigKey(config));
+    keys.push_back(kernelspec::ConfigKey(config));
     return true;
   });
   return keys;
@@ -138,7 +138,7 @@ TEST(SearchSpaceTest, IndicesAndConfigsAgree) {
   ASSERT_TRUE(space.ok());
   std::vector<std::string> keys;
   space->EnumerateIndices([&](const uint32_t* index) {
-    keys.push_back(spec::ConfigKey(space->MakeConfig(index)));
+    keys.push_back(kernelspec::ConfigKey(space->MakeConfig(index)));
     return true;
   });
   EXPECT_EQ(keys, EnumeratedKeys(*space));
@@ -284,7 +284,7 @@ TEST(SearchSpaceTest, HugeSpacesAreSampledByRejection) {
   for (const auto& config : *sample) {
     int64_t sum = 0;
     for (const auto& s : config.settings()) sum += s.value().int_value();
-    EXPECT_EQ(sum % 3, 0) << spec::ConfigKey(config);
+    EXPECT_EQ(sum % 3, 0) << kernelspec::ConfigKey(config);
   }
 }
 
@@ -298,4 +298,4 @@ TEST(SearchSpaceTest, UnevaluableConstraintExcludesTheConfiguration) {
 }
 
 }  // namespace
-}  // namespace tf::scheduler
+}  // namespace tf::kernelspec

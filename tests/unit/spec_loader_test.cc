@@ -1,13 +1,13 @@
-#include "spec/spec_loader.h"
+#include "kernelspec/spec_loader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "common/files.h"
-#include "spec/config.h"
+#include "kernelspec/config.h"
 #include "tests/test_util.h"
 
-namespace tf::spec {
+namespace tf::kernelspec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -210,4 +210,4 @@ TEST(SpecLoaderTest, LoadSpecFileRejectsMissingAndEscapingSources) {
 }
 
 }  // namespace
-}  // namespace tf::spec
+}  // namespace tf::kernelspec

@@ -1,11 +1,11 @@
-#include "spec/validate.h"
+#include "kernelspec/validate.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "spec/spec_loader.h"
+#include "kernelspec/spec_loader.h"
 
-namespace tf::spec {
+namespace tf::kernelspec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -304,4 +304,4 @@ TEST(ValidateHelpersTest, CartesianSizeSaturates) {
 }
 
 }  // namespace
-}  // namespace tf::spec
+}  // namespace tf::kernelspec

@@ -154,7 +154,7 @@ TEST(WorkerTest, RunsLeasesFromACoordinatorAndReportsEveryResultOnce) {
   WorkerOptions options;
   options.coordinator = "127.0.0.1:" + std::to_string(port);
   options.cache_dir = dir + "/cache";
-  options.runner_path = TF_BINARY_DIR "/worker/tunefleet-runner";
+  options.runner_path = TF_BINARY_DIR "/bin/tunefleet-runner";
   options.label = "test";
   auto worker = Worker::Create(options);
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();

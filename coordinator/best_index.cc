@@ -1,0 +1,125 @@
+#include "coordinator/best_index.h"
+
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+#include "kernelspec/config.h"
+
+namespace tf::coordinator {
+namespace {
+
+double ProblemDistance(const v1::Problem& a, const v1::Problem& b) {
+  if (a.vars_size() != b.vars_size()) return std::numeric_limits<double>::infinity();
+  double distance = 0;
+  for (const auto& va : a.vars()) {
+    const v1::ProblemVar* match = nullptr;
+    for (const auto& vb : b.vars()) {
+      if (vb.name() == va.name()) match = &vb;
+    }
+    if (!match) return std::numeric_limits<double>::infinity();
+    double x = std::max<int64_t>(va.value(), 1), y = std::max<int64_t>(match->value(), 1);
+    distance += std::abs(std::log2(x / y));
+  }
+  return distance;
+}
+
+}  // namespace
+
+void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
+  Entry entry;
+  entry.fingerprint = row.fingerprint;
+  entry.fingerprint_created_ms = row.fingerprint_created_ms;
+  entry.device_class = row.device_class;
+  entry.problem_key = row.problem_key;
+  auto problem = kernelspec::ParseProblem(row.problem_key);
+  if (problem.ok()) entry.problem = *problem;
+  auto config = kernelspec::ParseConfigKey(row.result.config_key);
+  auto& a = entry.answer;
+  a.set_found(true);
+  a.set_exact(true);
+  a.set_kernel(row.kernel);
+  *a.mutable_problem() = entry.problem;
+  a.set_device_class(row.device_class);
+  if (config.ok()) *a.mutable_config() = *config;
+  *a.mutable_timing() = row.result.timing;
+  a.set_fingerprint(row.fingerprint);
+  a.set_job_id(job_id_hint ? job_id_hint : row.result.job_id);
+
+  std::unique_lock lock(mu_);
+  for (const std::string& device_class : {entry.device_class, std::string()}) {
+    int64_t& newest = newest_[row.kernel + '\n' + device_class];
+    newest = std::max(newest, entry.fingerprint_created_ms);
+  }
+  auto upsert = [&](std::vector<Entry>& entries) {
+    for (auto& e : entries) {
+      if (e.fingerprint == entry.fingerprint && e.problem_key == entry.problem_key &&
+          e.device_class == entry.device_class) {
+        e = entry;
+        return;
+      }
+    }
+    entries.push_back(entry);
+  };
+  upsert(by_problem_[row.kernel + '\n' + entry.problem_key]);
+  upsert(by_kernel_[row.kernel]);
+}
+
+int64_t BestIndex::NewestLocked(const std::string& kernel, const std::string& device_class) const {
+  auto it = newest_.find(kernel + '\n' + device_class);
+  return it == newest_.end() ? -1 : it->second;
+}
+
+const BestIndex::Entry* BestIndex::Nearest(const std::vector<Entry>& entries,
+                                           const v1::QueryBestRequest& request,
+                                           int64_t newest) const {
+  const Entry* best = nullptr;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (const auto& e : entries) {
+    if (e.fingerprint_created_ms != newest) continue;
+    if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
+    double distance = ProblemDistance(request.problem(), e.problem);
+    if (distance < best_distance ||
+        (distance == best_distance && best &&
+         e.answer.timing().median_ns() < best->answer.timing().median_ns())) {
+      best = &e;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) const {
+  std::string problem_key = kernelspec::ProblemKey(request.problem());
+  v1::QueryBestResponse response;
+  std::shared_lock lock(mu_);
+  int64_t newest = NewestLocked(request.kernel(), request.device_class());
+  if (newest < 0) return response;
+  // Exact: the fastest entry of the newest fingerprint for this problem.
+  const Entry* exact = nullptr;
+  if (auto it = by_problem_.find(request.kernel() + '\n' + problem_key); it != by_problem_.end()) {
+    for (const auto& e : it->second) {
+      if (e.fingerprint_created_ms != newest) continue;
+      if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
+      if (!exact || e.answer.timing().median_ns() < exact->answer.timing().median_ns()) exact = &e;
+    }
+  }
+  const Entry* entry = exact;
+  if (!entry) {
+    auto it = by_kernel_.find(request.kernel());
+    if (it != by_kernel_.end()) entry = Nearest(it->second, request, newest);
+  }
+  if (!entry) return response;
+  response = entry->answer;
+  response.set_exact(entry == exact);
+  return response;
+}
+
+size_t BestIndex::size() const {
+  std::shared_lock lock(mu_);
+  size_t n = 0;
+  for (const auto& [kernel, entries] : by_kernel_) n += entries.size();
+  return n;
+}
+
+}  // namespace tf::coordinator

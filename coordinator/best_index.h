@@ -1,0 +1,54 @@
+// In-memory index of the best configuration per (kernel, problem, device
+// class), answering QueryBest without touching the database. When the exact
+// problem was never tuned, the nearest tuned problem of the kernel answers
+// (distance: sum over variables of |log2(a/b)|), marked inexact. Only the
+// newest fingerprint of a kernel (its latest source) answers.
+//
+// Thread-safe: many readers, one writer at a time.
+#pragma once
+
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "db/tuning_db.h"
+#include "tunefleet/v1/tunefleet.pb.h"
+
+namespace tf::coordinator {
+
+namespace v1 = ::tunefleet::v1;
+
+class BestIndex {
+ public:
+  // Adds or replaces the entry of (fingerprint, problem, device class).
+  void Put(const db::BestRow& row, int64_t job_id_hint = 0);
+  // device_class empty: any device class (the fastest answer wins).
+  v1::QueryBestResponse Query(const v1::QueryBestRequest& request) const;
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::string fingerprint;
+    int64_t fingerprint_created_ms = 0;
+    std::string device_class;
+    std::string problem_key;
+    v1::Problem problem;
+    v1::QueryBestResponse answer;  // exact form; Query adjusts `exact`
+  };
+  // The newest fingerprint's creation time among a kernel's entries of
+  // `device_class` (empty: of any class).
+  int64_t NewestLocked(const std::string& kernel, const std::string& device_class) const;
+  const Entry* Nearest(const std::vector<Entry>& entries, const v1::QueryBestRequest& request,
+                       int64_t newest) const;
+
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, std::vector<Entry>> by_kernel_;
+  // kernel + '\n' + problem key -> entries of any class and fingerprint, so
+  // that an exact answer costs one hash probe, however many shapes are tuned.
+  std::unordered_map<std::string, std::vector<Entry>> by_problem_;
+  // kernel + '\n' + device class ("" too) -> newest fingerprint created_ms.
+  std::unordered_map<std::string, int64_t> newest_;
+};
+
+}  // namespace tf::coordinator

@@ -1,0 +1,85 @@
+#include "coordinator/build_queue.h"
+
+#include <spdlog/spdlog.h>
+
+#include "vendors/toolchains.h"
+
+namespace tf::coordinator {
+
+BuildQueue::BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options,
+                       BatchCallback on_batch)
+    : store_(store), options_(std::move(options)), on_batch_(std::move(on_batch)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+BuildQueue::~BuildQueue() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    cancel_running_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void BuildQueue::Enqueue(BuildTask task) {
+  {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_all();
+}
+
+void BuildQueue::CancelJob(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  std::erase_if(tasks_, [&](const BuildTask& t) { return t.job_id == job_id; });
+  if (running_job_ == job_id) cancel_running_ = true;
+}
+
+void BuildQueue::Loop() {
+  while (true) {
+    BuildTask task;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      if (stopping_) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+      running_job_ = task.job_id;
+      cancel_running_ = false;
+    }
+    spdlog::info("job {}: building {} configurations", task.job_id, task.configs.size());
+    auto toolchain = vendors::MakeToolchain(task.spec, task.arch);
+    Result<compiler::BuildStats> stats = toolchain.status();
+    if (toolchain.ok()) {
+      compiler::BatchBuilder builder(**toolchain, store_, options_);
+      stats = builder.Build(
+          task.spec, task.sources, task.configs,
+          [&](std::vector<compiler::ConfigBuild> batch) {
+            on_batch_(task.job_id, std::move(batch));
+          },
+          &cancel_running_);
+    }
+    if (stats.ok()) {
+      spdlog::info(
+          "job {}: built {} configurations in {} compiler runs, {:.1f} s wall, {:.1f} "
+          "CPU-s, {} failed",
+          task.job_id, stats->configs, stats->compiler_runs, stats->wall_seconds,
+          stats->cpu_seconds, stats->failed_configs);
+    } else if (stats.status().code() != Code::kCancelled) {
+      spdlog::error("job {}: build failed: {}", task.job_id, stats.status().message());
+      std::vector<compiler::ConfigBuild> failed;
+      for (const auto& config : task.configs) {
+        compiler::ConfigBuild build;
+        build.config = config;
+        build.diagnostics = "build failed: " + stats.status().message();
+        failed.push_back(std::move(build));
+      }
+      on_batch_(task.job_id, std::move(failed));
+    }
+    std::lock_guard lock(mu_);
+    running_job_ = 0;
+  }
+}
+
+}  // namespace tf::coordinator

@@ -1,0 +1,244 @@
+// The coordinator's state machine: jobs, their candidates and builds, workers,
+// leases and results. The gRPC services (grpc_services.h) are thin adapters
+// over this class, which tests can also drive directly.
+//
+// Durability: every change is written to the tuning database in one
+// transaction before memory is updated and before the caller is answered; a
+// coordinator constructed on an existing database resumes every unfinished
+// job where it stood. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "auth/roles.h"
+#include "auth/token_index.h"
+#include "compiler/artifact_store.h"
+#include "compiler/toolchain.h"
+#include "db/tuning_db.h"
+#include "coordinator/best_index.h"
+#include "coordinator/build_queue.h"
+#include "kernelspec/validate.h"
+#include "tunefleet/v1/tunefleet.pb.h"
+#include "tunefleet/v1/worker.pb.h"
+
+namespace tf::coordinator {
+
+struct CoordinatorOptions {
+  std::string db_path;
+  std::string artifact_dir;
+  bool db_synchronous_full = true;
+  int64_t heartbeat_interval_ms = 1000;
+  // A lease not renewed by a heartbeat for this long goes to another worker.
+  int64_t lease_ttl_ms = 10000;
+  int max_lease_candidates = 32;
+  int build_batch_size = 16;
+  int build_parallelism = 0;  // 0: one per core
+  double build_timeout_s = 120;
+  kernelspec::SpecLimits limits;
+  // Queued and running jobs at once; a submission past it is refused with
+  // RESOURCE_EXHAUSTED. 0: no limit.
+  int64_t max_jobs_in_flight = 64;
+  // The same, for the jobs of one token (anonymous submissions have only
+  // the limit above).
+  int64_t max_jobs_in_flight_per_token = 16;
+};
+
+class Coordinator {
+ public:
+  static Result<std::unique_ptr<Coordinator>> Start(const CoordinatorOptions& options);
+  ~Coordinator();
+
+  // Every call names its caller (auth/roles.h): jobs and workers record the
+  // token that made them, and a caller with own_only set may act on those
+  // only (kPermissionDenied otherwise). The default caller may do anything.
+
+  // Client-facing.
+  Result<v1::Job> Submit(const v1::SubmitJobRequest& request, const auth::Caller& caller = {});
+  Result<v1::Job> GetJob(int64_t job_id, const auth::Caller& caller = {});
+  // Calls `on_change` with the job now and on every change until the job
+  // ends, `on_change` returns false, or `cancelled` becomes true.
+  Status WatchJob(int64_t job_id, const std::function<bool(const v1::Job&)>& on_change,
+                  const std::function<bool()>& cancelled, const auth::Caller& caller = {});
+  Result<v1::Job> Cancel(int64_t job_id, const auth::Caller& caller = {});
+  // An own_only caller gets its own jobs only.
+  Result<std::vector<v1::Job>> ListJobs(int limit, const auth::Caller& caller = {});
+  Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id,
+                                                       const auth::Caller& caller = {});
+  v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
+  std::vector<v1::WorkerInfo> ListWorkers();
+
+  // Worker-facing. An own_only caller may re-register, heartbeat and take
+  // leases for the workers its token registered only, and report results
+  // only for candidates leased to the worker it names.
+  Result<v1::RegisterResponse> Register(const v1::RegisterRequest& request,
+                                        const auth::Caller& caller = {});
+  Result<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request,
+                                          const auth::Caller& caller = {});
+  Result<v1::AcquireLeaseResponse> AcquireLease(const v1::AcquireLeaseRequest& request,
+                                                const auth::Caller& caller = {});
+  Result<v1::ReportResultsResponse> ReportResults(const v1::ReportResultsRequest& request,
+                                                  const auth::Caller& caller = {});
+  // Path of a stored artifact, checked against its hash.
+  Result<std::string> ArtifactPath(const std::string& sha256) const;
+
+  // Tokens (coordinator_tokens.cc): stored as hashes, each change committed
+  // before the in-memory index that checks calls is updated.
+  const auth::TokenIndex& tokens() const { return tokens_; }
+  Result<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
+  std::vector<v1::TokenInfo> ListTokens() const { return tokens_.List(); }
+  Result<v1::TokenInfo> RevokeToken(int64_t token_id);
+  // Makes `token` (the text of an admin token, e.g. from --admin-token-file)
+  // valid: stored when the database does not know its id, kFailedPrecondition
+  // when it knows that id as another token, a revoked one or a non-admin.
+  Status EnsureAdminToken(const std::string& token);
+
+ private:
+  struct Candidate {
+    int64_t id = 0;
+    int64_t job_id = 0;
+    v1::Config config;
+    std::string config_key;
+    v1::Problem problem;
+    std::string problem_key;
+    db::CandidateState state = db::CandidateState::kWaitingBuild;
+    int64_t lease_id = 0;
+    std::string artifact_sha256;
+    std::string symbol;
+    std::string reference_symbol;
+    v1::ResourceUsage resources;
+    // Every worker it was leased to since this coordinator started (or, for
+    // leases active then, since they were granted): who may report it.
+    std::vector<std::string> leased_to;
+  };
+  struct Job {
+    db::JobRow row;
+    std::string target;         // toolchain target, e.g. "host", "sm_90"
+    // For `device`: its target and its resource check.
+    std::shared_ptr<const compiler::Toolchain> toolchain;
+    v1::DeviceInfo device;      // a device of the bound class: arch and limits
+    std::deque<int64_t> ready;  // candidate ids, in build order
+    std::vector<int64_t> candidate_ids;
+    int64_t configurations = 0;  // distinct configurations to build
+    int64_t builds_done = 0;
+    int active_leases = 0;
+    // Leases finished by their workers and their total time, from grant to
+    // the last report: what a lease of this job normally takes.
+    int64_t leases_finished = 0;
+    int64_t lease_ms_total = 0;
+    uint64_t last_lease_seq = 0;  // when it last got a lease, in grants
+    uint64_t version = 0;         // bumped on every change, for watchers
+  };
+  struct Lease {
+    int64_t id = 0;
+    int64_t job_id = 0;
+    std::string worker_id;
+    int device_index = 0;
+    std::string artifact_sha256;
+    std::vector<int64_t> candidate_ids;
+    int64_t deadline_ms = 0;
+    int64_t granted_ms = 0;
+    // A backup runs a straggling lease's unreported candidates on another
+    // worker; the first result of each candidate counts.
+    int64_t backup_of = 0;  // set on a backup lease: the straggler's lease
+    int64_t backup_id = 0;  // set on a straggler's lease: its live backup
+  };
+  struct Worker {
+    db::WorkerRow row;
+    int64_t last_heartbeat_ms = 0;
+    int64_t results_reported = 0;
+    // Silent for a lease TTL: its leases went to others, and it must
+    // register again before it gets new ones.
+    bool expired = false;
+  };
+
+  explicit Coordinator(const CoordinatorOptions& options);
+  Status Load();
+  void ReaperLoop();
+
+  // All *Locked members run with mu_ held.
+  bool Matches(const v1::Target& target, const v1::DeviceInfo& device) const;
+  void BindQueuedJobsLocked();
+  Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
+  void FailJobLocked(Job& job, const std::string& error);
+  void FinishIfDoneLocked(Job& job);
+  void MarkReadyLocked(Job& job, Candidate& candidate);
+  // Takes a successful build for the candidate; a PRUNED result when the
+  // build exceeds the bound device's limits.
+  std::optional<db::ResultRow> UseBuildLocked(const Job& job, Candidate& candidate,
+                                              const db::BuildRow& build) const;
+  Status SetTargetLocked(Job& job, const v1::DeviceInfo& device);
+  void ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs);
+  void OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
+  Status RecordBuildsLocked(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
+  Job* PickJobLocked(const v1::DeviceInfo& device);
+  Result<v1::Lease> GrantLeaseLocked(Job& job, const std::string& worker_id, int device_index,
+                                     int max_candidates);
+  // A lease of another worker on this device class, outstanding for three
+  // times as long as this job's leases normally take, without a backup yet.
+  Lease* PickStragglerLocked(const v1::DeviceInfo& device, const std::string& worker_id);
+  Result<v1::Lease> GrantBackupLeaseLocked(Lease& straggler, const std::string& worker_id,
+                                           int device_index);
+  v1::Lease LeaseProtoLocked(const Job& job, const Lease& lease);
+  // The lease's candidates that still wait for its worker's results.
+  std::vector<Candidate*> UnreportedLocked(const Lease& lease);
+  bool AllReportedLocked(const Lease& lease) const;
+  // Ending a lease hands its unreported candidates to its live backup, or
+  // else back to the front of the ready queue. Planned, stored (in the
+  // caller's transaction), then applied to memory once committed.
+  struct Release {
+    int64_t lease_id = 0;
+    std::vector<Candidate*> unreported;  // but for those being reported now
+    int64_t heir = 0;                    // the backup lease that takes them
+  };
+  Release PlanReleaseLocked(const Lease& lease, const std::set<int64_t>& reporting);
+  Status StoreReleaseLocked(const Release& release);
+  void ApplyReleaseLocked(const Release& release);
+  Status ReleaseLeaseLocked(int64_t lease_id);
+  db::ResultRow MakeResultRow(const Job& job, const Candidate& candidate,
+                              const v1::CandidateResult& result, const std::string& worker) const;
+  void ApplyResultLocked(Job& job, Candidate& candidate, const db::ResultRow& row,
+                         bool became_best);
+  v1::Job ToProto(const Job& job);
+  v1::Job ToProto(const db::JobRow& row);
+  void ChangedLocked(Job& job);
+  const v1::DeviceInfo* FindDeviceLocked(const std::string& worker_id, int device_index) const;
+  // kPermissionDenied when an own_only caller names a job or worker of
+  // another token; OK for one that does not exist (the caller reports that).
+  Status CheckJobOwner(const db::JobRow& row, const auth::Caller& caller) const;
+  Status CheckWorkerOwnerLocked(const std::string& worker_id, const auth::Caller& caller) const;
+
+  CoordinatorOptions options_;
+  std::unique_ptr<compiler::ArtifactStore> store_;
+  BestIndex best_;
+  std::unique_ptr<BuildQueue> builds_;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;    // new ready candidates
+  std::condition_variable change_cv_;  // any job changed
+  std::unique_ptr<db::TuningDb> db_;
+  auth::TokenIndex tokens_;      // its own lock: read on every call
+  std::map<int64_t, Job> jobs_;  // unfinished jobs
+  std::unordered_map<int64_t, Candidate> candidates_;
+  std::map<int64_t, Lease> leases_;
+  std::map<std::string, Worker> workers_;
+  int64_t next_worker_seq_ = 1;
+  uint64_t lease_seq_ = 0;
+  // Builds whose records could not be written yet, by job.
+  std::vector<std::pair<int64_t, std::vector<compiler::ConfigBuild>>> unrecorded_builds_;
+
+  std::atomic<bool> stopping_{false};
+  std::thread reaper_;
+};
+
+}  // namespace tf::coordinator

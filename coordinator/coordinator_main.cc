@@ -1,0 +1,189 @@
+// tunefleet-coordinator: serves the client- and worker-facing APIs over gRPC,
+// keeps jobs and results in the tuning database, compiles candidates.
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "auth/tls.h"
+#include "auth/token_file.h"
+#include "common/files.h"
+#include "coordinator/grpc_services.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+// The operator's way in: the admin token in `path`, made valid in the
+// database, or a new one written there (mode 0600) when `path` is missing.
+tf::Status SetUpAdminToken(tf::coordinator::Coordinator& coordinator, const std::string& path) {
+  if (std::filesystem::exists(path)) {
+    TF_RETURN_IF_ERROR(tf::auth::CheckOwnerOnly(path));
+    TF_ASSIGN_OR_RETURN(std::string token, tf::auth::ReadTokenFile(path));
+    tf::Status ensured = coordinator.EnsureAdminToken(token);
+    if (!ensured.ok()) {
+      return tf::Status::FailedPrecondition(path + ": " + ensured.message() +
+                                            "; remove the file to get a new admin token");
+    }
+    spdlog::info("admin token: {}", path);
+    return tf::Status::Ok();
+  }
+  tunefleet::v1::CreateTokenRequest request;
+  request.set_name("admin");
+  request.set_role(tunefleet::v1::ROLE_ADMIN);
+  TF_ASSIGN_OR_RETURN(auto created, coordinator.CreateToken(request));
+  tf::Status written = tf::auth::WriteTokenFile(path, created.token());
+  if (!written.ok()) {
+    (void)coordinator.RevokeToken(created.info().token_id());  // no one holds it
+    return written;
+  }
+  spdlog::info("new admin token written to {} (mode 0600)", path);
+  return tf::Status::Ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "TuneFleet coordinator: accepts tuning jobs, compiles candidates, leases them to "
+      "workers and keeps the best configurations in the tuning database.\n"
+      "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db --tls-cert "
+      "server.pem --tls-key server.key "
+      "--artifacts artifacts/"};
+  tf::coordinator::CoordinatorOptions options;
+  std::string listen = "127.0.0.1:50051";
+  std::string sync = "full";
+  std::string port_file;
+  app.add_option("--listen", listen, "address to serve on, HOST:PORT")->capture_default_str();
+  app.add_option("--db", options.db_path, "tuning database file (SQLite, created if missing)")
+      ->required();
+  app.add_option("--artifacts", options.artifact_dir, "directory of compiled artifacts")
+      ->required();
+  app.add_option("--lease-ttl-ms", options.lease_ttl_ms,
+                 "a lease not renewed by heartbeats for this long goes to another worker")
+      ->capture_default_str();
+  app.add_option("--heartbeat-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
+      ->capture_default_str();
+  app.add_option("--batch-size", options.build_batch_size, "configurations per compiled batch")
+      ->capture_default_str();
+  app.add_option("--build-jobs", options.build_parallelism,
+                 "compiler processes in parallel (0: one per core)")
+      ->capture_default_str();
+  app.add_option("--db-sync", sync,
+                 "full: fsync every commit (survives power loss); normal: survives process "
+                 "crashes only")
+      ->check(CLI::IsMember({"full", "normal"}))
+      ->capture_default_str();
+  int max_message_mb = 64;
+  app.add_option("--max-message-mb", max_message_mb,
+                 "largest request accepted, MiB (a job's spec and sources travel in one)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--max-jobs-in-flight", options.max_jobs_in_flight,
+                 "queued and running jobs at once; more submissions are refused (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-jobs-in-flight-per-token", options.max_jobs_in_flight_per_token,
+                 "queued and running jobs of one token at once (0: no limit)")
+      ->capture_default_str();
+  app.add_option("--max-source-bytes", options.limits.max_source_bytes,
+                 "a job's sources together, bytes")
+      ->capture_default_str();
+  tf::auth::ServerTls tls;
+  bool plaintext = false;
+  app.add_option("--tls-cert", tls.cert_file,
+                 "TLS certificate (PEM) presented to clients and workers");
+  app.add_option("--tls-key", tls.key_file, "private key of --tls-cert (PEM)");
+  app.add_option("--tls-client-ca", tls.client_ca_file,
+                 "require every client and worker to present a certificate signed by this CA "
+                 "(mutual TLS)");
+  app.add_flag("--plaintext", plaintext,
+               "serve without TLS: bearer tokens cross the network in the clear (loopback only)");
+  std::string admin_token_file;
+  app.add_option("--admin-token-file", admin_token_file,
+                 "file holding the admin token (created with a new one, mode 0600, when missing; "
+                 "default: the database's path + .admin-token)");
+  bool allow_anonymous = false;
+  app.add_flag("--allow-anonymous", allow_anonymous,
+               "serve calls without a bearer token with every right (calls with one are still "
+               "checked)");
+  app.add_option("--port-file", port_file,
+                 "write the port being served on to this file once ready (for scripts and tests)");
+  CLI11_PARSE(app, argc, argv);
+  options.db_synchronous_full = sync == "full";
+
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  if (plaintext == !tls.cert_file.empty()) {
+    spdlog::critical(
+        "pass --tls-cert and --tls-key to serve over TLS, or --plaintext to serve without it");
+    return 2;
+  }
+  if (plaintext) {
+    credentials = grpc::InsecureServerCredentials();
+  } else {
+    auto made = tf::auth::MakeServerCredentials(tls);
+    if (!made.ok()) {
+      spdlog::critical("{}", made.status().message());
+      return 2;
+    }
+    credentials = *made;
+  }
+
+  auto coordinator = tf::coordinator::Coordinator::Start(options);
+  if (!coordinator.ok()) {
+    spdlog::critical("cannot start: {}", coordinator.status().message());
+    return 1;
+  }
+  if (admin_token_file.empty()) admin_token_file = options.db_path + ".admin-token";
+  if (tf::Status admin = SetUpAdminToken(**coordinator, admin_token_file); !admin.ok()) {
+    spdlog::critical("{}", admin.message());
+    return 2;
+  }
+  const auto anonymous =
+      allow_anonymous ? tf::coordinator::Anonymous::kAllowed : tf::coordinator::Anonymous::kRefused;
+  tf::coordinator::TuneFleetService client_service(**coordinator, anonymous);
+  tf::coordinator::WorkerServiceImpl worker_service(**coordinator, anonymous);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, credentials, &port);
+  builder.RegisterService(&client_service);
+  builder.RegisterService(&worker_service);
+  builder.SetMaxReceiveMessageSize(max_message_mb << 20);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    spdlog::critical("cannot listen on {}", listen);
+    return 1;
+  }
+  if (plaintext) {
+    spdlog::warn(
+        "serving PLAINTEXT (--plaintext): no TLS; bearer tokens and everything else cross the "
+        "network in the clear; use it on {} (port {}) for loopback only",
+        listen, port);
+  } else {
+    spdlog::info("serving TLS on {} (port {}){}", listen, port,
+                 tls.client_ca_file.empty() ? "" : ", client certificates required");
+  }
+  if (allow_anonymous) {
+    spdlog::warn(
+        "ANONYMOUS ACCESS (--allow-anonymous): calls without a bearer token may do anything; "
+        "anyone who reaches port {} can submit, cancel and read every job, manage tokens and "
+        "act as a worker",
+        port);
+  }
+  spdlog::info("database {}, artifacts {}", options.db_path, options.artifact_dir);
+  if (!port_file.empty()) {
+    tf::Status written = tf::WriteFileAtomic(port_file, std::to_string(port) + "\n");
+    if (!written.ok()) spdlog::error("{}", written.message());
+  }
+
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  spdlog::info("shutting down");
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  return 0;
+}

@@ -1,0 +1,76 @@
+// The coordinator's tokens: each change is committed to the database first,
+// then made visible to the in-memory index that checks every call.
+#include <spdlog/spdlog.h>
+
+#include "auth/tokens.h"
+#include "common/files.h"
+#include "coordinator/coordinator.h"
+
+namespace tf::coordinator {
+
+Result<v1::CreateTokenResponse> Coordinator::CreateToken(const v1::CreateTokenRequest& request) {
+  if (request.name().empty()) {
+    return Status::InvalidArgument("a token needs a name, e.g. the person or host it is for");
+  }
+  if (request.role() == v1::ROLE_UNSPECIFIED || !v1::Role_IsValid(request.role())) {
+    return Status::InvalidArgument("a token needs a role: reader, submitter, worker or admin");
+  }
+  std::lock_guard lock(mu_);
+  db::TokenRow row;
+  row.info.set_token_id(tokens_.NextId());
+  row.info.set_name(request.name());
+  row.info.set_role(request.role());
+  row.info.set_created_unix_ms(NowUnixMs());
+  TF_ASSIGN_OR_RETURN(std::string token, auth::GenerateToken(row.info.token_id()));
+  row.hash = auth::HashToken(token);
+  TF_RETURN_IF_ERROR(db_->InsertToken(row));
+  tokens_.Put(row.info, row.hash);
+  spdlog::info("token {} ({}) created with role {}", row.info.token_id(), row.info.name(),
+               auth::RoleName(row.info.role()));
+  v1::CreateTokenResponse response;
+  *response.mutable_info() = row.info;
+  response.set_token(std::move(token));
+  return response;
+}
+
+Result<v1::TokenInfo> Coordinator::RevokeToken(int64_t token_id) {
+  std::lock_guard lock(mu_);
+  v1::TokenInfo info = tokens_.Find(token_id);
+  if (info.token_id() == 0) {
+    return Status::NotFound("token " + std::to_string(token_id) + " does not exist");
+  }
+  if (info.revoked_unix_ms() != 0) return info;  // revoked already
+  info.set_revoked_unix_ms(NowUnixMs());
+  TF_RETURN_IF_ERROR(db_->RevokeToken(token_id, info.revoked_unix_ms()));
+  tokens_.Revoke(token_id, info.revoked_unix_ms());
+  spdlog::info("token {} ({}) revoked", token_id, info.name());
+  return info;
+}
+
+Status Coordinator::EnsureAdminToken(const std::string& token) {
+  TF_ASSIGN_OR_RETURN(int64_t id, auth::TokenId(token));
+  std::lock_guard lock(mu_);
+  if (tokens_.Find(id).token_id() == 0) {
+    db::TokenRow row;
+    row.info.set_token_id(id);
+    row.info.set_name("admin (--admin-token-file)");
+    row.info.set_role(v1::ROLE_ADMIN);
+    row.info.set_created_unix_ms(NowUnixMs());
+    row.hash = auth::HashToken(token);
+    TF_RETURN_IF_ERROR(db_->InsertToken(row));
+    tokens_.Put(row.info, row.hash);
+    return Status::Ok();
+  }
+  auto caller = tokens_.Authenticate(token);
+  if (!caller.ok()) {
+    return Status::FailedPrecondition("the admin token file's token " + std::to_string(id) +
+                                      " is not valid here: " + caller.status().message());
+  }
+  if (caller->role != v1::ROLE_ADMIN) {
+    return Status::FailedPrecondition("the admin token file holds token " + std::to_string(id) +
+                                      ", whose role is " + auth::RoleName(caller->role));
+  }
+  return Status::Ok();
+}
+
+}  // namespace tf::coordinator

@@ -1,0 +1,151 @@
+#include "kernelspec/config.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "common/files.h"
+
+namespace tf::kernelspec {
+
+std::string ValueText(const v1::Value& value) {
+  return value.kind_case() == v1::Value::kStrValue ? value.str_value()
+                                                   : std::to_string(value.int_value());
+}
+
+v1::Value IntValue(int64_t v) {
+  v1::Value value;
+  value.set_int_value(v);
+  return value;
+}
+
+v1::Value StrValue(std::string v) {
+  v1::Value value;
+  value.set_str_value(std::move(v));
+  return value;
+}
+
+std::string ConfigKey(const v1::Config& config) {
+  std::string key;
+  for (const auto& s : config.settings()) {
+    if (!key.empty()) key += ',';
+    key += s.name() + '=' + ValueText(s.value());
+  }
+  return key;
+}
+
+std::string ProblemText(const v1::Problem& problem) {
+  std::string text;
+  for (const auto& v : problem.vars()) {
+    if (!text.empty()) text += ',';
+    text += v.name() + '=' + std::to_string(v.value());
+  }
+  return text;
+}
+
+std::string ProblemKey(const v1::Problem& problem) {
+  v1::Problem sorted = problem;
+  std::sort(sorted.mutable_vars()->begin(), sorted.mutable_vars()->end(),
+            [](const auto& a, const auto& b) { return a.name() < b.name(); });
+  return ProblemText(sorted);
+}
+
+namespace {
+
+// Splits "A=1,B=2" into name/value pairs.
+Result<std::vector<std::pair<std::string, std::string>>> SplitAssignments(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t pos = 0;
+  while (pos <= text.size() && !text.empty()) {
+    size_t comma = text.find(',', pos);
+    std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size()) {
+      return Status::InvalidArgument("expected NAME=VALUE, got '" + std::string(item) + "' in '" +
+                                     std::string(text) + "'");
+    }
+    out.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  if (out.empty()) return Status::InvalidArgument("empty NAME=VALUE list");
+  return out;
+}
+
+bool ParseInt(std::string_view s, int64_t* out) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+}  // namespace
+
+Result<v1::Problem> ParseProblem(std::string_view text) {
+  TF_ASSIGN_OR_RETURN(auto pairs, SplitAssignments(text));
+  v1::Problem problem;
+  for (const auto& [name, value] : pairs) {
+    int64_t v;
+    if (!ParseInt(value, &v)) {
+      return Status::InvalidArgument("problem variable " + name + " must be an integer, got '" +
+                                     value + "'");
+    }
+    auto* var = problem.add_vars();
+    var->set_name(name);
+    var->set_value(v);
+  }
+  return problem;
+}
+
+Result<v1::Config> ParseConfigKey(std::string_view key) {
+  TF_ASSIGN_OR_RETURN(auto pairs, SplitAssignments(key));
+  v1::Config config;
+  for (const auto& [name, value] : pairs) {
+    auto* s = config.add_settings();
+    s->set_name(name);
+    int64_t v;
+    *s->mutable_value() = ParseInt(value, &v) ? IntValue(v) : StrValue(value);
+  }
+  return config;
+}
+
+Result<std::string> InstantiateEntry(std::string_view entry, const v1::Config& config) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < entry.size()) {
+    size_t open = entry.find('{', pos);
+    if (open == std::string_view::npos) {
+      out += entry.substr(pos);
+      break;
+    }
+    size_t close = entry.find('}', open);
+    if (close == std::string_view::npos) {
+      return Status::InvalidArgument("entry '" + std::string(entry) + "': unclosed '{'");
+    }
+    out += entry.substr(pos, open - pos);
+    std::string_view name = entry.substr(open + 1, close - open - 1);
+    const v1::ParamSetting* found = nullptr;
+    for (const auto& s : config.settings()) {
+      if (s.name() == name) found = &s;
+    }
+    if (!found) {
+      return Status::InvalidArgument("entry '" + std::string(entry) + "' uses {" +
+                                     std::string(name) + "}, which is not a parameter");
+    }
+    out += ValueText(found->value());
+    pos = close + 1;
+  }
+  return out;
+}
+
+std::string CandidateSymbol(const v1::Config& config) {
+  return "tf_c_" + Sha256Hex(ConfigKey(config)).substr(0, 16);
+}
+
+std::vector<std::string> ScalarNames(const v1::KernelSpec& spec) {
+  std::vector<std::string> names(spec.scalars().begin(), spec.scalars().end());
+  if (names.empty() && spec.problems_size() > 0) {
+    for (const auto& v : spec.problems(0).vars()) names.push_back(v.name());
+  }
+  return names;
+}
+
+}  // namespace tf::kernelspec

@@ -1,0 +1,47 @@
+// Canonical text forms of configurations and problems, and the names a
+// configuration gets in generated code. Keys are stable: they are stored in
+// the tuning database and compared across jobs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "tunefleet/v1/common.pb.h"
+#include "tunefleet/v1/spec.pb.h"
+
+namespace tf::kernelspec {
+
+namespace v1 = ::tunefleet::v1;
+
+// "64" or "half": a value as it is substituted into source text.
+std::string ValueText(const v1::Value& value);
+v1::Value IntValue(int64_t v);
+v1::Value StrValue(std::string v);
+
+// "BM=64,BN=128,DT=half" in spec order of the parameters.
+std::string ConfigKey(const v1::Config& config);
+// "K=4096,M=4096,N=4096": variables sorted by name, so that the same shape
+// written in another order has the same key.
+std::string ProblemKey(const v1::Problem& problem);
+// "M=4096,N=4096,K=4096" in the order given (for display).
+std::string ProblemText(const v1::Problem& problem);
+// Parses "M=4096,N=4096,K=4096" (order kept).
+Result<v1::Problem> ParseProblem(std::string_view text);
+// Inverse of ConfigKey: values that parse as integers become integers.
+Result<v1::Config> ParseConfigKey(std::string_view key);
+
+// Substitutes {NAME} placeholders of `entry` by the configuration's values:
+// "gemm<{BM},{BN}>" -> "gemm<64,128>". Fails on an unknown placeholder.
+Result<std::string> InstantiateEntry(std::string_view entry, const v1::Config& config);
+
+// The exported symbol of a configuration in a batch artifact.
+std::string CandidateSymbol(const v1::Config& config);
+inline constexpr const char* kReferenceSymbol = "tf_reference";
+
+// The problem variables passed to the kernel after the buffers, in order:
+// spec.scalars when given, else the first problem's variables in spec order.
+std::vector<std::string> ScalarNames(const v1::KernelSpec& spec);
+
+}  // namespace tf::kernelspec

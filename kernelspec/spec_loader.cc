@@ -1,0 +1,382 @@
+#include "kernelspec/spec_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <utility>
+
+#include "common/files.h"
+#include "kernelspec/config.h"
+#include "kernelspec/validate.h"
+
+namespace tf::kernelspec {
+
+namespace {
+
+// Default tolerances by output dtype: the looser the format, the looser the check.
+double DefaultTolerance(std::string_view dtype) {
+  if (dtype == "f16" || dtype == "bf16") return 1e-2;
+  if (dtype == "f32") return 1e-3;
+  if (dtype == "f64") return 1e-6;
+  return 0;  // integers compare exactly
+}
+
+// Every default of the spec format, applied to what the YAML did not set.
+// `given` holds the dotted paths of the keys it set ("verify.rtol").
+void FillDefaults(const std::set<std::string>& given, v1::KernelSpec* spec) {
+  auto missing = [&](const std::string& path) { return !given.count(path); };
+  if (missing("language")) spec->set_language("cpp");
+
+  v1::Target* target = spec->mutable_target();
+  if (missing("target.vendor")) {
+    const std::string& language = spec->language();
+    target->set_vendor(language == "cuda" ? "nvidia" : language == "hip" ? "amd" : "cpu");
+  }
+  if (missing("target.arch") && spec->language() == "cpp") target->set_arch("host");
+
+  for (v1::Buffer& buffer : *spec->mutable_buffers()) {
+    std::string path = "buffers." + buffer.name() + ".";
+    if (missing(path + "init")) buffer.set_init("random");
+    bool is_unsigned = buffer.dtype().starts_with("u");
+    if (missing(path + "min")) buffer.set_random_min(is_unsigned ? 0 : -1);
+    if (missing(path + "max")) buffer.set_random_max(1);
+  }
+
+  double tolerance = 0;
+  for (const v1::Buffer& buffer : spec->buffers()) {
+    if (buffer.output()) tolerance = std::max(tolerance, DefaultTolerance(buffer.dtype()));
+  }
+  v1::Verify* verify = spec->mutable_verify();
+  if (missing("verify.rtol")) verify->set_rtol(tolerance);
+  if (missing("verify.atol")) verify->set_atol(tolerance);
+
+  v1::Objective* objective = spec->mutable_objective();
+  if (missing("objective.minimize")) objective->set_minimize("time");
+
+  v1::BenchmarkSettings* benchmark = spec->mutable_benchmark();
+  if (missing("benchmark.warmup_ms")) benchmark->set_warmup_ms(10);
+  if (missing("benchmark.min_time_ms")) benchmark->set_min_time_ms(50);
+  if (missing("benchmark.min_repeats")) benchmark->set_min_repeats(5);
+  if (missing("benchmark.max_repeats")) benchmark->set_max_repeats(1000);
+  if (missing("benchmark.flush_l2")) benchmark->set_flush_l2(true);
+  if (missing("benchmark.timeout_s")) benchmark->set_timeout_s(10);
+
+  if (missing("search.strategy")) spec->mutable_search()->set_strategy("exhaustive");
+}
+
+template <typename T>
+constexpr const char* kExpected = "a string";
+template <>
+constexpr const char* kExpected<int64_t> = "an integer";
+template <>
+constexpr const char* kExpected<int32_t> = "an integer";
+template <>
+constexpr const char* kExpected<uint64_t> = "a non-negative integer";
+template <>
+constexpr const char* kExpected<double> = "a number";
+template <>
+constexpr const char* kExpected<bool> = "true or false";
+
+struct Document {
+  v1::KernelSpec spec;
+  std::vector<std::string> includes;
+};
+
+// One pass over the YAML tree; records which keys were given for FillDefaults.
+class SpecParser {
+ public:
+  explicit SpecParser(std::string_view file_name) : file_name_(file_name) {}
+
+  Result<Document> Parse(std::string_view yaml) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(yaml));
+    } catch (const YAML::Exception& e) {
+      return Status::InvalidArgument(file_name_ + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                     std::to_string(e.mark.column + 1) + ": " + e.msg);
+    }
+    if (!root.IsMap()) return Error(root, "", "expected a map of spec keys");
+    TF_RETURN_IF_ERROR(ParseTopLevel(root));
+    for (const char* required : {"kernel", "source", "entry", "params", "problems", "buffers"}) {
+      if (!given_.count(required)) {
+        return Status::InvalidArgument(file_name_ + ": missing required key '" + required + "'");
+      }
+    }
+    FillDefaults(given_, &doc_.spec);
+    return std::move(doc_);
+  }
+
+ private:
+  // Parses the value of `field`, a dotted path such as "benchmark.timeout_s".
+  using Handler = std::function<Status(const YAML::Node& value, const std::string& field)>;
+  using Handlers = std::vector<std::pair<std::string_view, Handler>>;
+
+  Status Error(const YAML::Node& node, const std::string& field, const std::string& message) {
+    std::string where = file_name_;
+    if (!node.Mark().is_null()) where += ":" + std::to_string(node.Mark().line + 1);
+    return Status::InvalidArgument(where + ": " + (field.empty() ? "" : field + ": ") + message);
+  }
+
+  // Each key of `map` must have a handler; a key given twice is an error.
+  Status ParseMap(const YAML::Node& map, const std::string& field, const Handlers& handlers) {
+    if (!map.IsMap()) return Error(map, field, "expected a map");
+    for (const auto& entry : map) {
+      const std::string& key = entry.first.Scalar();
+      std::string path = field.empty() ? key : field + "." + key;
+      const Handler* handler = nullptr;
+      std::string known;
+      for (const auto& [name, h] : handlers) {
+        if (name == key) handler = &h;
+        known += (known.empty() ? "" : ", ") + std::string(name);
+      }
+      if (!handler) {
+        return Error(entry.first, field, "unknown key '" + key + "' (known: " + known + ")");
+      }
+      if (!given_.insert(path).second)
+        return Error(entry.first, field, "key '" + key + "' repeated");
+      TF_RETURN_IF_ERROR((*handler)(entry.second, path));
+    }
+    return Status::Ok();
+  }
+
+  template <typename T>
+  Status Decode(const YAML::Node& node, const std::string& field, T* out) {
+    if (node.IsScalar() && YAML::convert<T>::decode(node, *out)) return Status::Ok();
+    return Error(node, field, std::string("expected ") + kExpected<T>);
+  }
+
+  // A handler that decodes a T and passes it to `set`.
+  template <typename T, typename Set>
+  Handler Field(Set set) {
+    return [this, set](const YAML::Node& node, const std::string& field) -> Status {
+      T value;
+      TF_RETURN_IF_ERROR(Decode(node, field, &value));
+      set(std::move(value));
+      return Status::Ok();
+    };
+  }
+  Handler Text(std::string* out) {
+    return Field<std::string>([out](std::string v) { *out = std::move(v); });
+  }
+  // A list of strings; a single string is a list of one.
+  template <typename List>
+  Handler TextList(List* out) {
+    return [this, out](const YAML::Node& node, const std::string& field) -> Status {
+      if (node.IsScalar()) {
+        out->Add(std::string(node.Scalar()));
+        return Status::Ok();
+      }
+      if (!node.IsSequence()) return Error(node, field, "expected a list of strings");
+      for (size_t k = 0; k < node.size(); ++k) {
+        std::string value;
+        TF_RETURN_IF_ERROR(Decode(node[k], field + "[" + std::to_string(k) + "]", &value));
+        out->Add(std::move(value));
+      }
+      return Status::Ok();
+    };
+  }
+
+  Status ParseTopLevel(const YAML::Node& root) {
+    v1::KernelSpec& spec = doc_.spec;
+    v1::Launch* launch = spec.mutable_launch();
+    v1::Verify* verify = spec.mutable_verify();
+    v1::Objective* objective = spec.mutable_objective();
+    v1::BenchmarkSettings* benchmark = spec.mutable_benchmark();
+    v1::Target* target = spec.mutable_target();
+    v1::Search* search = spec.mutable_search();
+    auto nested = [this](Handlers handlers) -> Handler {
+      return [this, handlers](const YAML::Node& node, const std::string& field) {
+        return ParseMap(node, field, handlers);
+      };
+    };
+    auto includes = [this](const YAML::Node& node, const std::string& field) -> Status {
+      google::protobuf::RepeatedPtrField<std::string> paths;
+      TF_RETURN_IF_ERROR(TextList(&paths)(node, field));
+      doc_.includes.assign(paths.begin(), paths.end());
+      return Status::Ok();
+    };
+    return ParseMap(
+        root, "",
+        {
+            {"kernel", Text(spec.mutable_name())},
+            {"language", Text(spec.mutable_language())},
+            {"source", Text(spec.mutable_source())},
+            {"includes", includes},
+            {"entry", Text(spec.mutable_entry())},
+            {"params", [this](auto& node, auto& field) { return ParseParams(node, field); }},
+            {"constraints", TextList(spec.mutable_constraints())},
+            {"problems", [this](auto& node, auto& field) { return ParseProblems(node, field); }},
+            {"scalars", TextList(spec.mutable_scalars())},
+            {"buffers", [this](auto& node, auto& field) { return ParseBuffers(node, field); }},
+            {"launch", nested({{"grid", TextList(launch->mutable_grid())},
+                               {"block", TextList(launch->mutable_block())},
+                               {"shared_mem", Text(launch->mutable_shared_mem_bytes())}})},
+            {"verify", nested({{"reference", Text(verify->mutable_reference())},
+                               {"rtol", Field<double>([verify](double v) { verify->set_rtol(v); })},
+                               {"atol", Field<double>([verify](double v) { verify->set_atol(v); })},
+                               {"grid", TextList(verify->mutable_grid())},
+                               {"block", TextList(verify->mutable_block())}})},
+            {"objective", nested({{"minimize", Text(objective->mutable_minimize())},
+                                  {"flops", Text(objective->mutable_flops())}})},
+            {"benchmark",
+             nested({
+                 {"warmup_ms", Field<double>([=](double v) { benchmark->set_warmup_ms(v); })},
+                 {"min_time_ms", Field<double>([=](double v) { benchmark->set_min_time_ms(v); })},
+                 {"min_repeats", Field<int32_t>([=](int32_t v) { benchmark->set_min_repeats(v); })},
+                 {"max_repeats", Field<int32_t>([=](int32_t v) { benchmark->set_max_repeats(v); })},
+                 {"flush_l2", Field<bool>([=](bool v) { benchmark->set_flush_l2(v); })},
+                 {"timeout_s", Field<double>([=](double v) { benchmark->set_timeout_s(v); })},
+             })},
+            {"target", nested({{"vendor", Text(target->mutable_vendor())},
+                               {"arch", Text(target->mutable_arch())},
+                               {"device_class", Text(target->mutable_device_class())},
+                               {"label", Text(target->mutable_label())}})},
+            {"search",
+             nested({{"strategy", Text(search->mutable_strategy())},
+                     {"max_candidates",
+                      Field<int64_t>([=](int64_t v) { search->set_max_candidates(v); })},
+                     {"seed", Field<uint64_t>([=](uint64_t v) { search->set_seed(v); })}})},
+            {"compile_options", TextList(spec.mutable_compile_options())},
+            {"forbid_spills", Field<bool>([s = &spec](bool v) { s->set_forbid_spills(v); })},
+            {"tensor_maps",
+             [this](auto& node, auto& field) { return ParseTensorMaps(node, field); }},
+        });
+  }
+
+  // NAME: [values] or NAME: {from, to, step} or NAME: {from, to, times}.
+  Status ParseParams(const YAML::Node& node, const std::string& field) {
+    if (!node.IsMap()) return Error(node, field, "expected a map of NAME: values");
+    for (const auto& entry : node) {
+      v1::Param* param = doc_.spec.add_params();
+      param->set_name(entry.first.Scalar());
+      std::string path = field + "." + param->name();
+      const YAML::Node& value = entry.second;
+      if (value.IsSequence()) {
+        for (const YAML::Node& item : value) {
+          if (!item.IsScalar()) return Error(item, path, "expected a number or a string");
+          // A quoted "64" stays a string, as YAML says.
+          int64_t i;
+          bool plain = item.Tag() != "!";
+          *param->add_values() = plain && YAML::convert<int64_t>::decode(item, i)
+                                     ? IntValue(i)
+                                     : StrValue(item.Scalar());
+        }
+      } else if (value.IsMap()) {
+        TF_RETURN_IF_ERROR(ParseRange(value, path, param->mutable_range()));
+      } else {
+        return Error(value, path, "expected a list of values or a range {from, to, step}");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ParseRange(const YAML::Node& node, const std::string& path, v1::Range* range) {
+    range->set_step(1);
+    TF_RETURN_IF_ERROR(
+        ParseMap(node, path,
+                 {{"from", Field<int64_t>([range](int64_t v) { range->set_start(v); })},
+                  {"to", Field<int64_t>([range](int64_t v) { range->set_stop(v); })},
+                  {"step", Field<int64_t>([range](int64_t v) { range->set_step(v); })},
+                  {"times", Field<int64_t>([range](int64_t v) { range->set_factor(v); })}}));
+    if (!given_.count(path + ".from") || !given_.count(path + ".to")) {
+      return Error(node, path, "a range needs both 'from' and 'to'");
+    }
+    if (given_.count(path + ".step") && given_.count(path + ".times")) {
+      return Error(node, path, "a range has either 'step' or 'times', not both");
+    }
+    if (range->factor() != 0) range->set_step(0);
+    return Status::Ok();
+  }
+
+  // A list of {NAME: integer} maps.
+  Status ParseProblems(const YAML::Node& node, const std::string& field) {
+    if (!node.IsSequence()) return Error(node, field, "expected a list of {NAME: value} maps");
+    for (size_t k = 0; k < node.size(); ++k) {
+      std::string path = field + "[" + std::to_string(k) + "]";
+      const YAML::Node& item = node[k];
+      if (!item.IsMap()) return Error(item, path, "expected a map of NAME: integer");
+      v1::Problem* problem = doc_.spec.add_problems();
+      for (const auto& entry : item) {
+        v1::ProblemVar* var = problem->add_vars();
+        var->set_name(entry.first.Scalar());
+        int64_t value;
+        TF_RETURN_IF_ERROR(Decode(entry.second, path + "." + var->name(), &value));
+        var->set_value(value);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // A list of {buffer, dims, box, swizzle}.
+  Status ParseTensorMaps(const YAML::Node& node, const std::string& field) {
+    if (!node.IsSequence())
+      return Error(node, field, "expected a list of {buffer, dims, box} maps");
+    for (size_t k = 0; k < node.size(); ++k) {
+      v1::TensorMap* map = doc_.spec.add_tensor_maps();
+      TF_RETURN_IF_ERROR(
+          ParseMap(node[k], field + "[" + std::to_string(k) + "]",
+                   {{"buffer", Text(map->mutable_buffer())},
+                    {"dims", TextList(map->mutable_dims())},
+                    {"box", TextList(map->mutable_box())},
+                    {"swizzle", Field<int32_t>([map](int32_t v) { map->set_swizzle_bytes(v); })}}));
+    }
+    return Status::Ok();
+  }
+
+  // NAME: {dtype, count, init, output, min, max}.
+  Status ParseBuffers(const YAML::Node& node, const std::string& field) {
+    if (!node.IsMap()) return Error(node, field, "expected a map of NAME: {dtype, count, ...}");
+    for (const auto& entry : node) {
+      v1::Buffer* buffer = doc_.spec.add_buffers();
+      buffer->set_name(entry.first.Scalar());
+      TF_RETURN_IF_ERROR(
+          ParseMap(entry.second, field + "." + buffer->name(),
+                   {{"dtype", Text(buffer->mutable_dtype())},
+                    {"count", Text(buffer->mutable_count())},
+                    {"init", Text(buffer->mutable_init())},
+                    {"output", Field<bool>([buffer](bool v) { buffer->set_output(v); })},
+                    {"min", Field<double>([buffer](double v) { buffer->set_random_min(v); })},
+                    {"max", Field<double>([buffer](double v) { buffer->set_random_max(v); })}}));
+    }
+    return Status::Ok();
+  }
+
+  std::string file_name_;
+  Document doc_;
+  std::set<std::string> given_;
+};
+
+}  // namespace
+
+Result<v1::KernelSpec> ParseSpecYaml(std::string_view yaml, std::string_view file_name) {
+  TF_ASSIGN_OR_RETURN(Document doc, SpecParser(file_name).Parse(yaml));
+  return std::move(doc.spec);
+}
+
+Result<LoadedSpec> LoadSpecFile(const std::string& path) {
+  TF_ASSIGN_OR_RETURN(std::string yaml, ReadFile(path));
+  TF_ASSIGN_OR_RETURN(Document doc, SpecParser(path).Parse(yaml));
+  LoadedSpec loaded{std::move(doc.spec), {}, path};
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::vector<std::string> files = {loaded.spec.source()};
+  files.insert(files.end(), doc.includes.begin(), doc.includes.end());
+  for (const std::string& file : files) {
+    if (!IsSafeRelativePath(file)) {
+      return Status::InvalidArgument(path + ": source file '" + file +
+                                     "' must be a relative path inside the spec's folder");
+    }
+    auto content = ReadFile((folder / file).string());
+    if (!content.ok()) {
+      return Status::InvalidArgument(path + ": cannot read source file '" + file +
+                                     "': " + content.status().message());
+    }
+    v1::SourceFile& source = loaded.sources.emplace_back();
+    source.set_path(file);
+    source.set_content(std::move(content).value());
+  }
+  return loaded;
+}
+
+}  // namespace tf::kernelspec

@@ -1,0 +1,35 @@
+// Reads a kernel spec written in YAML into a v1::KernelSpec, filling the
+// defaults of everything it leaves out. The keys are those of KernelSpec
+// (kernel: is the name), plus includes: extra source files shipped along.
+//
+// Errors give file, line and field, for example
+//   gemm.yaml:12: params.BM: expected a list of values or a range {from, to, step}
+// Unknown keys are errors, so that a typo is not silently ignored. Semantic
+// checks (names, expressions, limits) are ValidateSpec's.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "tunefleet/v1/spec.pb.h"
+
+namespace tf::kernelspec {
+
+namespace v1 = ::tunefleet::v1;
+
+struct LoadedSpec {
+  v1::KernelSpec spec;
+  // The main source first, then the includes; paths relative to the spec's folder.
+  std::vector<v1::SourceFile> sources;
+  std::string path;
+};
+
+// Reads the spec, its source and includes (relative to the spec's folder).
+Result<LoadedSpec> LoadSpecFile(const std::string& path);
+
+// `file_name` is only used in messages; includes are left to LoadSpecFile.
+Result<v1::KernelSpec> ParseSpecYaml(std::string_view yaml, std::string_view file_name);
+
+}  // namespace tf::kernelspec

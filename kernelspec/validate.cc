@@ -1,0 +1,550 @@
+#include "kernelspec/validate.h"
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "kernelspec/config.h"
+#include "kernelspec/expr.h"
+#include "kernelspec/params.h"
+
+namespace tf::kernelspec {
+
+namespace {
+
+constexpr std::string_view kLanguages[] = {"cpp", "cuda", "hip"};
+constexpr std::string_view kVendors[] = {"cpu", "nvidia", "amd", "ascend", "apple"};
+constexpr std::string_view kInits[] = {"random", "zeros", "ones", "iota"};
+constexpr std::string_view kStrategies[] = {"exhaustive", "random"};
+constexpr size_t kMaxReportedErrors = 20;
+constexpr int kMaxTensorMapRank = 5;
+constexpr std::pair<std::string_view, size_t> kDtypes[] = {
+    {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i8", 1},
+    {"i32", 4}, {"i64", 8}, {"u8", 1},  {"u32", 4},
+};
+
+template <size_t N>
+bool OneOf(std::string_view value, const std::string_view (&choices)[N]) {
+  for (std::string_view c : choices) {
+    if (c == value) return true;
+  }
+  return false;
+}
+
+template <size_t N>
+std::string Choices(const std::string_view (&choices)[N]) {
+  std::string text;
+  for (std::string_view c : choices) text += (text.empty() ? "" : ", ") + std::string(c);
+  return text;
+}
+
+std::string DtypeNames() {
+  std::string text;
+  for (const auto& [name, size] : kDtypes) text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+
+// Compile options run on the coordinator: they may tune code generation but
+// not name files or load code, so only these families pass, none with a '/'.
+bool IsSafeCompileOption(std::string_view option) {
+  constexpr std::string_view kAllowed[] = {"-D", "-U", "-O", "-std=",           "-m",
+                                           "-f", "-W", "-g", "--use_fast_math", "--maxrregcount="};
+  constexpr std::string_view kDenied[] = {"-fplugin", "-fprofile", "-Wl,", "-Wa,", "-Wp,"};
+  if (option.find('/') != std::string_view::npos) return false;
+  for (std::string_view denied : kDenied) {
+    if (option.starts_with(denied)) return false;
+  }
+  for (std::string_view allowed : kAllowed) {
+    if (option.starts_with(allowed)) return true;
+  }
+  return false;
+}
+
+// Collects every error rather than stopping at the first, so one round trip
+// shows the user all that is wrong.
+class Validator {
+ public:
+  Validator(const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,
+            const SpecLimits& limits)
+      : spec_(spec), sources_(sources), limits_(limits) {}
+
+  Status Run() {
+    // Before anything else looks at it: a huge spec costs every later check.
+    if (const int64_t bytes = static_cast<int64_t>(spec_.ByteSizeLong());
+        bytes > limits_.max_spec_bytes) {
+      return Status::InvalidArgument("spec: " + std::to_string(bytes) +
+                                     " bytes, above the limit of " +
+                                     std::to_string(limits_.max_spec_bytes));
+    }
+    CheckHeader();
+    CheckParams();
+    CheckProblems();
+    CheckEntry();
+    CheckTensorMaps();
+    CheckExpressions();
+    CheckBuffers();
+    CheckSettings();
+    CheckSearch();
+    CheckSources();
+    if (errors_.empty()) return Status::Ok();
+    std::string message;
+    for (size_t k = 0; k < errors_.size() && k < kMaxReportedErrors; ++k) {
+      message += (k ? "\n" : "") + errors_[k];
+    }
+    if (errors_.size() > kMaxReportedErrors) {
+      message += "\n(and " + std::to_string(errors_.size() - kMaxReportedErrors) + " more)";
+    }
+    return Status::InvalidArgument(message);
+  }
+
+ private:
+  void Fail(const std::string& field, const std::string& message) {
+    errors_.push_back(field + ": " + message);
+  }
+
+  void CheckHeader() {
+    if (!IsIdentifier(spec_.name())) {
+      Fail("kernel", "'" + spec_.name() + "' must be an identifier (letters, digits, _)");
+    }
+    if (!OneOf(spec_.language(), kLanguages)) {
+      Fail("language", "'" + spec_.language() + "' is not one of " + Choices(kLanguages));
+    }
+  }
+
+  void CheckParams() {
+    if (spec_.params_size() == 0) Fail("params", "at least one parameter is needed");
+    if (spec_.params_size() > limits_.max_params) {
+      Fail("params", std::to_string(spec_.params_size()) + " parameters; at most " +
+                         std::to_string(limits_.max_params) + " are allowed");
+    }
+    for (const v1::Param& param : spec_.params()) {
+      std::string field = "params." + param.name();
+      if (!IsIdentifier(param.name())) Fail(field, "the name must be an identifier");
+      if (!params_.insert(param.name()).second) Fail(field, "defined twice");
+      auto values = ParamValues(param);
+      if (!values.ok()) {
+        errors_.push_back(values.status().message());
+        continue;
+      }
+      if (values->empty()) Fail(field, "has no values");
+      std::set<std::string> seen;
+      for (const v1::Value& value : *values) {
+        if (!seen.insert(ValueText(value)).second) {
+          Fail(field, "value '" + ValueText(value) + "' appears twice");
+        }
+      }
+    }
+  }
+
+  void CheckProblems() {
+    if (spec_.problems_size() == 0) Fail("problems", "at least one problem is needed");
+    if (spec_.problems_size() > limits_.max_problems) {
+      Fail("problems", std::to_string(spec_.problems_size()) + " problems; at most " +
+                           std::to_string(limits_.max_problems) + " are allowed");
+    }
+    std::set<std::string> keys;
+    for (int k = 0; k < spec_.problems_size(); ++k) {
+      const v1::Problem& problem = spec_.problems(k);
+      std::string field = "problems[" + std::to_string(k) + "]";
+      std::set<std::string> names;
+      for (const v1::ProblemVar& var : problem.vars()) {
+        if (!IsIdentifier(var.name())) Fail(field, "'" + var.name() + "' is not an identifier");
+        if (params_.count(var.name())) {
+          Fail(field, "'" + var.name() + "' is both a parameter and a problem variable");
+        }
+        if (!names.insert(var.name()).second) Fail(field, "'" + var.name() + "' given twice");
+      }
+      if (k == 0) {
+        problem_vars_ = names;
+      } else if (names != problem_vars_) {
+        Fail(field, "has variables " + Join(names) + " but problems[0] has " + Join(problem_vars_) +
+                        "; all problems need the same");
+      }
+      if (!keys.insert(ProblemKey(problem)).second) Fail(field, "repeats an earlier problem");
+    }
+    std::set<std::string> scalars;
+    for (const std::string& name : spec_.scalars()) {
+      if (!problem_vars_.count(name)) {
+        Fail("scalars", "'" + name + "' is not a problem variable");
+      } else if (!scalars.insert(name).second) {
+        Fail("scalars", "'" + name + "' given twice");
+      }
+    }
+  }
+
+  // Every {NAME} of the entry must be a parameter.
+  void CheckEntry() {
+    if (spec_.entry().empty()) Fail("entry", "is empty");
+    std::string_view entry = spec_.entry();
+    for (size_t open = entry.find('{'); open != std::string_view::npos;
+         open = entry.find('{', open + 1)) {
+      size_t close = entry.find('}', open);
+      if (close == std::string_view::npos) {
+        Fail("entry", "'{' at column " + std::to_string(open + 1) + " is not closed");
+        break;
+      }
+      std::string name(entry.substr(open + 1, close - open - 1));
+      if (!params_.count(name)) {
+        Fail("entry", "{" + name + "} is not a parameter (parameters: " + Join(params_) + ")");
+      }
+      used_params_.insert(name);
+    }
+  }
+
+  // Parses `text` and checks each name is a parameter (when allowed), a
+  // problem variable, or device.* (when allowed). Returns the names it uses.
+  std::vector<std::string> CheckExpression(const std::string& field, const std::string& text,
+                                           bool params_allowed, bool device_allowed) {
+    auto expr = Expr::Parse(text);
+    if (!expr.ok()) {
+      Fail(field, expr.status().message());
+      return {};
+    }
+    for (const std::string& name : expr->variables()) {
+      bool known = problem_vars_.count(name) || (params_allowed && params_.count(name)) ||
+                   (device_allowed && name.starts_with("device."));
+      if (known) continue;
+      std::string allowed = params_allowed ? "parameters, problem variables" : "problem variables";
+      if (device_allowed) allowed += " and device.*";
+      Fail(field, "'" + text + "' uses '" + name + "', which is none of the " + allowed);
+    }
+    return expr->variables();
+  }
+
+  void CheckExpressions() {
+    for (int k = 0; k < spec_.constraints_size(); ++k) {
+      CheckExpression("constraints[" + std::to_string(k) + "]", spec_.constraints(k), true, true);
+    }
+    const v1::Launch& launch = spec_.launch();
+    bool gpu = spec_.language() == "cuda" || spec_.language() == "hip";
+    for (const auto& [name, dims] :
+         {std::pair{"grid", &launch.grid()}, {"block", &launch.block()}}) {
+      std::string field = std::string("launch.") + name;
+      if (gpu && (dims->empty() || dims->size() > 3)) {
+        Fail(field, "a " + spec_.language() + " kernel needs 1 to 3 dimensions, got " +
+                        std::to_string(dims->size()));
+      }
+      for (int k = 0; k < dims->size(); ++k) {
+        for (const std::string& used :
+             CheckExpression(field + "[" + std::to_string(k) + "]", dims->Get(k), true, true)) {
+          used_params_.insert(used);
+        }
+      }
+    }
+    // A GPU reference is a kernel of its own, launched over the problem only.
+    const v1::Verify& verify = spec_.verify();
+    if (gpu && !verify.reference().empty()) {
+      for (const auto& [name, dims] :
+           {std::pair{"grid", &verify.grid()}, {"block", &verify.block()}}) {
+        std::string field = std::string("verify.") + name;
+        if (dims->empty() || dims->size() > 3) {
+          Fail(field, "the " + spec_.language() +
+                          " reference kernel needs 1 to 3 dimensions, got " +
+                          std::to_string(dims->size()));
+        }
+        for (int k = 0; k < dims->size(); ++k) {
+          CheckExpression(field + "[" + std::to_string(k) + "]", dims->Get(k), false, false);
+        }
+      }
+    }
+    if (!launch.shared_mem_bytes().empty()) {
+      for (const std::string& used :
+           CheckExpression("launch.shared_mem", launch.shared_mem_bytes(), true, true)) {
+        used_params_.insert(used);
+      }
+    }
+    if (!spec_.objective().flops().empty()) {
+      CheckExpression("objective.flops", spec_.objective().flops(), false, false);
+    }
+    // A parameter that reaches the kernel through neither the entry nor the
+    // launch would only multiply the space by identical candidates.
+    for (const std::string& param : params_) {
+      if (!used_params_.count(param)) {
+        Fail("params." + param,
+             "is used neither in entry nor in launch, so its values would "
+             "all build the same kernel");
+      }
+    }
+  }
+
+  void CheckBuffers() {
+    bool has_output = false;
+    std::set<std::string> names;
+    for (const v1::Buffer& buffer : spec_.buffers()) {
+      std::string field = "buffers." + buffer.name();
+      has_output |= buffer.output();
+      if (!IsIdentifier(buffer.name())) Fail(field, "the name must be an identifier");
+      if (!names.insert(buffer.name()).second) Fail(field, "defined twice");
+      size_t element_size = DtypeSize(buffer.dtype());
+      if (element_size == 0) {
+        Fail(field + ".dtype", "'" + buffer.dtype() + "' is not one of " + DtypeNames());
+      }
+      if (!OneOf(buffer.init(), kInits)) {
+        Fail(field + ".init", "'" + buffer.init() + "' is not one of " + Choices(kInits));
+      }
+      if (!(buffer.random_min() <= buffer.random_max())) {
+        Fail(field, "min " + std::to_string(buffer.random_min()) + " is above max " +
+                        std::to_string(buffer.random_max()));
+      }
+      size_t errors_before = errors_.size();
+      CheckExpression(field + ".count", buffer.count(), false, false);
+      if (errors_.size() > errors_before || element_size == 0) continue;
+      for (const v1::Problem& problem : spec_.problems()) CheckBufferSize(field, buffer, problem);
+    }
+    if (!has_output) Fail("buffers", "at least one buffer needs output: true");
+  }
+
+  void CheckTensorMaps() {
+    if (spec_.tensor_maps_size() > 0 && spec_.language() != "cuda") {
+      Fail("tensor_maps", "only cuda kernels take tensor maps, not " + spec_.language());
+    }
+    for (int k = 0; k < spec_.tensor_maps_size(); ++k) {
+      const v1::TensorMap& map = spec_.tensor_maps(k);
+      const std::string field = "tensor_maps[" + std::to_string(k) + "]";
+      const v1::Buffer* buffer = nullptr;
+      for (const v1::Buffer& b : spec_.buffers()) {
+        if (b.name() == map.buffer()) buffer = &b;
+      }
+      if (buffer == nullptr) Fail(field + ".buffer", "'" + map.buffer() + "' is not a buffer");
+      if (map.dims_size() < 1 || map.dims_size() > kMaxTensorMapRank) {
+        Fail(field + ".dims", "a tensor map has 1 to " + std::to_string(kMaxTensorMapRank) +
+                                  " dimensions, got " + std::to_string(map.dims_size()));
+      }
+      if (map.box_size() != map.dims_size()) {
+        Fail(field + ".box", "has " + std::to_string(map.box_size()) + " dimensions, dims has " +
+                                 std::to_string(map.dims_size()));
+      }
+      if (map.swizzle_bytes() != 0 && map.swizzle_bytes() != 32 && map.swizzle_bytes() != 64 &&
+          map.swizzle_bytes() != 128) {
+        Fail(field + ".swizzle", std::to_string(map.swizzle_bytes()) + " is not 0, 32, 64 or 128");
+      }
+      size_t errors_before = errors_.size();
+      for (int d = 0; d < map.dims_size(); ++d) {
+        CheckExpression(field + ".dims[" + std::to_string(d) + "]", map.dims(d), false, false);
+      }
+      for (int d = 0; d < map.box_size(); ++d) {
+        for (const std::string& used :
+             CheckExpression(field + ".box[" + std::to_string(d) + "]", map.box(d), true, false)) {
+          used_params_.insert(used);
+        }
+      }
+      if (errors_.size() > errors_before || buffer == nullptr || DtypeSize(buffer->dtype()) == 0) {
+        continue;
+      }
+      for (const v1::Problem& problem : spec_.problems()) {
+        CheckTensorMapExtent(field, map, *buffer, problem);
+      }
+    }
+  }
+
+  // The copy engine reads within the buffer only if the extents fit in it,
+  // and needs every row stride to be a multiple of 16 bytes.
+  void CheckTensorMapExtent(const std::string& field, const v1::TensorMap& map,
+                            const v1::Buffer& buffer, const v1::Problem& problem) {
+    Bindings vars;
+    for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+    const std::string where = " for problem " + ProblemText(problem);
+    auto count = EvaluateInt(buffer.count(), vars);
+    if (!count.ok()) return;  // reported with the buffer
+    const int64_t element_size = static_cast<int64_t>(DtypeSize(buffer.dtype()));
+    int64_t elements = 1;
+    for (int d = 0; d < map.dims_size(); ++d) {
+      auto extent = EvaluateInt(map.dims(d), vars);
+      const std::string dim_field = field + ".dims[" + std::to_string(d) + "]";
+      if (!extent.ok()) return Fail(dim_field, extent.status().message() + where);
+      if (*extent < 1) return Fail(dim_field, "'" + map.dims(d) + "' is below 1" + where);
+      if (d == 1 && (elements * element_size) % 16 != 0) {
+        return Fail(field + ".dims[0]", "rows of " + std::to_string(elements * element_size) +
+                                            " bytes are not a multiple of 16" + where);
+      }
+      if (*extent > *count / elements) {
+        return Fail(field + ".dims", "cover more than buffer '" + buffer.name() + "' holds (" +
+                                         std::to_string(*count) + " elements)" + where);
+      }
+      elements *= *extent;
+    }
+  }
+
+  void CheckBufferSize(const std::string& field, const v1::Buffer& buffer,
+                       const v1::Problem& problem) {
+    Bindings vars;
+    for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+    std::string where = " for problem " + ProblemText(problem);
+    auto count = EvaluateInt(buffer.count(), vars);
+    if (!count.ok()) {
+      Fail(field + ".count", count.status().message() + where);
+    } else if (*count <= 0) {
+      Fail(field + ".count", "'" + buffer.count() + "' is " + std::to_string(*count) + where);
+    } else if (*count >
+               limits_.max_buffer_bytes / static_cast<int64_t>(DtypeSize(buffer.dtype()))) {
+      Fail(field, std::to_string(*count) + " elements of " + buffer.dtype() + " exceed the " +
+                      std::to_string(limits_.max_buffer_bytes) + "-byte buffer limit" + where);
+    }
+  }
+
+  void CheckSettings() {
+    const v1::Verify& verify = spec_.verify();
+    if (!(verify.rtol() >= 0) || std::isinf(verify.rtol())) {
+      Fail("verify.rtol", "must be a finite number >= 0");
+    }
+    if (!(verify.atol() >= 0) || std::isinf(verify.atol())) {
+      Fail("verify.atol", "must be a finite number >= 0");
+    }
+    if (spec_.objective().minimize() != "time") {
+      Fail("objective.minimize",
+           "'" + spec_.objective().minimize() + "': only 'time' is supported");
+    }
+    const v1::BenchmarkSettings& b = spec_.benchmark();
+    if (!(b.warmup_ms() >= 0)) Fail("benchmark.warmup_ms", "must be >= 0");
+    if (!(b.min_time_ms() > 0)) Fail("benchmark.min_time_ms", "must be > 0");
+    if (b.min_repeats() < 1) Fail("benchmark.min_repeats", "must be >= 1");
+    if (b.max_repeats() < b.min_repeats()) {
+      Fail("benchmark.max_repeats", std::to_string(b.max_repeats()) + " is below min_repeats " +
+                                        std::to_string(b.min_repeats()));
+    }
+    if (!(b.timeout_s() > 0)) Fail("benchmark.timeout_s", "must be > 0");
+    if (!OneOf(spec_.target().vendor(), kVendors)) {
+      Fail("target.vendor", "'" + spec_.target().vendor() + "' is not one of " + Choices(kVendors));
+    }
+    for (int k = 0; k < spec_.compile_options_size(); ++k) {
+      if (!IsSafeCompileOption(spec_.compile_options(k))) {
+        Fail("compile_options[" + std::to_string(k) + "]",
+             "'" + spec_.compile_options(k) +
+                 "' is not allowed: only -D -U -O -std= -m -f -W -g options without paths");
+      }
+    }
+  }
+
+  void CheckSearch() {
+    const v1::Search& search = spec_.search();
+    if (!OneOf(search.strategy(), kStrategies)) {
+      Fail("search.strategy", "'" + search.strategy() + "' is not one of " + Choices(kStrategies));
+    }
+    if (search.max_candidates() < 0) Fail("search.max_candidates", "must be >= 0");
+    bool sampled = search.strategy() == "random";
+    if (sampled && search.max_candidates() <= 0) {
+      Fail("search.max_candidates", "strategy random needs max_candidates > 0");
+    }
+    uint64_t budget = static_cast<uint64_t>(std::max<int64_t>(search.max_candidates(), 0));
+    if (budget > limits_.max_space_size) {
+      Fail("search.max_candidates", std::to_string(budget) + " is above the limit of " +
+                                        std::to_string(limits_.max_space_size));
+    }
+    uint64_t size = CartesianSize(spec_);
+    if (!sampled && size > limits_.max_space_size) {
+      Fail("params", "the space has " + std::to_string(size) +
+                         " configurations, above the limit of " +
+                         std::to_string(limits_.max_space_size) +
+                         "; add constraints, or use search.strategy random with max_candidates");
+    }
+  }
+
+  void CheckSources() {
+    bool has_main = false;
+    int64_t total_bytes = 0;
+    std::set<std::string> paths;
+    for (const v1::SourceFile& file : sources_) {
+      if (!IsSafeRelativePath(file.path())) {
+        Fail("sources", "'" + file.path() + "' must be a relative path without '..'");
+      }
+      if (!paths.insert(file.path()).second) Fail("sources", "'" + file.path() + "' given twice");
+      has_main |= file.path() == spec_.source();
+      total_bytes += static_cast<int64_t>(file.content().size());
+    }
+    if (spec_.source().empty()) {
+      Fail("source", "is empty");
+    } else if (!has_main) {
+      Fail("source", "'" + spec_.source() + "' is not among the files sent");
+    }
+    if (static_cast<int64_t>(sources_.size()) > limits_.max_source_files) {
+      Fail("sources", std::to_string(sources_.size()) + " files, above the limit of " +
+                          std::to_string(limits_.max_source_files));
+    }
+    if (total_bytes > limits_.max_source_bytes) {
+      Fail("sources", std::to_string(total_bytes) + " bytes, above the limit of " +
+                          std::to_string(limits_.max_source_bytes));
+    }
+  }
+
+  static std::string Join(const std::set<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text.empty() ? "(none)" : text;
+  }
+
+  const v1::KernelSpec& spec_;
+  const std::vector<v1::SourceFile>& sources_;
+  const SpecLimits& limits_;
+  std::vector<std::string> errors_;
+  std::set<std::string> params_;
+  std::set<std::string> problem_vars_;
+  std::set<std::string> used_params_;  // names the entry and the launch use
+};
+
+}  // namespace
+
+size_t DtypeSize(std::string_view dtype) {
+  for (const auto& [name, size] : kDtypes) {
+    if (name == dtype) return size;
+  }
+  return 0;
+}
+
+Result<int64_t> ProblemBufferBytes(const v1::KernelSpec& spec, const v1::Problem& problem) {
+  Bindings vars;
+  for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+  int64_t total = 0;
+  for (const v1::Buffer& buffer : spec.buffers()) {
+    auto count = EvaluateInt(buffer.count(), vars);
+    if (!count.ok())
+      return Status::InvalidArgument("buffers." + buffer.name() +
+                                     ".count: " + count.status().message());
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(*count, static_cast<int64_t>(DtypeSize(buffer.dtype())), &bytes) ||
+        __builtin_add_overflow(total, bytes, &total)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
+  return total;
+}
+
+uint64_t CartesianSize(const v1::KernelSpec& spec) {
+  uint64_t size = 1;
+  for (const v1::Param& param : spec.params()) {
+    if (__builtin_mul_overflow(size, ParamSize(param), &size)) {
+      return std::numeric_limits<uint64_t>::max();
+    }
+  }
+  return size;
+}
+
+bool IsSafeRelativePath(std::string_view path) {
+  if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) {
+    return false;
+  }
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (path.substr(start, end - start) == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+bool IsIdentifier(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+Status ValidateSpec(const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,
+                    const SpecLimits& limits) {
+  return Validator(spec, sources, limits).Run();
+}
+
+}  // namespace tf::kernelspec

@@ -1,0 +1,89 @@
+// How the runner drives one kind of device. The runner makes the problem's
+// inputs and decides what to run; a backend keeps the device's copies of the
+// buffers and of the reference outputs, loads the artifact, launches, checks
+// outputs where they lie and times. One backend serves every request of a
+// runner process.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "tunefleet/v1/common.pb.h"
+#include "tunefleet/v1/spec.pb.h"
+#include "runner/host_buffers.h"
+
+namespace tf::runner {
+
+namespace v1 = ::tunefleet::v1;
+
+// A spec tensor map with one candidate's values: the backend encodes it
+// against the working copy of buffer `buffer` and passes it after the scalars.
+struct TensorMapLayout {
+  int buffer = 0;  // index of the spec buffer
+  std::string dtype;
+  int element_bytes = 0;
+  std::vector<uint64_t> dims;  // innermost first, dense
+  std::vector<uint32_t> box;
+  int swizzle_bytes = 0;
+};
+
+// A kernel of the loaded artifact with its launch geometry and tensor maps
+// (ignored by backends that do not launch grids).
+struct Launchable {
+  void* function = nullptr;  // backend-specific handle
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t shared_mem_bytes = 0;
+  std::vector<TensorMapLayout> tensor_maps;
+};
+
+// The device's copies of one problem's buffers: the inputs as uploaded, kept
+// pristine, the working copies that kernels run on, so that every run starts
+// from the same inputs without another upload, and the reference outputs.
+// Made by a backend's Upload, used only with that backend, freed with the
+// object.
+class DeviceBuffers {
+ public:
+  virtual ~DeviceBuffers() = default;
+  // Device memory held, pristine, working and reference copies together.
+  virtual int64_t bytes() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Replaces the previously loaded artifact.
+  virtual Status Load(const std::string& artifact_path) = 0;
+  // Errors name the missing symbol; the caller sets the geometry.
+  virtual Result<Launchable> Find(const std::string& symbol) = 0;
+  // Device copies of `initial`, one per spec buffer; the working copies are
+  // undefined until Reset.
+  virtual Result<std::unique_ptr<DeviceBuffers>> Upload(std::vector<HostBuffer> initial) = 0;
+  // Every working buffer set back to its upload, then the `outputs` poisoned
+  // (NaN in floats) so that an element the kernel never writes cannot pass.
+  virtual Status Reset(DeviceBuffers& buffers, const std::vector<int>& outputs) = 0;
+  // One launch on the working buffers, waited for.
+  virtual Status Run(const Launchable& kernel, DeviceBuffers& buffers,
+                     const std::vector<int64_t>& scalars) = 0;
+  // The working copies of `outputs`, as the reference kernel left them, kept
+  // as what Compare checks later runs against.
+  virtual Status KeepReference(DeviceBuffers& buffers, const std::vector<int>& outputs) = 0;
+  // Working buffer `index`, one of the kept outputs, against its reference,
+  // element by element by runner::Compare's rule.
+  virtual Result<Comparison> Compare(DeviceBuffers& buffers, int index, double rtol,
+                                     double atol) = 0;
+  // Warm-up, then timed runs as `settings` say; sensors sampled after.
+  virtual Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
+                                       const std::vector<int64_t>& scalars,
+                                       const v1::BenchmarkSettings& settings) = 0;
+  // True after an error that leaves the device unusable by this process
+  // (a sticky CUDA error): the runner must exit so that a fresh one starts.
+  virtual bool lost() const { return false; }
+};
+
+}  // namespace tf::runner

@@ -1,0 +1,23 @@
+// A device as a vendor's discovery finds it (vendors/device_kinds.h): what
+// the worker registers, the cores its runner is pinned to and the vendor's
+// own number for it, so that the rest of the worker does not care which kind
+// of device it runs on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tunefleet/v1/common.pb.h"
+
+namespace tf::runner {
+
+struct Device {
+  ::tunefleet::v1::DeviceInfo info;  // as registered; info.index numbers devices on this worker
+  std::vector<int> cpus;  // host cores the device's runner is pinned to; empty: not pinned
+  int ordinal = 0;        // the vendor's own number of the device (CUDA ordinal)
+};
+
+// "NVIDIA H200" -> "NVIDIA-H200": a model name as a device class part.
+std::string SanitizeForDeviceClass(const std::string& model);
+
+}  // namespace tf::runner

@@ -1,0 +1,36 @@
+// The device side's vendor table: a device kind ("cpu", "nvidia", the
+// vendor a device registers with) chooses its discovery and its runner
+// backend here and nowhere else. Adding a vendor adds one row
+// (vendors/device_kinds.cc).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "runner/backend.h"
+#include "runner/device.h"
+#include "tunefleet/v1/common.pb.h"
+
+namespace tf::vendors {
+
+struct DeviceKind {
+  const char* name;
+  // Checks the numbers after "kind:" in --devices before anything is
+  // discovered; the message says what they must be.
+  Status (*check_numbers)(const std::vector<int>& numbers);
+  // The devices of this kind on this host for those numbers, indices from
+  // `first_index`, `label` added to labels and device class.
+  Result<std::vector<runner::Device>> (*discover)(const std::vector<int>& numbers,
+                                                  int first_index, const std::string& label);
+  // The runner's backend for `device` (the vendor's own number `ordinal`).
+  Result<std::unique_ptr<runner::Backend>> (*make_backend)(const ::tunefleet::v1::DeviceInfo& device,
+                                                           int ordinal);
+};
+
+// InvalidArgument naming the known kinds when `name` is none of them.
+Result<const DeviceKind*> FindDeviceKind(std::string_view name);
+
+}  // namespace tf::vendors

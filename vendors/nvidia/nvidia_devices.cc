@@ -1,0 +1,120 @@
+#include "vendors/nvidia/nvidia_devices.h"
+
+#include <spdlog/spdlog.h>
+
+#include "vendors/nvidia/cuda_driver.h"
+
+namespace tf::nvidia {
+
+Status CheckNvidiaDeviceNumbers(const std::vector<int>&) { return Status::Ok(); }
+
+#ifdef TF_HAVE_CUDA_HEADERS
+
+namespace {
+
+Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index, const std::string& label) {
+  const std::string what = "CUDA device " + std::to_string(ordinal);
+  CUdevice handle;
+  TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceGet(&handle, ordinal), what));
+  char name[256] = {};
+  TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceGetName(name, sizeof name - 1, handle), what));
+  size_t memory = 0;
+  TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceTotalMem(&memory, handle), what));
+
+  runner::Device device;
+  device.ordinal = ordinal;
+  v1::DeviceInfo& info = device.info;
+  auto& props = *info.mutable_properties();
+  const std::pair<const char*, CUdevice_attribute> kAttributes[] = {
+      {"sm_count", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+      {"max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+      {"max_shared_mem_per_block", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK},
+      {"max_shared_mem_per_block_optin", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN},
+      {"max_shared_mem_per_sm", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+      {"regs_per_block", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
+      {"regs_per_sm", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+      {"l2_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE},
+      {"warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE},
+      {"clock_khz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE},
+      {"memory_clock_khz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE},
+      {"memory_bus_width", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH},
+      {"cc_major", CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+      {"cc_minor", CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
+  };
+  for (const auto& [property, attribute] : kAttributes) {
+    int value = 0;
+    TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceGetAttribute(&value, attribute, handle),
+                                  what + ": attribute " + property));
+    props[property] = value;
+  }
+  props["memory_bytes"] = static_cast<int64_t>(memory);
+
+  const std::string arch =
+      "sm_" + std::to_string(props["cc_major"]) + std::to_string(props["cc_minor"]);
+  info.set_index(index);
+  info.set_vendor("nvidia");
+  info.set_model(name);
+  info.set_arch(arch);
+  std::string device_class = "nvidia/" + runner::SanitizeForDeviceClass(name) + "/" + arch;
+  if (!label.empty()) {
+    device_class += "/" + label;
+    info.add_labels(label);
+  }
+  info.set_device_class(device_class);
+  info.set_memory_bytes(static_cast<int64_t>(memory));
+  info.set_compute_units(static_cast<int32_t>(props["sm_count"]));
+  return device;
+}
+
+}  // namespace
+
+Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals, int first_index,
+                                                  const std::string& label) {
+  auto cuda = CudaDriver::Get();
+  int count = 0;
+  if (cuda.ok()) {
+    auto counted = (*cuda)->Check((*cuda)->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (!counted.ok()) cuda = counted;
+  }
+  if (!cuda.ok() || count == 0) {
+    const std::string why = cuda.ok() ? "the CUDA driver sees no GPU" : cuda.status().message();
+    if (!ordinals.empty()) {
+      return Status::FailedPrecondition("--devices asks for NVIDIA GPU " +
+                                        std::to_string(ordinals.front()) + " but " + why);
+    }
+    spdlog::info("no NVIDIA devices: {}", why);
+    return std::vector<runner::Device>{};
+  }
+  std::vector<int> wanted = ordinals;
+  for (int ordinal = 0; wanted.empty() && ordinal < count; ++ordinal) wanted.push_back(ordinal);
+  std::vector<runner::Device> devices;
+  for (int ordinal : wanted) {
+    if (ordinal < 0 || ordinal >= count) {
+      return Status::InvalidArgument("--devices asks for NVIDIA GPU " + std::to_string(ordinal) +
+                                     " but this host has " + std::to_string(count) +
+                                     " (ordinals 0.." + std::to_string(count - 1) + ")");
+    }
+    TF_ASSIGN_OR_RETURN(
+        runner::Device device,
+        Describe(**cuda, ordinal, first_index + static_cast<int>(devices.size()), label));
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+#else  // !TF_HAVE_CUDA_HEADERS
+
+Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals, int,
+                                                  const std::string&) {
+  constexpr const char* kWhy = "this worker was built without the CUDA toolkit headers";
+  if (!ordinals.empty()) {
+    return Status::FailedPrecondition("--devices asks for NVIDIA GPU " +
+                                      std::to_string(ordinals.front()) + " but " + kWhy);
+  }
+  spdlog::info("no NVIDIA devices: {}", kWhy);
+  return std::vector<runner::Device>{};
+}
+
+#endif  // TF_HAVE_CUDA_HEADERS
+
+}  // namespace tf::nvidia

@@ -1,0 +1,51 @@
+#include "vendors/nvidia/ptxas_log.h"
+
+#include <regex>
+#include <sstream>
+
+namespace tf::nvidia {
+namespace {
+
+// The number before `unit` in `line` ("26 registers", "4224 bytes smem"); 0
+// when absent, which is how ptxas reports nothing used.
+int64_t Amount(const std::string& line, const std::string& unit) {
+  std::smatch match;
+  std::regex pattern("([0-9]+) " + unit);
+  return std::regex_search(line, match, pattern) ? std::stoll(match[1]) : 0;
+}
+
+}  // namespace
+
+std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
+    std::string_view log) {
+  static const std::regex kEntry("Compiling entry function '([^']+)'");
+  static const std::regex kProperties("Function properties for (\\S+)");
+  std::map<std::string, ::tunefleet::v1::ResourceUsage> usage;
+  // "Used ..." lines follow their entry; frame lines follow their properties
+  // header, which ptxas also prints for non-entry device functions.
+  std::string entry, properties_of;
+  std::istringstream lines{std::string(log)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::smatch match;
+    if (std::regex_search(line, match, kEntry)) {
+      entry = match[1];
+      usage[entry];
+    } else if (std::regex_search(line, match, kProperties)) {
+      properties_of = match[1];
+    } else if (line.find("bytes stack frame") != std::string::npos) {
+      auto found = usage.find(properties_of);
+      if (found == usage.end()) continue;
+      found->second.set_local_bytes(Amount(line, "bytes stack frame"));
+      found->second.set_spill_store_bytes(Amount(line, "bytes spill stores"));
+      found->second.set_spill_load_bytes(Amount(line, "bytes spill loads"));
+    } else if (line.find("Used ") != std::string::npos && !entry.empty()) {
+      auto& kernel = usage[entry];
+      kernel.set_registers(static_cast<int32_t>(Amount(line, "registers")));
+      kernel.set_static_shared_bytes(Amount(line, "bytes smem"));
+    }
+  }
+  return usage;
+}
+
+}  // namespace tf::nvidia

@@ -1,0 +1,23 @@
+// Per-kernel resource usage from ptxas's verbose report (`ptxas -v`, which
+// NVRTC and nvcc pass through), e.g.
+//   ptxas info    : Compiling entry function '_Z9transposeILi32ELi8EEvPKfPfxx' for 'sm_90'
+//   ptxas info    : Function properties for _Z9transposeILi32ELi8EEvPKfPfxx
+//   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+//   ptxas info    : Used 26 registers, used 1 barriers, 4224 bytes smem
+// Reading the log rather than the CUBIN keeps the numbers exactly those the
+// user sees when compiling by hand.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "tunefleet/v1/common.pb.h"
+
+namespace tf::nvidia {
+
+// Keyed by the kernel's mangled name; kernels the log does not mention are
+// absent. Lines that are not part of the report are ignored.
+std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(std::string_view log);
+
+}  // namespace tf::nvidia

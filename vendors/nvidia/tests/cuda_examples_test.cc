@@ -1,0 +1,107 @@
+// The shipped CUDA examples, without a GPU: each spec loads and validates,
+// its space on an H200's properties (and an A100's, for the specs with an
+// Ampere path) has configurations, and a spread of them compiles with NVRTC
+// for the architecture the coordinator would pick (sm_90a for the H200 when
+// the spec leaves target.arch out), reporting resource use.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "compiler/batch_builder.h"
+#include "kernelspec/space.h"
+#include "kernelspec/spec_loader.h"
+#include "kernelspec/validate.h"
+#include "tests/test_util.h"
+#include "vendors/toolchains.h"
+
+namespace tf::nvidia {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+
+const std::string kNvrtcPath = std::string(TF_BINARY_DIR) + "/bin/tunefleet-nvrtc";
+
+struct Gpu {
+  const char* arch;
+  kernelspec::DeviceProperties props;
+};
+const Gpu kH200 = {"sm_90",
+                   {{"cc_major", 9},
+                    {"sm_count", 132},
+                    {"max_threads_per_block", 1024},
+                    {"max_shared_mem_per_block_optin", 232448}}};
+const Gpu kA100 = {"sm_80",
+                   {{"cc_major", 8},
+                    {"sm_count", 108},
+                    {"max_threads_per_block", 1024},
+                    {"max_shared_mem_per_block_optin", 166912}}};
+
+struct Example {
+  const char* spec;
+  std::vector<const Gpu*> gpus;
+};
+
+class CudaExamplesTest : public ::testing::TestWithParam<Example> {};
+
+TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
+  if (!std::filesystem::exists(kNvrtcPath)) {
+    GTEST_SKIP() << "no CUDA toolkit with NVRTC at configure time: " << kNvrtcPath
+                 << " was not built";
+  }
+  auto loaded =
+      kernelspec::LoadSpecFile(std::string(TF_SOURCE_DIR) + "/examples/cuda/" + GetParam().spec);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Status valid = kernelspec::ValidateSpec(loaded->spec, loaded->sources, {});
+  ASSERT_TRUE(valid.ok()) << valid.message();
+
+  for (const Gpu* gpu : GetParam().gpus) {
+    SCOPED_TRACE(gpu->arch);
+    auto space = kernelspec::SearchSpace::Create(loaded->spec, loaded->spec.problems(0), gpu->props);
+    ASSERT_TRUE(space.ok()) << space.status().ToString();
+    auto configs = space->Select(loaded->spec.search(), 100000);
+    ASSERT_TRUE(configs.ok()) << configs.status().ToString();
+    ASSERT_GE(configs->size(), 4u);
+    // The first, the last and two between: different tiles and pipeline depths.
+    const size_t n = configs->size();
+    std::vector<v1::Config> sample = {(*configs)[0], (*configs)[n / 3], (*configs)[2 * n / 3],
+                                      (*configs)[n - 1]};
+
+    auto toolchain = vendors::MakeToolchain(loaded->spec, gpu->arch);
+    ASSERT_TRUE(toolchain.ok()) << toolchain.status().ToString();
+    if (loaded->spec.target().arch().empty()) {  // the bound device's own, wgmma included
+      EXPECT_EQ((*toolchain)->target(), gpu == &kH200 ? "sm_90a" : "sm_80");
+    }
+    tf::testing::TempDir temp;
+    auto store = compiler::ArtifactStore::Open(temp.path() + "/store");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    compiler::BuildOptions options;
+    options.work_root = temp.path();
+    options.parallelism = 2;
+    options.batch_size = 4;
+    std::vector<compiler::ConfigBuild> builds;
+    auto stats =
+        compiler::BatchBuilder(**toolchain, **store, options)
+            .Build(loaded->spec, loaded->sources, sample, [&](std::vector<compiler::ConfigBuild> batch) {
+              builds.insert(builds.end(), batch.begin(), batch.end());
+            });
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    ASSERT_EQ(builds.size(), sample.size());
+    for (const compiler::ConfigBuild& build : builds) {
+      EXPECT_TRUE(build.ok) << build.diagnostics;
+      EXPECT_GT(build.resources.registers(), 0) << build.symbol;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Specs, CudaExamplesTest,
+    ::testing::Values(Example{"transpose/transpose.yaml", {&kH200}},
+                      Example{"gemm/gemm.yaml", {&kH200}},
+                      Example{"hopper_gemm/hopper_gemm_f16_tn.yaml", {&kH200, &kA100}},
+                      Example{"hopper_gemm/hopper_gemm_bf16_nn.yaml", {&kH200, &kA100}}),
+    [](const ::testing::TestParamInfo<Example>& info) {
+      return std::filesystem::path(info.param.spec).stem().string();
+    });
+
+}  // namespace
+}  // namespace tf::nvidia

@@ -1,0 +1,286 @@
+#include "vendors/nvidia/nvrtc_toolchain.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "common/files.h"
+#include "compiler/batch_builder.h"
+#include "vendors/nvidia/ptxas_log.h"
+#include "kernelspec/config.h"
+#include "tests/test_util.h"
+#include "vendors/toolchains.h"
+
+namespace tf::nvidia {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+
+// Captured from tunefleet-nvrtc (NVRTC 13.0, sm_90, -maxrregcount=32), with a
+// spilling kernel's frame line and a device function's properties added.
+const char kPtxasLog[] =
+    R"(ptxas info    : Overriding maximum register limit 256 for '_Z5spillILi512EEvPfxx' with  32 of maxrregcount option
+ptxas info    : 0 bytes gmem
+ptxas info    : Function properties for _Z6helperf
+ptxas         .     24 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Compiling entry function '_Z9transposeILi32ELi8EEvPKfPfxx' for 'sm_90'
+ptxas info    : Function properties for _Z9transposeILi32ELi8EEvPKfPfxx
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 26 registers, used 1 barriers, 4224 bytes smem
+ptxas info    : Compile time = 34.771 ms
+ptxas info    : Compiling entry function '_Z5spillILi512EEvPfxx' for 'sm_90'
+ptxas info    : Function properties for _Z5spillILi512EEvPfxx
+ptxas         .     2048 bytes stack frame, 120 bytes spill stores, 96 bytes spill loads
+ptxas info    : Used 32 registers, used 0 barriers, 2048 bytes cumulative stack size
+ptxas info    : Compile time = 30.744 ms
+)";
+
+TEST(PtxasLogTest, ReadsEachEntryFunctionsResources) {
+  auto usage = ParsePtxasResourceUsage(kPtxasLog);
+  ASSERT_EQ(usage.size(), 2u);  // the device function is no kernel
+  const v1::ResourceUsage& transpose = usage.at("_Z9transposeILi32ELi8EEvPKfPfxx");
+  EXPECT_EQ(transpose.registers(), 26);
+  EXPECT_EQ(transpose.static_shared_bytes(), 4224);
+  EXPECT_EQ(transpose.local_bytes(), 0);
+  EXPECT_EQ(transpose.spill_store_bytes(), 0);
+  const v1::ResourceUsage& spill = usage.at("_Z5spillILi512EEvPfxx");
+  EXPECT_EQ(spill.registers(), 32);
+  EXPECT_EQ(spill.static_shared_bytes(), 0);
+  EXPECT_EQ(spill.local_bytes(), 2048);
+  EXPECT_EQ(spill.spill_store_bytes(), 120);
+  EXPECT_EQ(spill.spill_load_bytes(), 96);
+}
+
+// A tiled transpose; `body_prefix` goes first in the template body, to make
+// chosen configurations fail.
+std::string KernelSource(const std::string& body_prefix) {
+  return "template <int TILE, int ROWS>\n"
+         "__global__ void transpose(const float* in, float* out, int64_t n, int64_t m) {\n" +
+         body_prefix +
+         "  __shared__ float tile[TILE][TILE + 1];\n"
+         "  int64_t x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;\n"
+         "  for (int j = 0; j < TILE; j += ROWS)\n"
+         "    if (x < m && y + j < n) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * m + x];\n"
+         "  __syncthreads();\n"
+         "  x = blockIdx.y * TILE + threadIdx.x;\n"
+         "  y = blockIdx.x * TILE + threadIdx.y;\n"
+         "  for (int j = 0; j < TILE; j += ROWS)\n"
+         "    if (x < n && y + j < m) out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];\n"
+         "}\n"
+         "__global__ void transpose_reference(const float* in, float* out, int64_t n, int64_t m) "
+         "{\n"
+         "  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;\n"
+         "  if (i < n * m) out[(i % m) * n + i / m] = in[i];\n"
+         "}\n";
+}
+
+v1::Config Config(int64_t tile, int64_t rows) {
+  v1::Config config;
+  for (auto [name, value] : {std::pair{"TILE", tile}, {"ROWS", rows}}) {
+    auto* setting = config.add_settings();
+    setting->set_name(name);
+    *setting->mutable_value() = kernelspec::IntValue(value);
+  }
+  return config;
+}
+
+int64_t Tile(const compiler::ConfigBuild& build) { return build.config.settings(0).value().int_value(); }
+
+const std::string kNvrtcPath = std::string(TF_BINARY_DIR) + "/bin/tunefleet-nvrtc";
+
+class CudaToolchainTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(kNvrtcPath)) {
+      GTEST_SKIP() << "no CUDA toolkit with NVRTC at configure time: " << kNvrtcPath
+                   << " was not built";
+    }
+    auto store = compiler::ArtifactStore::Open(temp_ / "store");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+    options_.work_root = temp_ / "work";
+    options_.parallelism = 2;
+    options_.batch_size = 4;
+
+    spec_.set_name("transpose");
+    spec_.set_language("cuda");
+    spec_.set_source("transpose.cuh");
+    spec_.set_entry("transpose<{TILE},{ROWS}>");
+    auto* in = spec_.add_buffers();
+    in->set_name("in");
+    in->set_dtype("f32");
+    auto* out = spec_.add_buffers();
+    out->set_name("out");
+    out->set_dtype("f32");
+    out->set_output(true);
+    spec_.add_scalars("n");
+    spec_.add_scalars("m");
+    spec_.mutable_verify()->set_reference("transpose_reference");
+    SetKernel("");
+  }
+
+  void SetKernel(const std::string& body_prefix) {
+    sources_.clear();
+    auto& source = sources_.emplace_back();
+    source.set_path("transpose.cuh");
+    source.set_content(KernelSource(body_prefix));
+  }
+
+  std::unique_ptr<NvrtcToolchain> Toolchain(const std::string& arch) {
+    auto toolchain = NvrtcToolchain::Detect(arch, kNvrtcPath);
+    EXPECT_TRUE(toolchain.ok()) << toolchain.status().ToString();
+    return toolchain.ok() ? std::move(*toolchain) : nullptr;
+  }
+
+  // Builds `configs` for `arch`; every delivered build lands in builds_.
+  Result<compiler::BuildStats> Build(const std::string& arch, const std::vector<v1::Config>& configs) {
+    auto toolchain = Toolchain(arch);
+    if (!toolchain) return Status::Unavailable("no toolchain");
+    compiler::BatchBuilder builder(*toolchain, *store_, options_);
+    return builder.Build(spec_, sources_, configs, [this](std::vector<compiler::ConfigBuild> batch) {
+      for (auto& build : batch) builds_[Tile(build)] = build;
+    });
+  }
+
+  tf::testing::TempDir temp_;
+  std::unique_ptr<compiler::ArtifactStore> store_;
+  compiler::BuildOptions options_;
+  v1::KernelSpec spec_;
+  std::vector<v1::SourceFile> sources_;
+  std::map<int64_t, compiler::ConfigBuild> builds_;
+};
+
+TEST_F(CudaToolchainTest, ReportsNvrtcVersionAndArch) {
+  auto toolchain = Toolchain("sm_90a");
+  ASSERT_NE(toolchain, nullptr);
+  EXPECT_EQ(toolchain->name(), "cuda-nvrtc");
+  EXPECT_TRUE(toolchain->version().starts_with("NVRTC ")) << toolchain->version();
+  EXPECT_EQ(toolchain->target(), "sm_90a");
+}
+
+TEST_F(CudaToolchainTest, BuildsGroupedBatchesIntoCubinsForEachArch) {
+  std::vector<v1::Config> configs = {Config(8, 2),  Config(16, 4), Config(24, 8),
+                                     Config(32, 8), Config(40, 8), Config(48, 8)};
+  for (const std::string arch : {"sm_90", "sm_80"}) {
+    SCOPED_TRACE(arch);
+    builds_.clear();
+    auto stats = Build(arch, configs);
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->compiler_runs, 2);  // 6 configurations, 4 per batch
+    EXPECT_EQ(stats->failed_configs, 0);
+    ASSERT_EQ(builds_.size(), configs.size());
+    std::set<std::string> symbols, artifacts;
+    for (const auto& [tile, build] : builds_) {
+      ASSERT_TRUE(build.ok) << tile << ": " << build.diagnostics;
+      // The lowered name of transpose<TILE,ROWS>.
+      EXPECT_TRUE(build.symbol.starts_with("_Z9transposeILi" + std::to_string(tile) + "E"))
+          << build.symbol;
+      EXPECT_TRUE(build.reference_symbol.starts_with("_Z19transpose_reference"))
+          << build.reference_symbol;
+      EXPECT_GT(build.resources.registers(), 0) << tile;
+      EXPECT_EQ(build.resources.static_shared_bytes(), tile * (tile + 1) * 4) << tile;
+      auto cubin = ReadFile(store_->PathOf(build.artifact_sha256));
+      ASSERT_TRUE(cubin.ok()) << cubin.status().ToString();
+      EXPECT_TRUE(
+          cubin->starts_with("\x7f"
+                             "ELF"))
+          << tile;
+      symbols.insert(build.symbol);
+      artifacts.insert(build.artifact_sha256);
+    }
+    EXPECT_EQ(symbols.size(), configs.size());
+    EXPECT_EQ(artifacts.size(), 2u);
+  }
+}
+
+TEST_F(CudaToolchainTest, IsolatesAConfigurationThatFailsToCompile) {
+  SetKernel("  static_assert(TILE != 24, \"TILE 24 is refused\");\n");
+  auto stats = Build("sm_90", {Config(8, 2), Config(16, 4), Config(24, 8), Config(32, 8)});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->failed_configs, 1);
+  EXPECT_GT(stats->compiler_runs, 1);
+  ASSERT_EQ(builds_.size(), 4u);
+  EXPECT_FALSE(builds_.at(24).ok);
+  EXPECT_NE(builds_.at(24).diagnostics.find("TILE 24 is refused"), std::string::npos)
+      << builds_.at(24).diagnostics;
+  for (int64_t tile : {8, 16, 32}) EXPECT_TRUE(builds_.at(tile).ok) << builds_.at(tile).diagnostics;
+}
+
+TEST_F(CudaToolchainTest, KillsACompilationPastItsTimeLimit) {
+  options_.timeout_s = 0.001;
+  auto stats = Build("sm_90", {Config(8, 2)});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_EQ(builds_.size(), 1u);
+  EXPECT_FALSE(builds_.at(8).ok);
+  EXPECT_NE(builds_.at(8).diagnostics.find("timed out"), std::string::npos)
+      << builds_.at(8).diagnostics;
+}
+
+TEST_F(CudaToolchainTest, AppliesAllowedOptions) {
+  SetKernel("#if SCALE != 2\n#error SCALE is not 2\n#endif\n");
+  // ptxas allows no fewer than 24 registers on sm_90; the kernel wants more.
+  spec_.add_compile_options("-maxrregcount=24 --use_fast_math -D SCALE=2 -lineinfo");
+  auto stats = Build("sm_90", {Config(32, 8)});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_TRUE(builds_.at(32).ok) << builds_.at(32).diagnostics;
+  EXPECT_LE(builds_.at(32).resources.registers(), 24);
+}
+
+TEST_F(CudaToolchainTest, RefusesOptionsOutsideTheAllowlist) {
+  auto toolchain = Toolchain("sm_90");
+  ASSERT_NE(toolchain, nullptr);
+  for (const std::string option : {"--output-directory=/tmp", "-Xptxas=-v", "--include-path=/etc",
+                                   "-I/usr/include", "-DX=$(id)", "--pre-include=/etc/passwd"}) {
+    spec_.clear_compile_options();
+    spec_.add_compile_options(option);
+    Status status = toolchain->Validate(spec_);
+    EXPECT_EQ(status.code(), Code::kInvalidArgument) << option;
+    EXPECT_NE(status.message().find("'" + option + "'"), std::string::npos) << status.message();
+  }
+}
+
+TEST_F(CudaToolchainTest, IncludesHalfPrecisionHeadersForTheirBuffers) {
+  auto toolchain = Toolchain("sm_90");
+  ASSERT_NE(toolchain, nullptr);
+  spec_.mutable_buffers(0)->set_dtype("f16");
+  spec_.mutable_buffers(1)->set_dtype("bf16");
+  auto tu = toolchain->GenerateBatch(spec_, {Config(8, 2)});
+  ASSERT_TRUE(tu.ok()) << tu.status().ToString();
+  EXPECT_NE(tu->find("#include <cuda_fp16.h>"), std::string::npos) << *tu;
+  EXPECT_NE(tu->find("#include <cuda_bf16.h>"), std::string::npos) << *tu;
+  EXPECT_NE(tu->find("#include \"transpose.cuh\""), std::string::npos) << *tu;
+  spec_.mutable_buffers(0)->set_dtype("f8");
+  EXPECT_NE(toolchain->Validate(spec_).message().find("'f8'"), std::string::npos);
+}
+
+TEST_F(CudaToolchainTest, CompilesForTheSpecArchElseTheDevicesOwn) {
+  EXPECT_EQ(CompileArch("sm_80", "sm_90"), "sm_80");
+  EXPECT_EQ(CompileArch("", "sm_90"), "sm_90a");  // wgmma and setmaxnreg allowed
+  EXPECT_EQ(CompileArch("", "sm_100"), "sm_100a");
+  EXPECT_EQ(CompileArch("", "sm_86"), "sm_86");  // no arch-specific variant
+  EXPECT_EQ(CompileArch("", ""), "");
+
+  spec_.mutable_target()->set_arch("");
+  auto bound = vendors::MakeToolchain(spec_, "sm_90");
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  EXPECT_EQ((*bound)->target(), "sm_90a");
+
+  // Unbound: good for checks and the version, not for compiling.
+  auto unbound = vendors::MakeToolchain(spec_);
+  ASSERT_TRUE(unbound.ok()) << unbound.status().ToString();
+  EXPECT_EQ((*unbound)->target(), "");
+  EXPECT_TRUE((*unbound)->Validate(spec_).ok());
+  auto batch = (*unbound)->GenerateBatch(spec_, {});
+  EXPECT_EQ(batch.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(batch.status().message().find("target.arch"), std::string::npos);
+
+  spec_.mutable_target()->set_arch("gfx942");
+  auto wrong = vendors::MakeToolchain(spec_, "sm_90");
+  EXPECT_EQ(wrong.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(wrong.status().message().find("'gfx942'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tf::nvidia

@@ -1,9 +1,0 @@
-// The PTX of cuda_compare.cu's kernels (tf_compare_<dtype>), made by nvcc at
-// build time and loaded by the CUDA backend to check outputs on the GPU.
-#pragma once
-
-namespace tf::worker {
-
-extern const char kCompareKernelsPtx[];
-
-}  // namespace tf::worker
