@@ -5,15 +5,20 @@
 // Service "" is SERVING from the moment the process listens (liveness: the
 // process is up, even while it recovers a large database or waits as a
 // standby); kServedServices are SERVING only while the coordinator answers
-// RPCs (readiness: send traffic here).
+// RPCs (readiness: send traffic here), and NOT_SERVING once it stops.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include <condition_variable>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 
 namespace tf::scheduler {
 
@@ -27,11 +32,34 @@ class HealthServer {
   ~HealthServer();
 
   int port() const { return port_; }
-  // Marks kServedServices SERVING or NOT_SERVING on this server and on `also`
-  // (the coordinator's own server, so that its TLS port says the same).
+  // kServedServices SERVING or NOT_SERVING, here and on `also` (the
+  // coordinator's own server, whose built-in health service then agrees).
   void SetServing(bool serving, grpc::Server* also = nullptr);
 
  private:
+  using Status = grpc::health::v1::HealthCheckResponse::ServingStatus;
+  class Service final : public grpc::health::v1::Health::Service {
+   public:
+    explicit Service(HealthServer& owner) : owner_(owner) {}
+    grpc::Status Check(grpc::ServerContext* context,
+                       const grpc::health::v1::HealthCheckRequest* request,
+                       grpc::health::v1::HealthCheckResponse* response) override;
+    grpc::Status Watch(grpc::ServerContext* context,
+                       const grpc::health::v1::HealthCheckRequest* request,
+                       grpc::ServerWriter<grpc::health::v1::HealthCheckResponse>* writer) override;
+
+   private:
+    HealthServer& owner_;
+  };
+
+  HealthServer();
+  Status Lookup(const std::string& service);  // with mu_ held
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string, Status> statuses_;
+  bool shutting_down_ = false;
+  Service service_{*this};
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

