@@ -32,8 +32,9 @@ using std::chrono::seconds;
 
 // Where the hosts' paths go in the test's folder. An absolute path in a
 // command line outside these (and the programs') fails the test.
-const std::vector<std::string> kHostPrefixes = {"/var/lib/tunefleet", "/var/cache/tunefleet",
-                                                "/etc/tunefleet", "/run/tunefleet", "/tmp"};
+const std::vector<std::string> kHostPrefixes = {
+    "/var/lib/tunefleet", "/var/cache/tunefleet",     "/etc/tunefleet", "/run/tunefleet",
+    "/tmp",               "/usr/local/var/tunefleet", "/usr/local/etc/tunefleet"};
 
 // What the operator puts in each Secret and ConfigMap (docs/deploy.md).
 enum class Material { kTlsCert, kTlsKey, kCa, kAdminToken, kWorkerToken };
@@ -204,18 +205,19 @@ class DeployTest : public ::testing::Test {
     return response.status();
   }
 
-  // Waits until a worker with a device of `kind` is registered.
-  void ExpectWorkerRegisters(client::Client& admin, const std::string& kind, Process& worker) {
+  // Waits until `count` workers with a device of `kind` are registered.
+  void ExpectWorkerRegisters(client::Client& admin, const std::string& kind, Process& worker,
+                             int count = 1) {
     bool registered = WaitFor(
         [&] {
           auto workers = admin.ListWorkers();
           if (!workers.ok()) return false;
+          int found = 0;
           for (const v1::WorkerInfo& info : *workers) {
-            for (const auto& device : info.devices()) {
-              if (device.device_class().starts_with(kind)) return true;
-            }
+            found += std::any_of(info.devices().begin(), info.devices().end(),
+                                 [&](const auto& d) { return d.device_class().starts_with(kind); });
           }
-          return false;
+          return found >= count;
         },
         seconds(30));
     EXPECT_TRUE(registered) << "no " << kind << " worker registered:\n" << worker.Log();
@@ -525,9 +527,28 @@ class HostTest : public DeployTest {
     Localize(command);
     return command;
   }
+
+  // ProgramArguments of a launchd property list.
+  Command LaunchdJob(const std::string& plist) {
+    std::string text = Slurp(SourcePath("deploy/launchd/" + plist));
+    std::smatch array;
+    EXPECT_TRUE(std::regex_search(
+        text, array, std::regex(R"(<key>ProgramArguments</key>\s*<array>([\s\S]*?)</array>)")));
+    Command command;
+    std::string items = array[1];
+    std::regex string_item(R"(<string>([^<]*)</string>)");
+    for (auto it = std::sregex_iterator(items.begin(), items.end(), string_item);
+         it != std::sregex_iterator(); ++it) {
+      command.argv.push_back((*it)[1]);
+    }
+    EXPECT_EQ(command.argv.at(0), "/usr/local/bin/tunefleet-worker");
+    command.argv[0] = BinaryPath("worker/tunefleet-worker");
+    Localize(command);
+    return command;
+  }
 };
 
-TEST_F(HostTest, SystemdUnitsServeAFleet) {
+TEST_F(HostTest, SystemdUnitsAndLaunchdJobServeAFleet) {
   Command coordinator =
       Unit("tunefleet-coordinator.service", "",
            {{"tls.crt", Material::kTlsCert}, {"tls.key", Material::kTlsKey}});
@@ -541,6 +562,13 @@ TEST_F(HostTest, SystemdUnitsServeAFleet) {
   EXPECT_EQ(FlagValue(worker.argv, "--coordinator"), "coordinator.example.org:50051");
   SetFlag(worker.argv, "--coordinator", address);
   ExpectWorkerRegisters(*admin, "cpu", Start("worker", worker));
+
+  // The Apple host's worker, as launchd would start it (on Linux here).
+  Command apple = LaunchdJob("dev.tunefleet.worker.plist");
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "usr/local/etc/tunefleet/ca.crt", Slurp(dir_ / "tls.crt")).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "usr/local/etc/tunefleet/worker.token", worker_token_).ok());
+  SetFlag(apple.argv, "--coordinator", address);
+  ExpectWorkerRegisters(*admin, "cpu", Start("launchd-worker", apple), 2);
 }
 
 }  // namespace
