@@ -185,6 +185,11 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot listen on {}", listen);
     return 1;
   }
+  // Before anything says it is ready (health, --port-file), so that a stop
+  // asked for from then on is a clean one.
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  if (health) health->SetServing(true, server.get());
   if (plaintext) {
     spdlog::warn(
         "serving PLAINTEXT (--plaintext): no TLS; bearer tokens and everything else cross the "
@@ -207,10 +212,6 @@ int main(int argc, char** argv) {
     if (!written.ok()) spdlog::error("{}", written.message());
   }
 
-  if (health) health->SetServing(true, server.get());
-
-  std::signal(SIGINT, [](int) { g_stop = true; });
-  std::signal(SIGTERM, [](int) { g_stop = true; });
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   spdlog::info("shutting down");
   if (health) health->SetServing(false, server.get());

@@ -35,7 +35,6 @@ class Process {
                                         const std::string& log_path);
   pid_t pid() const { return child_->pid(); }
   void Kill() { child_->Kill(); }  // SIGKILL its group and reap it
-  bool Exited(int* wait_status) { return child_->Exited(wait_status); }  // non-blocking
   std::string Log() const;
 
  private:
