@@ -6,6 +6,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
+  libxgboost-dev zlib1g-dev  # search/: the surrogate model, gzip-compressed recorded spaces
   iproute2  # ip netns: the multi-host tests
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
 )
