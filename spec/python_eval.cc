@@ -59,6 +59,8 @@ namespace {
 // Bounds what a hostile file can make us allocate or recurse into.
 constexpr size_t kMaxListSize = 1 << 20;
 constexpr int kMaxDepth = 100;
+// Nodes evaluated: nested comprehensions that keep nothing still end.
+constexpr int64_t kMaxSteps = 4'000'000;
 
 struct Node;
 using NodePtr = std::unique_ptr<Node>;
@@ -395,6 +397,7 @@ class Parser {
 
   Status ParseLoops(Node* comprehension, int depth) {
     while (AcceptWord("for")) {
+      if (comprehension->loops.size() == kMaxDepth) return Error("too many nested loops");
       Node::Loop& loop = comprehension->loops.emplace_back();
       SkipSpace();
       size_t start = pos_;
@@ -451,6 +454,7 @@ class Evaluator {
   Evaluator(const Parser& parser, const PyEnv& env) : parser_(parser), env_(env) {}
 
   Result<PyValue> Eval(const Node& node) {
+    if (++steps_ > kMaxSteps) return Fail(node, "too much to evaluate");
     switch (node.type) {
       case Node::Type::kConstant:
         return node.constant;
@@ -788,6 +792,7 @@ class Evaluator {
   const Parser& parser_;
   const PyEnv& env_;
   std::vector<std::pair<std::string, PyValue>> locals_;  // comprehension variables
+  int64_t steps_ = 0;
 };
 
 }  // namespace

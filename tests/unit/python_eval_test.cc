@@ -73,6 +73,8 @@ TEST(PythonEvalTest, ErrorsSayWhat) {
   EXPECT_THAT(Repr("range(-9223372036854775807, 9223372036854775807)"),
               HasSubstr("range too long"));
   EXPECT_THAT(Repr("[1][3]"), HasSubstr("index 3 out of range"));
+  EXPECT_THAT(Repr("[1 for a in range(1000) for b in range(1000) for c in range(1000) if 0]"),
+              HasSubstr("too much to evaluate"));
   EXPECT_THAT(Repr("'a' - 1"), HasSubstr("'-' needs numbers"));
   EXPECT_THAT(EvaluatePythonList("4").status().message(), HasSubstr("expected a list, got 4"));
   EXPECT_THAT(EvaluatePythonList("[[1]]").status().message(),
