@@ -17,11 +17,11 @@
 
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
-#include "vendors/toolchains.h"
-#include "kernelspec/space.h"
 #include "kernelspec/config.h"
+#include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
+#include "vendors/toolchains.h"
 
 namespace {
 
@@ -57,7 +57,8 @@ Result<std::vector<v1::Config>> Configurations(const v1::KernelSpec& spec,
                         space.Select(spec.search(), tf::kernelspec::SpecLimits().max_space_size));
     *candidates += selected.size();
     for (v1::Config& config : selected) {
-      if (seen.insert(tf::kernelspec::ConfigKey(config)).second) configs.push_back(std::move(config));
+      if (seen.insert(tf::kernelspec::ConfigKey(config)).second)
+        configs.push_back(std::move(config));
     }
   }
   return configs;
@@ -91,7 +92,8 @@ int main(int argc, char** argv) {
   if (!loaded.ok()) return Fail(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!target.empty()) spec.mutable_target()->set_arch(target);
-  if (auto valid = tf::kernelspec::ValidateSpec(spec, loaded->sources, tf::kernelspec::SpecLimits());
+  if (auto valid =
+          tf::kernelspec::ValidateSpec(spec, loaded->sources, tf::kernelspec::SpecLimits());
       !valid.ok()) {
     return Fail(valid);
   }

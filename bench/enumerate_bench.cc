@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "kernelspec/space.h"
 #include "kernelspec/config.h"
+#include "kernelspec/space.h"
 
 namespace {
 

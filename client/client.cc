@@ -156,8 +156,8 @@ Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
                       Call(&v1::TuneFleet::Stub::QueryBest, request));
   if (!response.found()) {
     return Status::NotFound(
-        "no tuned configuration of kernel '" + kernel + "' for " + kernelspec::ProblemText(problem) +
-        " on " +
+        "no tuned configuration of kernel '" + kernel + "' for " +
+        kernelspec::ProblemText(problem) + " on " +
         (device_class.empty() ? "any device class" : "device class '" + device_class + "'"));
   }
   return response;

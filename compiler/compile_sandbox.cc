@@ -10,8 +10,8 @@ namespace {
 // Beside the running program (installed, or the build tree's bin/), else
 // where this build put it (for tests and benchmarks outside bin/).
 Result<std::string> FindSandbox() {
-  for (const std::string& path : {ExecutableDir() + "/tunefleet-sandbox",
-                                  std::string(TF_SANDBOX_BUILD_PATH)}) {
+  for (const std::string& path :
+       {ExecutableDir() + "/tunefleet-sandbox", std::string(TF_SANDBOX_BUILD_PATH)}) {
     if (access(path.c_str(), X_OK) == 0) return path;
   }
   return Status::FailedPrecondition("tunefleet-sandbox was not found beside " + ExecutableDir() +

@@ -11,9 +11,9 @@
 #include "common/files.h"
 #include "compiler/fingerprint.h"
 #include "compiler/toolchain.h"
-#include "vendors/toolchains.h"
-#include "kernelspec/space.h"
 #include "kernelspec/config.h"
+#include "kernelspec/space.h"
+#include "vendors/toolchains.h"
 
 namespace tf::coordinator {
 namespace {
@@ -26,8 +26,13 @@ bool IsTerminal(v1::JobState state) {
 bool IsFailure(v1::ResultStatus status) { return status != v1::RESULT_STATUS_OK; }
 
 db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
-  return {kernelspec::ConfigKey(b.config), b.ok,       b.artifact_sha256, b.symbol, b.diagnostics,
-          b.reference_symbol,        b.resources};
+  return {kernelspec::ConfigKey(b.config),
+          b.ok,
+          b.artifact_sha256,
+          b.symbol,
+          b.diagnostics,
+          b.reference_symbol,
+          b.resources};
 }
 
 Status JobNotFound(int64_t job_id) {
@@ -302,8 +307,8 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     Result<std::vector<v1::Config>> selected =
         space.ok() ? space->Select(spec.search(), options_.limits.max_space_size) : space.status();
     if (!selected.ok()) {
-      FailJobLocked(job, "problem " + kernelspec::ProblemText(problem) + " on " + device.device_class() +
-                             ": " + selected.status().message());
+      FailJobLocked(job, "problem " + kernelspec::ProblemText(problem) + " on " +
+                             device.device_class() + ": " + selected.status().message());
       return selected.status();
     }
     for (auto& config : *selected) {
@@ -414,8 +419,10 @@ std::optional<db::ResultRow> Coordinator::UseBuildLocked(const Job& job, Candida
   candidate.symbol = build.symbol;
   candidate.reference_symbol = build.reference_symbol;
   candidate.resources = build.resources;
-  kernelspec::DeviceProperties limits(job.device.properties().begin(), job.device.properties().end());
-  Status fits = job.toolchain->CheckResources(job.row.spec, candidate.config, candidate.problem, build.resources, limits);
+  kernelspec::DeviceProperties limits(job.device.properties().begin(),
+                                      job.device.properties().end());
+  Status fits = job.toolchain->CheckResources(job.row.spec, candidate.config, candidate.problem,
+                                              build.resources, limits);
   if (fits.ok()) return std::nullopt;
   v1::CandidateResult pruned;
   pruned.set_status(v1::RESULT_STATUS_PRUNED);

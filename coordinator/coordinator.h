@@ -25,9 +25,9 @@
 #include "auth/token_index.h"
 #include "compiler/artifact_store.h"
 #include "compiler/toolchain.h"
-#include "db/tuning_db.h"
 #include "coordinator/best_index.h"
 #include "coordinator/build_queue.h"
+#include "db/tuning_db.h"
 #include "kernelspec/validate.h"
 #include "tunefleet/v1/tunefleet.pb.h"
 #include "tunefleet/v1/worker.pb.h"
@@ -123,7 +123,7 @@ class Coordinator {
   };
   struct Job {
     db::JobRow row;
-    std::string target;         // toolchain target, e.g. "host", "sm_90"
+    std::string target;  // toolchain target, e.g. "host", "sm_90"
     // For `device`: its target and its resource check.
     std::shared_ptr<const compiler::Toolchain> toolchain;
     v1::DeviceInfo device;      // a device of the bound class: arch and limits

@@ -80,8 +80,8 @@ class SearchSpace {
   std::vector<v1::Config> SampleByRejection(uint64_t count, uint64_t seed) const;
 
   std::vector<Param> params_;
-  std::vector<kernelspec::ScalarRef> constants_;       // problem variables and device properties
-  std::vector<std::vector<Constraint>> checks_;  // checks_[p]: checked once parameter p is bound
+  std::vector<kernelspec::ScalarRef> constants_;  // problem variables and device properties
+  std::vector<std::vector<Constraint>> checks_;   // checks_[p]: checked once parameter p is bound
   int constrained_depth_ = 0;  // parameters at or after this one appear in no constraint
   bool empty_ = false;         // a constraint without parameters is false
   uint64_t cartesian_size_ = 0;

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "runner/host_buffers.h"
 #include "tunefleet/v1/common.pb.h"
 #include "tunefleet/v1/spec.pb.h"
-#include "runner/host_buffers.h"
 
 namespace tf::runner {
 

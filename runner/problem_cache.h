@@ -20,7 +20,7 @@ namespace tf::runner {
 // One problem ready for candidates: the device holds its inputs and, when
 // the lease has a reference, the reference outputs.
 struct PreparedProblem {
-  kernelspec::Bindings vars;                     // problem variables
+  kernelspec::Bindings vars;               // problem variables
   std::vector<int> outputs;                // indices of output buffers
   bool has_reference = false;              // outputs are checked against the reference
   std::vector<int64_t> scalars;            // in ScalarNames(spec) order

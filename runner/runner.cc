@@ -80,7 +80,8 @@ Result<std::vector<uint32_t>> EvaluateExtents(
 }
 
 // The spec's tensor maps with this candidate's values.
-Status SetTensorMaps(const v1::KernelSpec& spec, const kernelspec::Bindings& vars, Launchable* kernel) {
+Status SetTensorMaps(const v1::KernelSpec& spec, const kernelspec::Bindings& vars,
+                     Launchable* kernel) {
   for (int k = 0; k < spec.tensor_maps_size(); ++k) {
     const v1::TensorMap& map = spec.tensor_maps(k);
     const std::string field = "tensor_maps[" + std::to_string(k) + "]";

@@ -11,9 +11,9 @@
 #include <memory>
 
 #include "common/status.h"
-#include "tunefleet/v1/runner.pb.h"
 #include "runner/backend.h"
 #include "runner/problem_cache.h"
+#include "tunefleet/v1/runner.pb.h"
 
 namespace tf::runner {
 

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "common/sanitizer.h"
-#include "sandbox/sandbox.h"
 #include "runner/runner.h"
 #include "runner/runner_protocol.h"
+#include "sandbox/sandbox.h"
 
 #if TF_ASAN
 // In sanitizer builds a faulting candidate must still die of its signal, as

@@ -93,13 +93,9 @@ void CoordinatorProcess::Start() {
 std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
                                      const std::string& name, const std::string& devices,
                                      std::vector<std::string> extra_args) {
-  std::vector<std::string> argv = {BinaryPath("bin/tunefleet-worker"),
-                                   "--coordinator",
-                                   address,
-                                   "--devices",
-                                   devices,
-                                   "--cache",
-                                   dir + "/" + name + "-cache"};
+  std::vector<std::string> argv = {
+      BinaryPath("bin/tunefleet-worker"), "--coordinator", address, "--devices", devices, "--cache",
+      dir + "/" + name + "-cache"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   return Process::Start(argv, dir + "/" + name + ".log");
 }
@@ -118,14 +114,15 @@ ProcessResult RunCli(const std::string& address, std::vector<std::string> args, 
 }
 
 kernelspec::LoadedSpec LoadTestSpec(const std::string& path,
-                              const std::function<void(tunefleet::v1::KernelSpec&)>& edit) {
+                                    const std::function<void(tunefleet::v1::KernelSpec&)>& edit) {
   auto loaded = kernelspec::LoadSpecFile(SourcePath(path));
   if (!loaded.ok()) throw std::runtime_error(loaded.status().ToString());
   if (edit) edit(loaded->spec);
   return std::move(*loaded);
 }
 
-tunefleet::v1::Job SubmitSpec(client::Client& client, const kernelspec::LoadedSpec& spec, int priority) {
+tunefleet::v1::Job SubmitSpec(client::Client& client, const kernelspec::LoadedSpec& spec,
+                              int priority) {
   auto job = client.Submit(spec.spec, spec.sources, priority);
   EXPECT_TRUE(job.ok()) << job.status().ToString();
   return job.ok() ? *job : tunefleet::v1::Job();

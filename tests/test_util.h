@@ -80,8 +80,8 @@ ProcessResult RunCli(const std::string& address, std::vector<std::string> args,
                      double timeout_s = 120);
 
 // The spec at `path` (under the source tree), changed by `edit` when given.
-kernelspec::LoadedSpec LoadTestSpec(const std::string& path,
-                              const std::function<void(tunefleet::v1::KernelSpec&)>& edit = {});
+kernelspec::LoadedSpec LoadTestSpec(
+    const std::string& path, const std::function<void(tunefleet::v1::KernelSpec&)>& edit = {});
 
 // Submits through `client`; a job with id 0 (and a test failure) on error.
 tunefleet::v1::Job SubmitSpec(client::Client& client, const kernelspec::LoadedSpec& spec,

@@ -23,11 +23,11 @@ struct DeviceKind {
   Status (*check_numbers)(const std::vector<int>& numbers);
   // The devices of this kind on this host for those numbers, indices from
   // `first_index`, `label` added to labels and device class.
-  Result<std::vector<runner::Device>> (*discover)(const std::vector<int>& numbers,
-                                                  int first_index, const std::string& label);
+  Result<std::vector<runner::Device>> (*discover)(const std::vector<int>& numbers, int first_index,
+                                                  const std::string& label);
   // The runner's backend for `device` (the vendor's own number `ordinal`).
-  Result<std::unique_ptr<runner::Backend>> (*make_backend)(const ::tunefleet::v1::DeviceInfo& device,
-                                                           int ordinal);
+  Result<std::unique_ptr<runner::Backend>> (*make_backend)(
+      const ::tunefleet::v1::DeviceInfo& device, int ordinal);
 };
 
 // InvalidArgument naming the known kinds when `name` is none of them.

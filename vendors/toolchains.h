@@ -15,7 +15,7 @@ namespace tf::vendors {
 // (empty: the toolchain checks specs and names its version but may refuse to
 // compile). A language this build left out is Unavailable; an unknown one is
 // InvalidArgument naming the known languages.
-Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(
-    const ::tunefleet::v1::KernelSpec& spec, const std::string& device_arch = "");
+Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const ::tunefleet::v1::KernelSpec& spec,
+                                                           const std::string& device_arch = "");
 
 }  // namespace tf::vendors

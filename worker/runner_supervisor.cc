@@ -12,8 +12,8 @@
 
 #include "common/files.h"
 #include "kernelspec/config.h"
-#include "tunefleet/v1/runner.pb.h"
 #include "runner/runner_protocol.h"
+#include "tunefleet/v1/runner.pb.h"
 
 namespace tf::worker {
 namespace {
@@ -39,7 +39,8 @@ struct Blame {
   }
   bool Covers(const v1::LeasedCandidate& candidate) const {
     if (step.has_candidate_id()) return candidate.candidate_id() == step.candidate_id();
-    if (step.has_problem_key()) return kernelspec::ProblemKey(candidate.problem()) == step.problem_key();
+    if (step.has_problem_key())
+      return kernelspec::ProblemKey(candidate.problem()) == step.problem_key();
     return true;
   }
 };
@@ -177,7 +178,8 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
         return Status(Code::kCancelled, "lease stopped");
       }
       const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - runner::Clock::now()).count();
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - runner::Clock::now())
+              .count();
       if (left <= 0) {
         runner_->Kill();
         runner_.reset();

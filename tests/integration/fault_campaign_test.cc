@@ -319,10 +319,9 @@ TEST_F(FaultCampaignTest, FullDiskIsAClearErrorAndNothingUnstoredIsAcknowledged)
 
   // A read-only database is refused at start, with the path and the reason.
   ASSERT_TRUE(disk.Remount(/*read_only=*/true));
-  auto started =
-      RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--plaintext", "--listen",
-                  "127.0.0.1:0", "--db", db_path, "--artifacts", dir_ / "artifacts"},
-                 WithTimeout(30));
+  auto started = RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--plaintext", "--listen",
+                             "127.0.0.1:0", "--db", db_path, "--artifacts", dir_ / "artifacts"},
+                            WithTimeout(30));
   ASSERT_TRUE(started.ok());
   EXPECT_NE(started->exit_code, 0);
   EXPECT_NE(started->output.find(db_path), std::string::npos) << started->output;

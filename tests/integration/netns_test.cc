@@ -98,10 +98,10 @@ class NetnsTest : public ::testing::Test {
     const std::string port_file = dir_ / "coordinator.port";
     coordinator_ = Process::Start(
         Network::In(coordinator_ns_,
-                    {BinaryPath("bin/tunefleet-coordinator"), "--plaintext",
-                     "--allow-anonymous", "--listen", "10.77.1.1:0", "--db", db_path(),
-                     "--artifacts", dir_ / "artifacts", "--port-file", port_file, "--lease-ttl-ms",
-                     "2000", "--heartbeat-ms", "300", "--db-sync", "normal"}),
+                    {BinaryPath("bin/tunefleet-coordinator"), "--plaintext", "--allow-anonymous",
+                     "--listen", "10.77.1.1:0", "--db", db_path(), "--artifacts",
+                     dir_ / "artifacts", "--port-file", port_file, "--lease-ttl-ms", "2000",
+                     "--heartbeat-ms", "300", "--db-sync", "normal"}),
         dir_ / "coordinator.log");
     ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(port_file); }, seconds(30)))
         << coordinator_->Log();
@@ -123,9 +123,9 @@ class NetnsTest : public ::testing::Test {
   Process& StartWorkerIn(const std::string& ns, const std::string& name, const std::string& label) {
     auto& w = workers_[name];
     w = Process::Start(
-        Network::In(ns, {BinaryPath("bin/tunefleet-worker"), "--coordinator", address_,
-                         "--devices", "cpu:1", "--cache", dir_ / (name + "-cache"), "--label",
-                         label, "--max-candidates", "4"}),
+        Network::In(ns, {BinaryPath("bin/tunefleet-worker"), "--coordinator", address_, "--devices",
+                         "cpu:1", "--cache", dir_ / (name + "-cache"), "--label", label,
+                         "--max-candidates", "4"}),
         dir_ / (name + ".log"));
     return *w;
   }

@@ -453,9 +453,9 @@ TEST_F(RolesTest, AnAdminTokenFileOthersCanReadStopsTheStart) {
   coordinator_->Kill();
   const std::string admin_file = dir_ / "admin.token";
   ASSERT_EQ(chmod(admin_file.c_str(), 0644), 0);
-  auto started = RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--plaintext",
-                             "--listen", "127.0.0.1:0", "--db", coordinator_->db_path(),
-                             "--artifacts", dir_ / "artifacts", "--admin-token-file", admin_file},
+  auto started = RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--plaintext", "--listen",
+                             "127.0.0.1:0", "--db", coordinator_->db_path(), "--artifacts",
+                             dir_ / "artifacts", "--admin-token-file", admin_file},
                             WithTimeout(30));
   ASSERT_TRUE(started.ok());
   EXPECT_EQ(started->exit_code, 2);

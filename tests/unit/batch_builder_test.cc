@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "vendors/cpu/host_toolchain.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
+#include "vendors/cpu/host_toolchain.h"
 
 namespace tf::compiler {
 namespace {

@@ -83,7 +83,8 @@ class CoordinatorTest : public ::testing::Test {
 
   // A job of `configs` candidates (one problem) that is built and ready.
   int64_t SubmitBuilt(int priority, int configs = 8) {
-    auto loaded = kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
+    auto loaded =
+        kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded->spec;

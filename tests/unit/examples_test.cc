@@ -8,12 +8,12 @@
 #include <map>
 
 #include "compiler/batch_builder.h"
-#include "kernelspec/space.h"
 #include "kernelspec/config.h"
+#include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
-#include "worker/devices.h"
 #include "vendors/toolchains.h"
+#include "worker/devices.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {
@@ -36,7 +36,7 @@ kernelspec::LoadedSpec Load(const std::string& path) {
 
 std::vector<v1::Config> Configs(const kernelspec::LoadedSpec& loaded, const Device& device) {
   kernelspec::DeviceProperties props(device.info.properties().begin(),
-                                    device.info.properties().end());
+                                     device.info.properties().end());
   auto space = kernelspec::SearchSpace::Create(loaded.spec, loaded.spec.problems(0), props);
   EXPECT_TRUE(space.ok()) << space.status().ToString();
   auto configs = space->Select(loaded.spec.search(), 100000);

@@ -1,4 +1,4 @@
-#include "spec/python_eval.h"
+#include "kernelspec/python_eval.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

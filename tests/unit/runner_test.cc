@@ -15,8 +15,8 @@
 #include "common/sanitizer.h"
 #include "common/subprocess.h"
 #include "runner/benchmark.h"
-#include "vendors/cpu/cpu_devices.h"
 #include "runner/host_buffers.h"
+#include "vendors/cpu/cpu_devices.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::runner {

@@ -23,14 +23,15 @@ int64_t LastLevelCacheBytes(const v1::DeviceInfo& device) {
 struct CpuBuffers : runner::DeviceBuffers {
   int64_t bytes() const override {
     int64_t total = 0;
-    for (const runner::HostBuffer& buffer : pristine) total += 2 * static_cast<int64_t>(buffer.bytes());
+    for (const runner::HostBuffer& buffer : pristine)
+      total += 2 * static_cast<int64_t>(buffer.bytes());
     for (const auto& [index, buffer] : reference) total += static_cast<int64_t>(buffer.bytes());
     return total;
   }
 
   std::vector<runner::HostBuffer> pristine;
   std::vector<runner::HostBuffer> work;         // what the kernels see
-  std::vector<void*> pointers;          // work[i].data()
+  std::vector<void*> pointers;                  // work[i].data()
   std::map<int, runner::HostBuffer> reference;  // by buffer index: the reference outputs
 };
 
@@ -65,7 +66,8 @@ Result<runner::Launchable> CpuBackend::Find(const std::string& symbol) {
   return kernel;
 }
 
-Result<std::unique_ptr<runner::DeviceBuffers>> CpuBackend::Upload(std::vector<runner::HostBuffer> initial) {
+Result<std::unique_ptr<runner::DeviceBuffers>> CpuBackend::Upload(
+    std::vector<runner::HostBuffer> initial) {
   auto buffers = std::make_unique<CpuBuffers>();
   for (const runner::HostBuffer& buffer : initial) {
     TF_ASSIGN_OR_RETURN(runner::HostBuffer work, runner::HostBuffer::AllocateLike(buffer));
@@ -99,8 +101,8 @@ Status CpuBackend::KeepReference(runner::DeviceBuffers& buffers, const std::vect
   return Status::Ok();
 }
 
-Result<runner::Comparison> CpuBackend::Compare(runner::DeviceBuffers& buffers, int index, double rtol,
-                                       double atol) {
+Result<runner::Comparison> CpuBackend::Compare(runner::DeviceBuffers& buffers, int index,
+                                               double rtol, double atol) {
   CpuBuffers& cpu = Cpu(buffers);
   auto reference = cpu.reference.find(index);
   if (reference == cpu.reference.end()) {
@@ -110,7 +112,8 @@ Result<runner::Comparison> CpuBackend::Compare(runner::DeviceBuffers& buffers, i
   return tf::runner::Compare(cpu.work[index], reference->second, rtol, atol);
 }
 
-Result<v1::TimingStats> CpuBackend::Time(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
+Result<v1::TimingStats> CpuBackend::Time(const runner::Launchable& kernel,
+                                         runner::DeviceBuffers& buffers,
                                          const std::vector<int64_t>& scalars,
                                          const v1::BenchmarkSettings& settings) {
   if (settings.flush_l2() && flusher_ == nullptr) {
@@ -119,7 +122,7 @@ Result<v1::TimingStats> CpuBackend::Time(const runner::Launchable& kernel, runne
   KernelFn fn = reinterpret_cast<KernelFn>(kernel.function);
   void* const* pointers = Cpu(buffers).pointers.data();
   return runner::Benchmark([&] { fn(pointers, scalars.data()); }, settings,
-                   settings.flush_l2() ? flusher_.get() : nullptr);
+                           settings.flush_l2() ? flusher_.get() : nullptr);
 }
 
 }  // namespace tf::cpu

@@ -24,12 +24,14 @@ class CpuBackend : public runner::Backend {
 
   Status Load(const std::string& artifact_path) override;
   Result<runner::Launchable> Find(const std::string& symbol) override;
-  Result<std::unique_ptr<runner::DeviceBuffers>> Upload(std::vector<runner::HostBuffer> initial) override;
+  Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
+      std::vector<runner::HostBuffer> initial) override;
   Status Reset(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override;
   Status Run(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
              const std::vector<int64_t>& scalars) override;
   Status KeepReference(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override;
-  Result<runner::Comparison> Compare(runner::DeviceBuffers& buffers, int index, double rtol, double atol) override;
+  Result<runner::Comparison> Compare(runner::DeviceBuffers& buffers, int index, double rtol,
+                                     double atol) override;
   Result<v1::TimingStats> Time(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
                                const std::vector<int64_t>& scalars,
                                const v1::BenchmarkSettings& settings) override;
@@ -39,7 +41,7 @@ class CpuBackend : public runner::Backend {
 
   const int64_t last_level_cache_bytes_;
   std::unique_ptr<runner::CacheFlusher> flusher_;  // made on first use: allocated once
-  void* library_ = nullptr;                // dlopen handle
+  void* library_ = nullptr;                        // dlopen handle
 };
 
 }  // namespace tf::cpu

@@ -1,7 +1,5 @@
 #include "vendors/cpu/cpu_devices.h"
 
-#include "vendors/cpu/cpu_backend.h"
-
 #include <sched.h>
 #include <unistd.h>
 
@@ -10,6 +8,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "vendors/cpu/cpu_backend.h"
 
 namespace tf::cpu {
 namespace {

@@ -113,10 +113,12 @@ Result<std::string> HostToolchain::GenerateBatch(const v1::KernelSpec& spec,
       "\"\n\n#define TF_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n\n";
   for (const auto& config : configs) {
     TF_ASSIGN_OR_RETURN(std::string callee, kernelspec::InstantiateEntry(spec.entry(), config));
-    tu += ExportedFunction(kernelspec::CandidateSymbol(config), kernelspec::ConfigKey(config), callee, args);
+    tu += ExportedFunction(kernelspec::CandidateSymbol(config), kernelspec::ConfigKey(config),
+                           callee, args);
   }
   if (!spec.verify().reference().empty()) {
-    tu += ExportedFunction(kernelspec::kReferenceSymbol, "reference", spec.verify().reference(), args);
+    tu += ExportedFunction(kernelspec::kReferenceSymbol, "reference", spec.verify().reference(),
+                           args);
   }
   return tu;
 }
@@ -131,8 +133,9 @@ Result<compiler::CompileOutcome> HostToolchain::Compile(
   argv.insert(argv.end(), {"-o", out_path, tu_path});
   RunOptions options;
   options.timeout_s = timeout_s;
-  TF_ASSIGN_OR_RETURN(std::vector<std::string> command,
-                      compiler::SandboxedCommand(argv, work_dir, {}, compiler::CompileLimits(), &options));
+  TF_ASSIGN_OR_RETURN(
+      std::vector<std::string> command,
+      compiler::SandboxedCommand(argv, work_dir, {}, compiler::CompileLimits(), &options));
   TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(command, options));
   compiler::CompileOutcome outcome;
   outcome.ok = run.success();

@@ -32,9 +32,9 @@ class HostToolchain : public compiler::Toolchain {
   Result<std::string> GenerateBatch(const v1::KernelSpec& spec,
                                     const std::vector<v1::Config>& configs) const override;
   Result<compiler::CompileOutcome> Compile(const std::string& work_dir, const std::string& tu_path,
-                                 const std::string& out_path, const v1::KernelSpec& spec,
-                                 const std::vector<v1::Config>& configs,
-                                 double timeout_s) const override;
+                                           const std::string& out_path, const v1::KernelSpec& spec,
+                                           const std::vector<v1::Config>& configs,
+                                           double timeout_s) const override;
 
  private:
   HostToolchain(std::string compiler, std::string version)

@@ -62,7 +62,7 @@ NvidiaBuffers& Cuda(runner::DeviceBuffers& buffers) { return static_cast<NvidiaB
 class NvidiaBackend : public runner::Backend {
  public:
   NvidiaBackend(const CudaDriver& cuda, CUdevice device, CUcontext context, int64_t l2_bytes,
-              std::unique_ptr<NvidiaSensors> sensors)
+                std::unique_ptr<NvidiaSensors> sensors)
       : cuda_(cuda),
         device_(device),
         context_(context),
@@ -115,7 +115,8 @@ class NvidiaBackend : public runner::Backend {
     return kernel;
   }
 
-  Result<std::unique_ptr<runner::DeviceBuffers>> Upload(std::vector<runner::HostBuffer> initial) override {
+  Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
+      std::vector<runner::HostBuffer> initial) override {
     auto buffers = std::make_unique<NvidiaBuffers>(cuda_);
     for (const runner::HostBuffer& buffer : initial) {
       buffers->sizes.push_back(buffer.bytes());
@@ -167,7 +168,8 @@ class NvidiaBackend : public runner::Backend {
 
   // On the device; only the totals, and the two elements of the first
   // mismatch, come back.
-  Result<runner::Comparison> Compare(runner::DeviceBuffers& buffers, int index, double rtol, double atol) override {
+  Result<runner::Comparison> Compare(runner::DeviceBuffers& buffers, int index, double rtol,
+                                     double atol) override {
     NvidiaBuffers& device = Cuda(buffers);
     auto reference = device.reference.find(index);
     if (reference == device.reference.end()) {
@@ -408,7 +410,8 @@ class NvidiaBackend : public runner::Backend {
 
 }  // namespace
 
-Result<std::unique_ptr<runner::Backend>> MakeNvidiaBackend(const v1::DeviceInfo& device, int ordinal) {
+Result<std::unique_ptr<runner::Backend>> MakeNvidiaBackend(const v1::DeviceInfo& device,
+                                                           int ordinal) {
   TF_ASSIGN_OR_RETURN(const CudaDriver* cuda, CudaDriver::Get());
   const std::string what = "CUDA device " + std::to_string(ordinal);
   CUdevice handle;
@@ -421,8 +424,8 @@ Result<std::unique_ptr<runner::Backend>> MakeNvidiaBackend(const v1::DeviceInfo&
                                  what + ": cuDevicePrimaryCtxRetain"));
   const auto& props = device.properties();
   const int64_t l2_bytes = props.contains("l2_bytes") ? props.at("l2_bytes") : 0;
-  auto backend =
-      std::make_unique<NvidiaBackend>(*cuda, handle, context, l2_bytes, NvidiaSensors::Open(pci_bus_id));
+  auto backend = std::make_unique<NvidiaBackend>(*cuda, handle, context, l2_bytes,
+                                                 NvidiaSensors::Open(pci_bus_id));
   TF_RETURN_IF_ERROR(backend->Init());
   return std::unique_ptr<runner::Backend>(std::move(backend));
 }

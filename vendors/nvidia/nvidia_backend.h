@@ -17,6 +17,7 @@ namespace v1 = ::tunefleet::v1;
 // GPU `ordinal` (CUDA numbering) described by `device` (l2_bytes sizes the
 // flush buffer). Fails when the driver or the GPU cannot be used, or when
 // this build has no CUDA support.
-Result<std::unique_ptr<runner::Backend>> MakeNvidiaBackend(const v1::DeviceInfo& device, int ordinal);
+Result<std::unique_ptr<runner::Backend>> MakeNvidiaBackend(const v1::DeviceInfo& device,
+                                                           int ordinal);
 
 }  // namespace tf::nvidia

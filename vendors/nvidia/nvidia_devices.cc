@@ -12,7 +12,8 @@ Status CheckNvidiaDeviceNumbers(const std::vector<int>&) { return Status::Ok(); 
 
 namespace {
 
-Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index, const std::string& label) {
+Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index,
+                                const std::string& label) {
   const std::string what = "CUDA device " + std::to_string(ordinal);
   CUdevice handle;
   TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceGet(&handle, ordinal), what));
@@ -68,8 +69,9 @@ Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index, 
 
 }  // namespace
 
-Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals, int first_index,
-                                                  const std::string& label) {
+Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals,
+                                                          int first_index,
+                                                          const std::string& label) {
   auto cuda = CudaDriver::Get();
   int count = 0;
   if (cuda.ok()) {
@@ -105,7 +107,7 @@ Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>
 #else  // !TF_HAVE_CUDA_HEADERS
 
 Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals, int,
-                                                  const std::string&) {
+                                                          const std::string&) {
   constexpr const char* kWhy = "this worker was built without the CUDA toolkit headers";
   if (!ordinals.empty()) {
     return Status::FailedPrecondition("--devices asks for NVIDIA GPU " +

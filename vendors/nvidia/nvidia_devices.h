@@ -22,7 +22,8 @@ namespace v1 = ::tunefleet::v1;
 // Ordinals are any non-negative numbers; DiscoverNvidiaDevices checks them.
 Status CheckNvidiaDeviceNumbers(const std::vector<int>& ordinals);
 
-Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals, int first_index,
-                                                  const std::string& label);
+Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals,
+                                                          int first_index,
+                                                          const std::string& label);
 
 }  // namespace tf::nvidia

@@ -33,7 +33,7 @@ class NvrtcToolchain : public compiler::Toolchain {
   // `nvrtc_path`, the binary is looked for next to the running executable,
   // then where this build put it.
   static Result<std::unique_ptr<NvrtcToolchain>> Detect(const std::string& arch,
-                                                       const std::string& nvrtc_path = "");
+                                                        const std::string& nvrtc_path = "");
 
   std::string name() const override { return "cuda-nvrtc"; }
   std::string version() const override { return version_; }  // "NVRTC 13.0"
@@ -53,9 +53,9 @@ class NvrtcToolchain : public compiler::Toolchain {
                         const std::map<std::string, int64_t>& device) const override;
   // `out_path` receives the CUBIN.
   Result<compiler::CompileOutcome> Compile(const std::string& work_dir, const std::string& tu_path,
-                                 const std::string& out_path, const v1::KernelSpec& spec,
-                                 const std::vector<v1::Config>& configs,
-                                 double timeout_s) const override;
+                                           const std::string& out_path, const v1::KernelSpec& spec,
+                                           const std::vector<v1::Config>& configs,
+                                           double timeout_s) const override;
 
  private:
   Status CheckArch() const;

@@ -34,7 +34,8 @@ Status CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
   }
   int64_t dynamic_smem = 0;
   if (!spec.launch().shared_mem_bytes().empty()) {
-    TF_ASSIGN_OR_RETURN(dynamic_smem, kernelspec::EvaluateInt(spec.launch().shared_mem_bytes(), vars));
+    TF_ASSIGN_OR_RETURN(dynamic_smem,
+                        kernelspec::EvaluateInt(spec.launch().shared_mem_bytes(), vars));
   }
   auto exceeds = [](const std::string& what) {
     return Status::FailedPrecondition("pruned: " + what);

@@ -56,7 +56,8 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
 
   for (const Gpu* gpu : GetParam().gpus) {
     SCOPED_TRACE(gpu->arch);
-    auto space = kernelspec::SearchSpace::Create(loaded->spec, loaded->spec.problems(0), gpu->props);
+    auto space =
+        kernelspec::SearchSpace::Create(loaded->spec, loaded->spec.problems(0), gpu->props);
     ASSERT_TRUE(space.ok()) << space.status().ToString();
     auto configs = space->Select(loaded->spec.search(), 100000);
     ASSERT_TRUE(configs.ok()) << configs.status().ToString();
@@ -79,11 +80,11 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
     options.parallelism = 2;
     options.batch_size = 4;
     std::vector<compiler::ConfigBuild> builds;
-    auto stats =
-        compiler::BatchBuilder(**toolchain, **store, options)
-            .Build(loaded->spec, loaded->sources, sample, [&](std::vector<compiler::ConfigBuild> batch) {
-              builds.insert(builds.end(), batch.begin(), batch.end());
-            });
+    auto stats = compiler::BatchBuilder(**toolchain, **store, options)
+                     .Build(loaded->spec, loaded->sources, sample,
+                            [&](std::vector<compiler::ConfigBuild> batch) {
+                              builds.insert(builds.end(), batch.begin(), batch.end());
+                            });
     ASSERT_TRUE(stats.ok()) << stats.status().ToString();
     ASSERT_EQ(builds.size(), sample.size());
     for (const compiler::ConfigBuild& build : builds) {

@@ -11,9 +11,9 @@
 
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "runner/host_buffers.h"
 #include "vendors/nvidia/nvidia_backend.h"
 #include "worker/devices.h"
-#include "runner/host_buffers.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {

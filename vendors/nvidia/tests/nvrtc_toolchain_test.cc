@@ -8,9 +8,9 @@
 
 #include "common/files.h"
 #include "compiler/batch_builder.h"
-#include "vendors/nvidia/ptxas_log.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
+#include "vendors/nvidia/ptxas_log.h"
 #include "vendors/toolchains.h"
 
 namespace tf::nvidia {
@@ -86,7 +86,9 @@ v1::Config Config(int64_t tile, int64_t rows) {
   return config;
 }
 
-int64_t Tile(const compiler::ConfigBuild& build) { return build.config.settings(0).value().int_value(); }
+int64_t Tile(const compiler::ConfigBuild& build) {
+  return build.config.settings(0).value().int_value();
+}
 
 const std::string kNvrtcPath = std::string(TF_BINARY_DIR) + "/bin/tunefleet-nvrtc";
 
@@ -135,13 +137,15 @@ class CudaToolchainTest : public ::testing::Test {
   }
 
   // Builds `configs` for `arch`; every delivered build lands in builds_.
-  Result<compiler::BuildStats> Build(const std::string& arch, const std::vector<v1::Config>& configs) {
+  Result<compiler::BuildStats> Build(const std::string& arch,
+                                     const std::vector<v1::Config>& configs) {
     auto toolchain = Toolchain(arch);
     if (!toolchain) return Status::Unavailable("no toolchain");
     compiler::BatchBuilder builder(*toolchain, *store_, options_);
-    return builder.Build(spec_, sources_, configs, [this](std::vector<compiler::ConfigBuild> batch) {
-      for (auto& build : batch) builds_[Tile(build)] = build;
-    });
+    return builder.Build(spec_, sources_, configs,
+                         [this](std::vector<compiler::ConfigBuild> batch) {
+                           for (auto& build : batch) builds_[Tile(build)] = build;
+                         });
   }
 
   tf::testing::TempDir temp_;
