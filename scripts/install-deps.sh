@@ -7,6 +7,8 @@ packages=(
   libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
   iproute2  # ip netns: the multi-host tests
+  python3-grpcio python3-protobuf python3-setuptools  # the Python client (client/python)
+  python3-pytest python3-yaml python3-pip python3-venv  # its tests, pip install included
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
 )
 missing=()

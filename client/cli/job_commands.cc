@@ -72,8 +72,9 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   std::fprintf(stderr, "submitted job %lld (kernel %s)\n", static_cast<long long>(job->job_id()),
                job->kernel().c_str());
   JobProgress progress(stderr, isatty(STDERR_FILENO));
-  Result<v1::Job> final_job =
-      (*client)->WatchJob(job->job_id(), [&](const v1::Job& update) { progress.Update(update); });
+  Result<v1::Job> final_job = (*client)->WatchJob(
+      job->job_id(), [&](const v1::Job& update) { progress.Update(update); },
+      [&](const Status& lost) { progress.Note(lost.message() + "; reconnecting"); });
   progress.Finish();
   if (!final_job.ok()) return Fail(final_job.status());
   if (global.json) {
