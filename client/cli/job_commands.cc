@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 
+#include "client/cli/build_failures.h"
 #include "client/cli/cli_util.h"
 #include "client/cli/commands.h"
 #include "client/cli/progress.h"
@@ -151,7 +153,13 @@ int RunResults(const GlobalOptions& global, int64_t job_id) {
     return kExitOk;
   }
   Table table({"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "ERROR"});
+  std::vector<FailedBuild> failed_builds;
+  std::set<std::string> failed_configs;  // a configuration fails for every problem
   for (const v1::CandidateResult& result : *results) {
+    if (result.status() == v1::RESULT_STATUS_COMPILE_FAILED &&
+        failed_configs.insert(spec::ConfigKey(result.config())).second) {
+      failed_builds.push_back({spec::ConfigKey(result.config()), result.error()});
+    }
     const v1::TimingStats& timing = result.timing();
     table.AddRow({client::ResultStatusName(result.status()), spec::ConfigKey(result.config()),
                   spec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
@@ -159,6 +167,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id) {
                   FormatGflops(timing.gflops()), FirstLine(result.error())});
   }
   table.Print(stdout);
+  PrintBuildFailures(stdout, failed_builds);
   return kExitOk;
 }
 
