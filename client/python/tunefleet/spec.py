@@ -13,12 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any, Optional, Union
 
+import grpc
 from google.protobuf import json_format
 
 from tunefleet.errors import InvalidArgumentError
 from tunefleet.v1 import tunefleet_pb2
-
-import grpc
 
 SpecInput = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Sources = Mapping[str, Union[str, bytes]]
