@@ -29,21 +29,22 @@ namespace {
 // nvcc pre-includes cuda_runtime.h, whose host half brings <math.h>'s
 // constants to every kernel; NVRTC has neither that nor the C and C++ library
 // headers kernels include. This prelude (pre-included in every program) and
-// the headers below give a kernel that builds with nvcc the same names. The
-// M_ values are glibc's tokens, so that a kernel defining them again agrees.
+// the headers below give a kernel that builds with nvcc the same names,
+// usable in constant expressions as there, at no cost to compile time (no
+// header is read). The M_ values are glibc's tokens, so that a kernel
+// defining them again agrees.
 const char kPrelude[] = R"(#pragma once
-#include <cuda/std/limits>
 #ifndef INFINITY
-#define INFINITY (::cuda::std::numeric_limits<float>::infinity())
+#define INFINITY (__builtin_bit_cast(float, 0x7f800000u))
 #endif
 #ifndef NAN
-#define NAN (::cuda::std::numeric_limits<float>::quiet_NaN())
+#define NAN (__builtin_bit_cast(float, 0x7fc00000u))
 #endif
 #ifndef HUGE_VALF
-#define HUGE_VALF (::cuda::std::numeric_limits<float>::infinity())
+#define HUGE_VALF (__builtin_bit_cast(float, 0x7f800000u))
 #endif
 #ifndef HUGE_VAL
-#define HUGE_VAL (::cuda::std::numeric_limits<double>::infinity())
+#define HUGE_VAL (__builtin_bit_cast(double, 0x7ff0000000000000ull))
 #endif
 #ifndef M_PI
 #define M_E 2.7182818284590452354
