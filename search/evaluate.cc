@@ -1,0 +1,138 @@
+#include "search/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <thread>
+
+#include "search/strategy.h"
+
+namespace tf::search {
+
+namespace {
+
+std::optional<double> Recorded(const RecordedSpace& recorded, ConfigId id) {
+  const RecordedResult& r = recorded.results[id];
+  if (r.outcome != Outcome::kOk) return std::nullopt;
+  return r.time_ms;
+}
+
+struct Run {
+  std::vector<double> fraction;
+  double strategy_ms = 0;
+  uint64_t proposals = 0;
+};
+
+Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluations, size_t batch,
+            double optimum) {
+  Run run;
+  double best = INFINITY;
+  // CPU time of this thread: the strategy's own cost, whatever else the
+  // machine is running.
+  auto now_ms = [] {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+  };
+  auto elapsed_ms = [&](double start) { return now_ms() - start; };
+  while (run.fraction.size() < evaluations) {
+    const size_t want = std::min<uint64_t>(batch, evaluations - run.fraction.size());
+    double start = now_ms();
+    std::vector<ConfigId> ask = strategy.Ask(want);
+    run.strategy_ms += elapsed_ms(start);
+    if (ask.empty()) break;
+    run.proposals += ask.size();
+    for (ConfigId id : ask) {
+      std::optional<double> time = Recorded(recorded, id);
+      if (time) best = std::min(best, *time);
+      run.fraction.push_back(std::isfinite(best) ? optimum / best : 0);
+      start = now_ms();
+      strategy.Tell(id, time);
+      run.strategy_ms += elapsed_ms(start);
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
+Result<double> Optimum(const RecordedSpace& recorded) {
+  double best = INFINITY;
+  for (const RecordedResult& r : recorded.results) {
+    if (r.outcome == Outcome::kOk) best = std::min(best, r.time_ms);
+  }
+  if (!std::isfinite(best) || best <= 0) {
+    return Status::InvalidArgument(recorded.path + ": no configuration succeeded with a time > 0");
+  }
+  return best;
+}
+
+Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& name,
+                                    uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
+                                    int threads) {
+  TF_ASSIGN_OR_RETURN(double optimum, Optimum(recorded));
+  const uint64_t evaluations = std::min<uint64_t>(budget, recorded.space.size());
+  // Fails here, once, for an unknown name.
+  TF_RETURN_IF_ERROR(MakeStrategy(name, recorded.space, {}).status());
+  std::vector<Run> runs(seeds);
+  auto work = [&](int worker) {
+    for (int s = worker; s < seeds; s += threads) {
+      auto strategy = MakeStrategy(
+          name, recorded.space, {.seed = first_seed + static_cast<uint64_t>(s), .budget = budget});
+      runs[s] = RunOnce(recorded, **strategy, evaluations, batch, optimum);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& t : pool) t.join();
+
+  Evaluation evaluation;
+  evaluation.fraction.assign(evaluations, 0);
+  for (const Run& run : runs) {
+    for (uint64_t b = 0; b < evaluations; ++b) {
+      // A strategy that stopped early keeps its last best.
+      double f =
+          run.fraction.empty() ? 0 : run.fraction[std::min<size_t>(b, run.fraction.size() - 1)];
+      evaluation.fraction[b] += f / seeds;
+    }
+    evaluation.strategy_ms += run.strategy_ms;
+    evaluation.proposals += run.proposals;
+  }
+  return evaluation;
+}
+
+std::vector<double> RandomFractionCurve(const RecordedSpace& recorded, uint64_t budget) {
+  const double n = recorded.space.size();
+  std::vector<double> times;
+  for (const RecordedResult& r : recorded.results) {
+    if (r.outcome == Outcome::kOk) times.push_back(r.time_ms);
+  }
+  std::sort(times.begin(), times.end());
+  const uint64_t evaluations = std::min<uint64_t>(budget, recorded.space.size());
+  std::vector<double> curve(evaluations);
+  for (uint64_t b = 1; b <= evaluations; ++b) {
+    // P(the i-th fastest is the best of b draws) = C(n-i, b-1) / C(n, b);
+    // from i to i+1 it shrinks by (n-i-b+1) / (n-i).
+    double p = b / n, expected = 0;
+    for (size_t i = 1; i <= times.size() && p > 0; ++i) {
+      expected += p * times[0] / times[i - 1];
+      if (i < n) p *= std::max(0.0, n - i - b + 1) / (n - i);
+    }
+    curve[b - 1] = expected;
+  }
+  return curve;
+}
+
+double MethodologyScore(const std::vector<double>& strategy, const std::vector<double>& random) {
+  double sum = 0;
+  int points = 0;
+  for (size_t b = 0; b < std::min(strategy.size(), random.size()); ++b) {
+    if (1 - random[b] < 1e-12) continue;
+    sum += (strategy[b] - random[b]) / (1 - random[b]);
+    ++points;
+  }
+  return points ? sum / points : 0;
+}
+
+}  // namespace tf::search

@@ -1,0 +1,47 @@
+// Offline evaluation of a strategy on a recorded space (bench/search_eval):
+// the strategy proposes one configuration at a time, each answered from the
+// recording (a failure counts as an evaluation), and the best time found is
+// followed along the budget.
+//
+// Fraction of optimum after b evaluations: the space's best recorded time
+// over the best time found in b evaluations (0 while nothing has succeeded).
+// The random baseline is the exact expectation of that fraction for uniform
+// sampling without replacement, not a sampled estimate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "search/recorded_space.h"
+
+namespace tf::search {
+
+struct Evaluation {
+  // fraction[b]: mean fraction of optimum over the seeds after b+1 evaluations.
+  std::vector<double> fraction;
+  double strategy_ms = 0;  // CPU time spent in Ask and Tell, all seeds
+  uint64_t proposals = 0;  // configurations proposed, all seeds
+};
+
+// The best recorded time; an error when no configuration succeeded.
+Result<double> Optimum(const RecordedSpace& recorded);
+
+// Runs the strategy once per seed (seeds first_seed, first_seed+1, ...), each
+// for min(budget, configurations) evaluations, asking `batch` at a time.
+// Seeds run on `threads` threads.
+Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& strategy,
+                                    uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
+                                    int threads);
+
+// random[b]: expected fraction of optimum after b+1 uniform draws without replacement.
+std::vector<double> RandomFractionCurve(const RecordedSpace& recorded, uint64_t budget);
+
+// Kernel Tuner's methodology score (Willemsen et al.) on one space: the mean
+// over the budget of (f_strategy - f_random) / (1 - f_random); points where
+// random is already at the optimum are left out. 1: the optimum at once;
+// 0: no better than random; negative: worse.
+double MethodologyScore(const std::vector<double>& strategy, const std::vector<double>& random);
+
+}  // namespace tf::search

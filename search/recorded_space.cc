@@ -1,0 +1,303 @@
+#include "search/recorded_space.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace tf::search {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// gzread passes uncompressed files through unchanged.
+Result<std::string> ReadMaybeGzipped(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::NotFound(path + ": cannot open");
+  std::string text;
+  char buffer[1 << 16];
+  int n;
+  while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, n);
+  int error = 0;
+  const char* message = n < 0 ? gzerror(file, &error) : nullptr;
+  std::string reason = message ? message : "";
+  gzclose(file);
+  if (n < 0) return Status::InvalidArgument(path + ": " + reason);
+  return text;
+}
+
+// Kernel Tuner appends cache entries as it tunes and closes the braces at the
+// end; a run that stopped early leaves "...}," with both closings missing.
+Result<Json> ParseJson(const std::string& path, std::string text) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_discarded()) return json;
+  while (!text.empty() &&
+         (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ',')) {
+    text.pop_back();
+  }
+  json = Json::parse(text + "}}", nullptr, false);
+  if (json.is_discarded()) return Status::InvalidArgument(path + ": not valid JSON");
+  return json;
+}
+
+Value ValueOf(const Json& j) {
+  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_number()) return j.get<double>();
+  if (j.is_boolean()) return std::string(j.get<bool>() ? "True" : "False");
+  if (j.is_string()) return j.get<std::string>();
+  return j.dump();
+}
+
+bool SameValue(const Value& a, const Value& b) {
+  auto number = [](const Value& v, double* out) {
+    if (const auto* i = std::get_if<int64_t>(&v)) return *out = double(*i), true;
+    if (const auto* d = std::get_if<double>(&v)) return *out = *d, true;
+    return false;
+  };
+  double x, y;
+  if (number(a, &x) && number(b, &y)) return x == y;
+  return a == b;
+}
+
+// The member `key` of an object, or null when it has none.
+const Json* Field(const Json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+double NumberOr(const Json& object, const char* key, double fallback) {
+  const Json* field = Field(object, key);
+  return field && field->is_number() ? field->get<double>() : fallback;
+}
+
+std::string StringOr(const Json& object, const char* key, std::string fallback) {
+  const Json* field = Field(object, key);
+  return field && field->is_string() ? field->get<std::string>() : fallback;
+}
+
+Outcome OutcomeOfCacheString(const std::string& s) {
+  if (s == "CompilationFailedConfig") return Outcome::kCompileFailed;
+  if (s == "RuntimeFailedConfig") return Outcome::kRuntimeFailed;
+  return Outcome::kInvalid;
+}
+
+Outcome OutcomeOfInvalidity(const std::string& s) {
+  if (s == "correct") return Outcome::kOk;
+  if (s == "compile") return Outcome::kCompileFailed;
+  if (s == "runtime") return Outcome::kRuntimeFailed;
+  if (s == "correctness") return Outcome::kWrongResult;
+  if (s == "timeout") return Outcome::kTimeout;
+  return Outcome::kInvalid;
+}
+
+// Finds each configuration's value among its parameter's values.
+Status IndexConfig(const std::string& where, const Json& config,
+                   const std::vector<Parameter>& params, std::vector<uint32_t>* indices) {
+  if (!config.is_object()) return Status::InvalidArgument(where + ": not an object");
+  for (const Parameter& p : params) {
+    auto it = config.find(p.name);
+    if (it == config.end()) return Status::InvalidArgument(where + ": no value for " + p.name);
+    Value value = ValueOf(*it);
+    auto found = std::find_if(p.values.begin(), p.values.end(),
+                              [&](const Value& v) { return SameValue(v, value); });
+    if (found == p.values.end()) {
+      return Status::InvalidArgument(where + ": " + p.name + "=" + ValueText(value) +
+                                     " is not among its values");
+    }
+    indices->push_back(static_cast<uint32_t>(found - p.values.begin()));
+  }
+  return Status::Ok();
+}
+
+Status ReadCache(const std::string& path, const Json& json, RecordedSpace* out) {
+  const Json* keys = Field(json, "tune_params_keys");
+  const Json* tune_params = Field(json, "tune_params");
+  if (!keys || !keys->is_array() || !tune_params || !tune_params->is_object()) {
+    return Status::InvalidArgument(path + ": tune_params_keys and tune_params are required");
+  }
+  std::vector<Parameter> params;
+  for (const Json& key : *keys) {
+    if (!key.is_string()) return Status::InvalidArgument(path + ": tune_params_keys not strings");
+    Parameter& p = params.emplace_back();
+    p.name = key.get<std::string>();
+    const Json* values = Field(*tune_params, p.name.c_str());
+    if (!values || !values->is_array()) {
+      return Status::InvalidArgument(path + ": tune_params has no list for " + p.name);
+    }
+    for (const Json& v : *values) p.values.push_back(ValueOf(v));
+  }
+  out->format = "kerneltuner-cache";
+  out->device = StringOr(json, "device_name", "");
+  out->kernel = StringOr(json, "kernel_name", "");
+  const Json* cache = Field(json, "cache");
+  if (!cache || !cache->is_object()) {
+    return Status::InvalidArgument(path + ": cache is not an object");
+  }
+  std::vector<uint32_t> indices;
+  indices.reserve(cache->size() * params.size());
+  for (const auto& [key, entry] : cache->items()) {
+    std::string where = path + ": cache entry \"" + key + "\"";
+    TF_RETURN_IF_ERROR(IndexConfig(where, entry, params, &indices));
+    RecordedResult& r = out->results.emplace_back();
+    const Json* time = Field(entry, "time");
+    if (time && time->is_number()) {
+      r.time_ms = time->get<double>();
+    } else if (time && time->is_string()) {
+      r.outcome = OutcomeOfCacheString(time->get<std::string>());
+    } else {
+      return Status::InvalidArgument(where + ": time is neither a number nor a failure");
+    }
+    r.compile_ms = NumberOr(entry, "compile_time", -1);
+    r.benchmark_ms = NumberOr(entry, "benchmark_time", -1);
+    if (const Json* times = Field(entry, "times"); times && times->is_array()) {
+      for (const Json& t : *times) {
+        if (t.is_number()) r.runtimes_ms.push_back(t.get<double>());
+      }
+    }
+  }
+  TF_ASSIGN_OR_RETURN(out->space, Space::Create(std::move(params), std::move(indices)));
+  return Status::Ok();
+}
+
+// T4 files do not list the parameters' values; they are the values recorded.
+std::vector<Parameter> ParamsOfResults(const Json& results) {
+  std::vector<Parameter> params;
+  for (const auto& [name, value] : Field(results[0], "configuration")->items()) {
+    params.push_back({name, {}});
+  }
+  for (const Json& result : results) {
+    const Json* config = Field(result, "configuration");
+    if (!config || !config->is_object()) continue;  // reported by ReadT4
+    for (Parameter& p : params) {
+      auto it = config->find(p.name);
+      if (it == config->end()) continue;  // reported by IndexConfig
+      Value value = ValueOf(*it);
+      if (std::none_of(p.values.begin(), p.values.end(),
+                       [&](const Value& v) { return SameValue(v, value); })) {
+        p.values.push_back(std::move(value));
+      }
+    }
+  }
+  for (Parameter& p : params) {
+    if (p.ordinal()) {
+      auto number = [](const Value& v) {
+        const auto* i = std::get_if<int64_t>(&v);
+        return i ? double(*i) : std::get<double>(v);
+      };
+      std::sort(p.values.begin(), p.values.end(),
+                [&](const Value& a, const Value& b) { return number(a) < number(b); });
+    } else {
+      for (Value& v : p.values) v = ValueText(v);  // one kind per categorical parameter
+      std::sort(p.values.begin(), p.values.end());
+    }
+  }
+  return params;
+}
+
+Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
+  const Json* list = Field(json, "results");
+  if (!list || !list->is_array() || list->empty() || !Field((*list)[0], "configuration") ||
+      !Field((*list)[0], "configuration")->is_object()) {
+    return Status::InvalidArgument(path + ": results holds no configurations");
+  }
+  const Json& results = *list;
+  out->format = "t4";
+  std::vector<Parameter> params = ParamsOfResults(results);
+  std::vector<uint32_t> indices;
+  indices.reserve(results.size() * params.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Json& result = results[i];
+    std::string where = path + ": results[" + std::to_string(i) + "]";
+    const Json* config = Field(result, "configuration");
+    if (!config) return Status::InvalidArgument(where + ": no configuration");
+    TF_RETURN_IF_ERROR(IndexConfig(where, *config, params, &indices));
+    RecordedResult& r = out->results.emplace_back();
+    const Json* invalidity = Field(result, "invalidity");
+    if (!invalidity || !invalidity->is_string()) {
+      return Status::InvalidArgument(where + ": no invalidity");
+    }
+    r.outcome = OutcomeOfInvalidity(invalidity->get<std::string>());
+    std::string objective = "time";
+    if (const Json* o = Field(result, "objectives");
+        o && o->is_array() && !o->empty() && (*o)[0].is_string()) {
+      objective = (*o)[0].get<std::string>();
+    }
+    bool measured = false;
+    if (const Json* m = Field(result, "measurements"); m && m->is_array()) {
+      for (const Json& measurement : *m) {
+        const Json* value = Field(measurement, "value");
+        if (StringOr(measurement, "name", "") == objective && value && value->is_number()) {
+          r.time_ms = value->get<double>();
+          measured = true;
+        }
+      }
+    }
+    if (r.outcome == Outcome::kOk && !measured) {
+      return Status::InvalidArgument(where + ": correct, but no number for objective " + objective);
+    }
+    if (const Json* times = Field(result, "times"); times && times->is_object()) {
+      r.compile_ms = NumberOr(*times, "compilation", NumberOr(*times, "compilation_time", -1));
+      if (const Json* runs = Field(*times, "runtimes"); runs && runs->is_array()) {
+        double total = 0;
+        for (const Json& t : *runs) {
+          if (!t.is_number()) continue;
+          r.runtimes_ms.push_back(t.get<double>());
+          total += r.runtimes_ms.back();
+        }
+        if (!r.runtimes_ms.empty()) r.benchmark_ms = total;
+      }
+    }
+  }
+  TF_ASSIGN_OR_RETURN(out->space, Space::Create(std::move(params), std::move(indices)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOk:
+      return "ok";
+    case Outcome::kCompileFailed:
+      return "compile_failed";
+    case Outcome::kRuntimeFailed:
+      return "runtime_failed";
+    case Outcome::kWrongResult:
+      return "wrong_result";
+    case Outcome::kTimeout:
+      return "timeout";
+    case Outcome::kInvalid:
+      return "invalid";
+  }
+  return "unknown";
+}
+
+Result<RecordedSpace> ReadRecordedSpace(const std::string& path) {
+  TF_ASSIGN_OR_RETURN(std::string text, ReadMaybeGzipped(path));
+  TF_ASSIGN_OR_RETURN(Json json, ParseJson(path, std::move(text)));
+  RecordedSpace out;
+  out.path = path;
+  Status status;
+  if (json.is_object() && json.contains("cache")) {
+    status = ReadCache(path, json, &out);
+  } else if (json.is_object() && json.contains("results")) {
+    status = ReadT4(path, json, &out);
+  } else {
+    return Status::InvalidArgument(
+        path + ": neither a Kernel Tuner cache file (cache) nor a T4 results file (results)");
+  }
+  if (!status.ok()) {
+    // Space::Create's messages do not know the file.
+    if (status.message().rfind(path, 0) != 0)
+      return Status(status.code(), path + ": " + status.message());
+    return status;
+  }
+  if (out.results.empty()) return Status::InvalidArgument(path + ": no configurations recorded");
+  return out;
+}
+
+}  // namespace tf::search

@@ -1,0 +1,62 @@
+// Recorded search spaces: brute-forced tuning runs read back as a Space with
+// each configuration's recorded outcome. Used to evaluate strategies offline
+// (bench/search_eval), to replay a device (worker --devices replay:FILE) and to
+// import results.
+//
+// Formats, recognised by content, gzip-compressed or not:
+//  - Kernel Tuner cache files (*_cache.json): `tune_params_keys` and
+//    `tune_params` give the parameters and their values in order; each `cache`
+//    entry one configuration, `time` a number (ms) or a failure string
+//    (CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig; any other
+//    string is read as invalid). A file cut short while Kernel Tuner was still
+//    writing it (no closing braces) is read as far as it goes.
+//  - T4 result files (*_T4.json, KernelTuner's T4 1.0.0 results schema): each
+//    result's `configuration`, `invalidity`, the measurement named by its first
+//    objective (ms), `times.compilation` and `times.runtimes`. Parameters are
+//    the configuration keys of the first result; values are those recorded,
+//    numbers ascending, strings (and booleans, as "True"/"False") sorted.
+//
+// Errors name the file and the entry: a configuration that lacks a parameter
+// or has a value outside tune_params, the same configuration twice, no
+// configurations at all.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "search/space.h"
+
+namespace tf::search {
+
+enum class Outcome {
+  kOk,
+  kCompileFailed,
+  kRuntimeFailed,
+  kWrongResult,
+  kTimeout,
+  kInvalid,  // refused by a restriction the space file did not encode
+};
+
+const char* OutcomeName(Outcome outcome);
+
+struct RecordedResult {
+  Outcome outcome = Outcome::kOk;
+  double time_ms = 0;               // the objective; meaningful when outcome is kOk
+  double compile_ms = -1;           // -1: not recorded
+  double benchmark_ms = -1;         // time spent running it, -1: not recorded
+  std::vector<double> runtimes_ms;  // each timed run, when recorded
+};
+
+struct RecordedSpace {
+  std::string path;
+  std::string format;  // "kerneltuner-cache" or "t4"
+  std::string device;  // as the file names it; empty when it does not
+  std::string kernel;
+  Space space;                          // the recorded configurations
+  std::vector<RecordedResult> results;  // results[id] belongs to space.config(id)
+};
+
+Result<RecordedSpace> ReadRecordedSpace(const std::string& path);
+
+}  // namespace tf::search

@@ -1,0 +1,205 @@
+#include "search/recorded_space.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "common/files.h"
+#include "tests/test_util.h"
+
+namespace tf::search {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const char* const kDevices[] = {"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"};
+
+std::string SpaceFile(const std::string& name) {
+  return testing::SourcePath("tests/data/spaces/convolution/" + name);
+}
+
+std::map<Outcome, int> CountOutcomes(const RecordedSpace& recorded) {
+  std::map<Outcome, int> counts;
+  for (const RecordedResult& r : recorded.results) ++counts[r.outcome];
+  return counts;
+}
+
+TEST(RecordedSpaceTest, ReadsEveryConvolutionT4File) {
+  for (const char* device : kDevices) {
+    auto recorded = ReadRecordedSpace(SpaceFile(std::string(device) + "_T4.json.gz"));
+    ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+    EXPECT_EQ(recorded->format, "t4");
+    EXPECT_EQ(recorded->space.size(), 4362u) << device;
+    EXPECT_EQ(recorded->results.size(), 4362u) << device;
+    EXPECT_EQ(recorded->space.num_params(), 10u) << device;
+  }
+}
+
+TEST(RecordedSpaceTest, T4ParametersResultsAndTimes) {
+  auto recorded = ReadRecordedSpace(SpaceFile("A100_T4.json.gz"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  const auto& params = recorded->space.params();
+  EXPECT_EQ(params[0].name, "block_size_x");
+  EXPECT_EQ(params[9].name, "filter_width");
+  ASSERT_EQ(params[0].values.size(), 16u);  // 16, 32, ..., 256: ascending
+  EXPECT_EQ(std::get<int64_t>(params[0].values.front()), 16);
+  EXPECT_EQ(std::get<int64_t>(params[0].values.back()), 256);
+  EXPECT_TRUE(params[0].ordinal());
+  EXPECT_EQ(params[1].values.size(), 5u);
+  EXPECT_EQ(CountOutcomes(*recorded), (std::map<Outcome, int>{{Outcome::kOk, 4201},
+                                                              {Outcome::kCompileFailed, 6},
+                                                              {Outcome::kRuntimeFailed, 155}}));
+  // The first recorded result: block_size_x=16, block_size_y=1, tiles 1, use_shmem=0.
+  const RecordedResult& first = recorded->results[0];
+  EXPECT_EQ(recorded->space.Describe(0),
+            "block_size_x=16,block_size_y=1,tile_size_x=1,tile_size_y=1,read_only=0,"
+            "use_padding=0,use_shmem=0,use_cmem=1,filter_height=15,filter_width=15");
+  EXPECT_DOUBLE_EQ(first.time_ms, 3.8753279224038124);
+  EXPECT_DOUBLE_EQ(first.compile_ms, 918.5990339610726);
+  EXPECT_EQ(first.runtimes_ms.size(), 32u);
+  EXPECT_GT(first.benchmark_ms, 32 * 3.8);
+}
+
+// The cache file and the T4 file are the same A100 run: every configuration
+// has the same outcome and time in both.
+TEST(RecordedSpaceTest, CacheFileAgreesWithT4File) {
+  auto cache = ReadRecordedSpace(SpaceFile("A100_kerneltuner_cache.json.gz"));
+  auto t4 = ReadRecordedSpace(SpaceFile("A100_T4.json.gz"));
+  ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+  ASSERT_TRUE(t4.ok()) << t4.status().ToString();
+  EXPECT_EQ(cache->format, "kerneltuner-cache");
+  EXPECT_EQ(cache->device, "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(cache->kernel, "convolution_kernel");
+  ASSERT_EQ(cache->space.size(), 4362u);
+  EXPECT_EQ(CountOutcomes(*cache), CountOutcomes(*t4));
+  // tune_params lists values no configuration has, so indices differ: match by value.
+  const Space& a = cache->space;
+  const Space& b = t4->space;
+  ASSERT_EQ(a.num_params(), b.num_params());
+  for (ConfigId id = 0; id < a.size(); ++id) {
+    std::vector<uint32_t> in_b;
+    for (size_t p = 0; p < a.num_params(); ++p) {
+      const Value& v = a.params()[p].values[a.config(id)[p]];
+      const auto& values = b.params()[p].values;
+      in_b.push_back(std::find(values.begin(), values.end(), v) - values.begin());
+    }
+    std::optional<ConfigId> match = b.Find(in_b.data());
+    ASSERT_TRUE(match) << a.Describe(id);
+    EXPECT_EQ(cache->results[id].outcome, t4->results[*match].outcome) << a.Describe(id);
+    if (cache->results[id].outcome == Outcome::kOk) {
+      EXPECT_DOUBLE_EQ(cache->results[id].time_ms, t4->results[*match].time_ms);
+    }
+  }
+}
+
+class SmallFilesTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = dir_ / name;
+    EXPECT_TRUE(WriteFileAtomic(path, text).ok());
+    return path;
+  }
+  testing::TempDir dir_;
+};
+
+constexpr const char* kCacheHead =
+    R"({"device_name": "X", "kernel_name": "k", "tune_params_keys": ["bx", "dt"],)"
+    R"( "tune_params": {"bx": [32, 64, 128], "dt": ["half", "float"]}, "objective": "time",)"
+    R"( "cache": {)";
+
+TEST_F(SmallFilesTest, PlainCacheFileWithStringsAndFailures) {
+  auto recorded = ReadRecordedSpace(
+      Write("k_cache.json",
+            std::string(kCacheHead) +
+                R"("32,half": {"bx": 32, "dt": "half", "time": 2.5, "compile_time": 7},)"
+                R"("64,float": {"bx": 64, "dt": "float", "time": "InvalidConfig"},)"
+                R"("128,half": {"bx": 128, "dt": "half", "time": "CompilationFailedConfig"}}})"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  EXPECT_EQ(recorded->space.size(), 3u);
+  EXPECT_FALSE(recorded->space.params()[1].ordinal());
+  EXPECT_EQ(recorded->results[0].time_ms, 2.5);
+  EXPECT_EQ(recorded->results[0].compile_ms, 7);
+  EXPECT_EQ(recorded->results[0].benchmark_ms, -1);
+  EXPECT_EQ(recorded->results[1].outcome, Outcome::kInvalid);
+  EXPECT_EQ(recorded->results[2].outcome, Outcome::kCompileFailed);
+  EXPECT_EQ(recorded->space.Describe(1), "bx=64,dt=float");
+}
+
+// Kernel Tuner writes the closing braces only when tuning ends.
+TEST_F(SmallFilesTest, CacheFileCutShortIsReadAsFarAsItGoes) {
+  auto recorded = ReadRecordedSpace(Write(
+      "k_cache.json",
+      std::string(kCacheHead) + "\n\"32,half\": {\"bx\": 32, \"dt\": \"half\", \"time\": 1.5},\n"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  EXPECT_EQ(recorded->space.size(), 1u);
+}
+
+TEST_F(SmallFilesTest, T4WithFloatsAndEveryInvalidity) {
+  auto entry = [](const std::string& config, const std::string& invalidity,
+                  const std::string& value) {
+    return R"({"configuration": )" + config + R"(, "invalidity": ")" + invalidity +
+           R"(", "correctness": 1, "times": {"compilation_time": 3, "runtimes": [1, 2]},)" +
+           R"( "measurements": [{"name": "time", "value": )" + value +
+           R"(, "unit": "ms"}], "objectives": ["time"]})";
+  };
+  auto recorded = ReadRecordedSpace(
+      Write("k_T4.json", R"({"schema_version": "1.0.0", "results": [)" +
+                             entry(R"({"f": 0.5, "s": true})", "correct", "4.5") + "," +
+                             entry(R"({"f": 0.25, "s": false})", "timeout", R"("TimeoutConfig")") +
+                             "," + entry(R"({"f": 1.5, "s": true})", "correctness", "9") + "]}"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  const Parameter& f = recorded->space.params()[0];
+  EXPECT_THAT(f.values, ElementsAre(Value(0.25), Value(0.5), Value(1.5)));
+  EXPECT_THAT(recorded->space.params()[1].values, ElementsAre(Value("False"), Value("True")));
+  EXPECT_EQ(recorded->results[0].time_ms, 4.5);
+  EXPECT_EQ(recorded->results[0].compile_ms, 3);
+  EXPECT_EQ(recorded->results[0].benchmark_ms, 3);
+  EXPECT_EQ(recorded->results[1].outcome, Outcome::kTimeout);
+  EXPECT_EQ(recorded->results[2].outcome, Outcome::kWrongResult);
+  EXPECT_EQ(recorded->space.Describe(0), "f=0.5,s=True");
+}
+
+TEST_F(SmallFilesTest, ErrorsNameTheFileAndTheEntry) {
+  std::string path =
+      Write("missing_cache.json", std::string(kCacheHead) + R"("32": {"bx": 32, "time": 1}}})");
+  auto missing = ReadRecordedSpace(path);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr(path));
+  EXPECT_THAT(missing.status().message(), HasSubstr("cache entry \"32\": no value for dt"));
+
+  auto outside = ReadRecordedSpace(
+      Write("outside_cache.json",
+            std::string(kCacheHead) + R"("48,half": {"bx": 48, "dt": "half", "time": 1}}})"));
+  ASSERT_FALSE(outside.ok());
+  EXPECT_THAT(outside.status().message(), HasSubstr("bx=48 is not among its values"));
+
+  auto twice = ReadRecordedSpace(
+      Write("twice_T4.json",
+            R"({"results": [{"configuration": {"a": 1}, "invalidity": "compile", "times": {}},)"
+            R"( {"configuration": {"a": 1}, "invalidity": "compile", "times": {}}]})"));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.status().message(), HasSubstr("a=1 is listed twice"));
+
+  auto no_time = ReadRecordedSpace(
+      Write("notime_T4.json",
+            R"({"results": [{"configuration": {"a": 1}, "invalidity": "correct", "times": {}}]})"));
+  ASSERT_FALSE(no_time.ok());
+  EXPECT_THAT(no_time.status().message(), HasSubstr("results[0]: correct, but no number"));
+
+  auto other = ReadRecordedSpace(Write("other.json", R"({"hello": 1})"));
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(), HasSubstr("neither a Kernel Tuner cache file"));
+
+  auto garbage = ReadRecordedSpace(Write("garbage.json", "{not json"));
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_THAT(garbage.status().message(), HasSubstr("not valid JSON"));
+
+  auto absent = ReadRecordedSpace(dir_ / "absent.json");
+  ASSERT_FALSE(absent.ok());
+  EXPECT_EQ(absent.status().code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace tf::search

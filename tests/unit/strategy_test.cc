@@ -1,0 +1,119 @@
+#include "search/strategy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "search/recorded_space.h"
+#include "tests/test_util.h"
+
+namespace tf::search {
+namespace {
+
+using ::testing::HasSubstr;
+
+const RecordedSpace& A100() {
+  static const RecordedSpace* space = [] {
+    auto recorded =
+        ReadRecordedSpace(testing::SourcePath("tests/data/spaces/convolution/A100_T4.json.gz"));
+    EXPECT_TRUE(recorded.ok()) << recorded.status().ToString();
+    return new RecordedSpace(std::move(*recorded));
+  }();
+  return *space;
+}
+
+std::optional<double> Objective(const RecordedSpace& recorded, ConfigId id) {
+  const RecordedResult& r = recorded.results[id];
+  if (r.outcome != Outcome::kOk) return std::nullopt;
+  return r.time_ms;
+}
+
+// Runs `name` for `evaluations`, asking in batches of `batch`, telling each
+// recorded result; returns the proposals in order.
+std::vector<ConfigId> Propose(const std::string& name, const RecordedSpace& recorded, uint64_t seed,
+                              size_t evaluations, size_t batch) {
+  auto strategy = MakeStrategy(name, recorded.space, {.seed = seed, .budget = evaluations});
+  EXPECT_TRUE(strategy.ok()) << strategy.status().ToString();
+  std::vector<ConfigId> proposed;
+  while (proposed.size() < evaluations) {
+    std::vector<ConfigId> ask = (*strategy)->Ask(std::min(batch, evaluations - proposed.size()));
+    if (ask.empty()) break;
+    for (ConfigId id : ask) {
+      proposed.push_back(id);
+      (*strategy)->Tell(id, Objective(recorded, id));
+    }
+  }
+  return proposed;
+}
+
+class EveryStrategyTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryStrategyTest, ProposesDistinctConfigurationsOfTheSpace) {
+  std::vector<ConfigId> proposed = Propose(GetParam(), A100(), 1, 300, 7);
+  EXPECT_EQ(proposed.size(), 300u);
+  std::set<ConfigId> distinct(proposed.begin(), proposed.end());
+  EXPECT_EQ(distinct.size(), proposed.size());
+  EXPECT_LT(*distinct.rbegin(), A100().space.size());
+}
+
+TEST_P(EveryStrategyTest, SameSeedSameProposals) {
+  EXPECT_EQ(Propose(GetParam(), A100(), 5, 120, 4), Propose(GetParam(), A100(), 5, 120, 4));
+}
+
+// A small space is proposed whole, each configuration once, then Ask is empty.
+TEST_P(EveryStrategyTest, ExhaustsASmallSpace) {
+  std::vector<Parameter> params = {{"a", {int64_t{1}, int64_t{2}, int64_t{4}}},
+                                   {"b", {std::string("x"), std::string("y")}}};
+  std::vector<uint32_t> indices = {0, 0, 1, 0, 2, 0, 2, 1, 0, 1};  // (1,y) and (2,y) excluded
+  auto space = Space::Create(params, indices);
+  ASSERT_TRUE(space.ok());
+  auto strategy = MakeStrategy(GetParam(), *space, {.seed = 3, .budget = 0});
+  ASSERT_TRUE(strategy.ok());
+  std::multiset<ConfigId> seen;
+  for (int round = 0; round < 10; ++round) {
+    for (ConfigId id : (*strategy)->Ask(2)) {
+      seen.insert(id);
+      (*strategy)->Tell(id, id == 3 ? std::nullopt : std::optional<double>(1.0 + id));
+    }
+  }
+  EXPECT_EQ(seen, (std::multiset<ConfigId>{0, 1, 2, 3, 4}));
+  EXPECT_TRUE((*strategy)->Ask(1).empty());
+}
+
+// Told configurations (warm starts, known results) are never proposed.
+TEST_P(EveryStrategyTest, NeverProposesWhatItWasTold) {
+  const RecordedSpace& recorded = A100();
+  auto strategy = MakeStrategy(GetParam(), recorded.space, {.seed = 9, .budget = 200});
+  ASSERT_TRUE(strategy.ok());
+  std::set<ConfigId> told;
+  for (ConfigId id = 0; id < recorded.space.size(); id += 50) {
+    (*strategy)->Tell(id, Objective(recorded, id));
+    told.insert(id);
+  }
+  for (int round = 0; round < 40; ++round) {
+    for (ConfigId id : (*strategy)->Ask(5)) {
+      EXPECT_FALSE(told.count(id)) << id;
+      (*strategy)->Tell(id, Objective(recorded, id));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Search, EveryStrategyTest, ::testing::ValuesIn(StrategyNames()));
+
+TEST(StrategyTest, RandomSeedsDiffer) {
+  EXPECT_NE(Propose("random", A100(), 1, 50, 1), Propose("random", A100(), 2, 50, 1));
+}
+
+TEST(StrategyTest, UnknownNameListsTheKnownOnes) {
+  auto strategy = MakeStrategy("anneal", A100().space, {});
+  ASSERT_FALSE(strategy.ok());
+  EXPECT_THAT(strategy.status().message(), HasSubstr("unknown search strategy \"anneal\""));
+  for (const std::string& name : StrategyNames()) {
+    EXPECT_THAT(strategy.status().message(), HasSubstr(name));
+  }
+}
+
+}  // namespace
+}  // namespace tf::search
