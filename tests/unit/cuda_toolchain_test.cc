@@ -218,9 +218,9 @@ TEST_F(CudaToolchainTest, BuildsAKernelWrittenForNvcc) {
       "#include <cassert>\n#include <cfloat>\n#include <climits>\n#include <cmath>\n"
       "#include <cstddef>\n#include <cstdio>\n#include <math.h>\n#include <cuda_fp16.h>\n" +
       KernelSource("  constexpr float kLowest = -INFINITY;\n"
-                   "  float m = fmaxf(kLowest, float(M_PI) + FLT_EPSILON + (INT_MAX > 0));\n"
-                   "  if (isnan(m + NAN) && m > FLT_MAX) printf(\"%f\\n\", m);\n"
-                   "  assert(m > 0 && sizeof(std::size_t) == 8 && HUGE_VALF > DBL_MAX);\n"));
+                   "  float v = fmaxf(kLowest, float(M_PI) + FLT_EPSILON + (INT_MAX > 0));\n"
+                   "  if (isnan(v + NAN) && v > FLT_MAX) printf(\"%f\\n\", v);\n"
+                   "  assert(v > 0 && sizeof(std::size_t) == 8 && HUGE_VALF > DBL_MAX);\n"));
   auto stats = Build("sm_90", {Config(32, 8)});
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   ASSERT_TRUE(builds_.at(32).ok) << builds_.at(32).diagnostics;
