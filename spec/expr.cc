@@ -107,6 +107,17 @@ class ExprParser {
     return true;
   }
 
+  // Consumes the word `keyword` (and, or, not, in, if, else) when it comes
+  // next as a whole word, so that "order" is not "or" followed by "der".
+  bool AcceptKeyword(std::string_view keyword) {
+    SkipSpace();
+    if (text_.substr(pos_, keyword.size()) != keyword) return false;
+    size_t end = pos_ + keyword.size();
+    if (end < text_.size() && IsIdentChar(text_[end])) return false;
+    pos_ = end;
+    return true;
+  }
+
   int AddNode(Op op, size_t at, std::initializer_list<int> children) {
     return AddNode(op, at, std::vector<int>(children));
   }
@@ -152,31 +163,125 @@ class ExprParser {
     }
   }
 
+  // C's c ? a : b, or Python's a if c else b.
   Parsed ParseConditional(int depth) {
     if (depth > kMaxDepth) return Error("expression nested too deeply");
-    TF_ASSIGN_OR_RETURN(int condition, ParseOr(depth + 1));
+    TF_ASSIGN_OR_RETURN(int first, ParseOr(depth + 1));
     SkipSpace();
     size_t at = pos_;
-    if (!Accept("?")) return condition;
+    if (AcceptKeyword("if")) {
+      TF_ASSIGN_OR_RETURN(int condition, ParseOr(depth + 1));
+      if (!AcceptKeyword("else")) {
+        return Error("expected 'else' of the 'if' at column " + std::to_string(at + 1));
+      }
+      TF_ASSIGN_OR_RETURN(int if_false, ParseConditional(depth + 1));
+      return AddNode(Op::kCond, at, {condition, first, if_false});
+    }
+    if (!Accept("?")) return first;
     TF_ASSIGN_OR_RETURN(int if_true, ParseConditional(depth + 1));
     if (!Accept(":")) return Error("expected ':' of the '?' at column " + std::to_string(at + 1));
     TF_ASSIGN_OR_RETURN(int if_false, ParseConditional(depth + 1));
-    return AddNode(Op::kCond, at, {condition, if_true, if_false});
+    return AddNode(Op::kCond, at, {first, if_true, if_false});
   }
   Parsed ParseOr(int depth) {
-    return ParseLeftAssociative(depth, {{"||", {}, Op::kOr}}, &ExprParser::ParseAnd);
+    TF_ASSIGN_OR_RETURN(int lhs, ParseAnd(depth));
+    while (true) {
+      SkipSpace();
+      size_t at = pos_;
+      if (!Accept("||") && !AcceptKeyword("or")) return lhs;
+      TF_ASSIGN_OR_RETURN(int rhs, ParseAnd(depth));
+      lhs = AddNode(Op::kOr, at, {lhs, rhs});
+    }
   }
   Parsed ParseAnd(int depth) {
-    return ParseLeftAssociative(depth, {{"&&", {}, Op::kAnd}}, &ExprParser::ParseEquality);
+    TF_ASSIGN_OR_RETURN(int lhs, ParseNot(depth));
+    while (true) {
+      SkipSpace();
+      size_t at = pos_;
+      if (!Accept("&&") && !AcceptKeyword("and")) return lhs;
+      TF_ASSIGN_OR_RETURN(int rhs, ParseNot(depth));
+      lhs = AddNode(Op::kAnd, at, {lhs, rhs});
+    }
+  }
+  // Python's `not` binds looser than comparisons: not a == b is not (a == b).
+  Parsed ParseNot(int depth) {
+    if (depth > kMaxDepth) return Error("expression nested too deeply");
+    SkipSpace();
+    size_t at = pos_;
+    if (!AcceptKeyword("not")) return ParseEquality(depth);
+    TF_ASSIGN_OR_RETURN(int operand, ParseNot(depth + 1));
+    return AddNode(Op::kNot, at, {operand});
+  }
+
+  // A chain of comparisons of one level compares neighbours, as in Python:
+  // a < b <= c is a < b && b <= c (b evaluated where each needs it). The
+  // relational level also takes `in` and `not in`, which end a chain.
+  Parsed ParseComparisonChain(int depth, std::initializer_list<BinaryOp> ops,
+                              Parsed (ExprParser::*operand)(int), bool membership) {
+    TF_ASSIGN_OR_RETURN(int lhs, (this->*operand)(depth));
+    int chain = -1;
+    while (true) {
+      SkipSpace();
+      size_t at = pos_;
+      const BinaryOp* matched = nullptr;
+      for (const BinaryOp& op : ops) {
+        if (Accept(op.token, op.longer_one)) {
+          matched = &op;
+          break;
+        }
+      }
+      int comparison;
+      bool ends_chain = false;
+      if (matched) {
+        TF_ASSIGN_OR_RETURN(int rhs, (this->*operand)(depth));
+        comparison = AddNode(matched->op, at, {lhs, rhs});
+        lhs = rhs;
+      } else if (Membership kind = membership ? AcceptMembership() : Membership::kNone;
+                 kind != Membership::kNone) {
+        TF_ASSIGN_OR_RETURN(comparison, ParseList(lhs, at, depth));
+        if (kind == Membership::kNotIn) comparison = AddNode(Op::kNot, at, {comparison});
+        ends_chain = true;
+      } else {
+        return chain >= 0 ? chain : lhs;
+      }
+      chain = chain < 0 ? comparison : AddNode(Op::kAnd, at, {chain, comparison});
+      if (ends_chain) return chain;
+    }
+  }
+  enum class Membership { kNone, kIn, kNotIn };
+  Membership AcceptMembership() {
+    size_t start = pos_;
+    if (AcceptKeyword("in")) return Membership::kIn;
+    if (AcceptKeyword("not") && AcceptKeyword("in")) return Membership::kNotIn;
+    pos_ = start;
+    return Membership::kNone;
+  }
+  // The list of `x in [a, b, ...]` (or a tuple): literal expressions.
+  Parsed ParseList(int needle, size_t at, int depth) {
+    SkipSpace();
+    size_t open = pos_;
+    std::string_view close = Accept("[") ? "]" : Accept("(") ? ")" : "";
+    if (close.empty()) return Error("expected a list [a, b, ...] after 'in'");
+    std::vector<int> children = {needle};
+    while (!Accept(close)) {
+      TF_ASSIGN_OR_RETURN(int item, ParseConditional(depth + 1));
+      children.push_back(item);
+      if (Accept(close)) break;
+      if (!Accept(",")) {
+        return Error("expected ',' or '" + std::string(close) + "' in the list opened at column " +
+                     std::to_string(open + 1));
+      }
+    }
+    return AddNode(Op::kIn, at, children);
   }
   Parsed ParseEquality(int depth) {
-    return ParseLeftAssociative(depth, {{"==", {}, Op::kEq}, {"!=", {}, Op::kNe}},
-                                &ExprParser::ParseRelational);
+    return ParseComparisonChain(depth, {{"==", {}, Op::kEq}, {"!=", {}, Op::kNe}},
+                                &ExprParser::ParseRelational, /*membership=*/false);
   }
   Parsed ParseRelational(int depth) {
-    return ParseLeftAssociative(
+    return ParseComparisonChain(
         depth, {{"<=", {}, Op::kLe}, {">=", {}, Op::kGe}, {"<", {}, Op::kLt}, {">", {}, Op::kGt}},
-        &ExprParser::ParseAdditive);
+        &ExprParser::ParseAdditive, /*membership=*/true);
   }
   Parsed ParseAdditive(int depth) {
     return ParseLeftAssociative(depth, {{"+", {}, Op::kAdd}, {"-", {}, Op::kSub}},
@@ -184,7 +289,10 @@ class ExprParser {
   }
   Parsed ParseMultiplicative(int depth) {
     return ParseLeftAssociative(depth,
-                                {{"*", {}, Op::kMul}, {"/", {}, Op::kDiv}, {"%", {}, Op::kMod}},
+                                {{"*", "**", Op::kMul},
+                                 {"//", {}, Op::kFloorDiv},
+                                 {"/", {}, Op::kDiv},
+                                 {"%", {}, Op::kMod}},
                                 &ExprParser::ParseUnary);
   }
   Parsed ParseUnary(int depth) {
@@ -197,10 +305,20 @@ class ExprParser {
     } else if (Accept("!", "!=")) {
       op = Op::kNot;
     } else {
-      return ParsePrimary(depth);
+      return ParsePower(depth);
     }
     TF_ASSIGN_OR_RETURN(int operand, ParseUnary(depth + 1));
     return AddNode(op, at, {operand});
+  }
+  // Python's a ** b: right-associative, tighter than a unary minus on its
+  // left (-2 ** 2 is -4), looser than one on its right (2 ** -1).
+  Parsed ParsePower(int depth) {
+    TF_ASSIGN_OR_RETURN(int base, ParsePrimary(depth));
+    SkipSpace();
+    size_t at = pos_;
+    if (!Accept("**")) return base;
+    TF_ASSIGN_OR_RETURN(int exponent, ParseUnary(depth + 1));
+    return AddNode(Op::kPow, at, {base, exponent});
   }
 
   Parsed ParsePrimary(int depth) {
@@ -283,6 +401,7 @@ class ExprParser {
       break;
     }
     std::string_view name = text_.substr(start, pos_ - start);
+    if (name == "True" || name == "False") return AddLeaf(Op::kInt, start, name == "True", 0);
     if (Accept("(")) return ParseCall(name, start, depth);
     auto& vars = expr_.variables_;
     auto it = std::find(vars.begin(), vars.end(), name);
@@ -385,6 +504,10 @@ class ExprEvaluator {
         return "'*'";
       case Op::kDiv:
         return "'/'";
+      case Op::kFloorDiv:
+        return "'//'";
+      case Op::kPow:
+        return "'**'";
       case Op::kMod:
         return "'%'";
       case Op::kAdd:
@@ -465,15 +588,19 @@ class ExprEvaluator {
       case Op::kEq:
       case Op::kNe: {
         if (!Eval(Child(node, 0), &a) || !Eval(Child(node, 1), &b)) return false;
-        bool equal;
-        if (IsNumber(a) != IsNumber(b)) {
-          equal = false;
-        } else if (!IsNumber(a)) {
-          equal = a.s == b.s;
-        } else {
-          equal = BothInts(a, b) ? a.i == b.i : AsDouble(a) == AsDouble(b);
+        *out = ScalarRef::Int(Equal(a, b) == (node.op == Op::kEq));
+        return true;
+      }
+      case Op::kIn: {
+        if (!Eval(Child(node, 0), &a)) return false;
+        for (int k = 1; k < node.num_children; ++k) {
+          if (!Eval(Child(node, k), &b)) return false;
+          if (Equal(a, b)) {
+            *out = ScalarRef::Int(1);
+            return true;
+          }
         }
-        *out = ScalarRef::Int(equal == (node.op == Op::kEq));
+        *out = ScalarRef::Int(0);
         return true;
       }
       case Op::kMin:
@@ -496,6 +623,12 @@ class ExprEvaluator {
     if (node.num_children == 1) return Unary(node.op, a, out) || Fail(failure_, n);
     if (!EvalNumber(Child(node, 1), &b, n)) return false;
     return Binary(node.op, a, b, out) || Fail(failure_, n);
+  }
+
+  static bool Equal(const ScalarRef& a, const ScalarRef& b) {
+    if (IsNumber(a) != IsNumber(b)) return false;
+    if (!IsNumber(a)) return a.s == b.s;
+    return BothInts(a, b) ? a.i == b.i : AsDouble(a) == AsDouble(b);
   }
 
   static bool Less(const ScalarRef& a, const ScalarRef& b) {
@@ -546,12 +679,17 @@ class ExprEvaluator {
         *out = ScalarRef::Double(x * y);
         return true;
       case Op::kDiv:
+      case Op::kFloorDiv:
       case Op::kMod:
       case Op::kCeilDiv:
         if (y == 0) return SetFailure(Failure::kDivisionByZero);
-        *out = ScalarRef::Double(op == Op::kDiv   ? x / y
-                                 : op == Op::kMod ? std::fmod(x, y)
-                                                  : std::ceil(x / y));
+        *out = ScalarRef::Double(op == Op::kDiv        ? x / y
+                                 : op == Op::kFloorDiv ? std::floor(x / y)
+                                 : op == Op::kMod      ? std::fmod(x, y)
+                                                       : std::ceil(x / y));
+        return true;
+      case Op::kPow:
+        *out = ScalarRef::Double(std::pow(x, y));
         return true;
       case Op::kLt:
         *out = ScalarRef::Int(x < y);
@@ -582,7 +720,14 @@ class ExprEvaluator {
       case Op::kMul:
         if (__builtin_mul_overflow(x, y, &r)) return SetFailure(Failure::kOverflow);
         break;
+      case Op::kPow:
+        if (y < 0) {  // as in Python: 2 ** -1 is 0.5
+          *out = ScalarRef::Double(std::pow(static_cast<double>(x), static_cast<double>(y)));
+          return true;
+        }
+        return IntPow(x, y, out);
       case Op::kDiv:
+      case Op::kFloorDiv:
       case Op::kMod:
       case Op::kCeilDiv:
         if (y == 0) return SetFailure(Failure::kDivisionByZero);
@@ -597,6 +742,7 @@ class ExprEvaluator {
         }
         r = op == Op::kMod ? x % y : x / y;
         if (op == Op::kCeilDiv && x % y != 0 && (x < 0) == (y < 0)) ++r;
+        if (op == Op::kFloorDiv && x % y != 0 && (x < 0) != (y < 0)) --r;
         break;
       case Op::kLt:
         r = x < y;
@@ -614,6 +760,20 @@ class ExprEvaluator {
         return SetFailure(Failure::kNeedsNumber);
     }
     *out = ScalarRef::Int(r);
+    return true;
+  }
+
+  // x ** y for y >= 0 by squaring, overflow an error.
+  bool IntPow(int64_t x, int64_t y, ScalarRef* out) {
+    int64_t result = 1;
+    while (y > 0) {
+      if ((y & 1) && __builtin_mul_overflow(result, x, &result)) {
+        return SetFailure(Failure::kOverflow);
+      }
+      y >>= 1;
+      if (y > 0 && __builtin_mul_overflow(x, x, &x)) return SetFailure(Failure::kOverflow);
+    }
+    *out = ScalarRef::Int(result);
     return true;
   }
 

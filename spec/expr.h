@@ -7,10 +7,17 @@
 // c ? a : b, and the functions min(a, ...), max(a, ...), ceil_div(a, b),
 // log2(a), is_pow2(a), abs(a).
 //
+// Python's condition syntax too, as Kernel Tuner and T1 files write it: and,
+// or, not (looser than comparisons), // (floor division), ** (power), x in
+// [a, b] and x not in (a, b), a if c else b, True and False. Comparisons of
+// one level chain as in Python: 32 <= a * b <= 1024 is 32 <= a * b && a * b
+// <= 1024. What stays C: / and % on integers truncate (Python's / gives a
+// float; the T1 importer translates it).
+//
 // Integers stay int64: division truncates, and division by zero or overflow is
 // an error rather than a wrong configuration. An operation with a double operand
-// is done in double. Strings support only == and != (a string never equals a
-// number, so a parameter may mix both). Comparisons and logic yield 0 or 1.
+// is done in double. Strings support only ==, != and in (a string never equals
+// a number, so a parameter may mix both). Comparisons and logic yield 0 or 1.
 #pragma once
 
 #include <cstdint>
@@ -77,7 +84,9 @@ class Expr {
     kNot,
     kMul,
     kDiv,
+    kFloorDiv,
     kMod,
+    kPow,
     kAdd,
     kSub,
     kLt,
@@ -88,6 +97,7 @@ class Expr {
     kNe,
     kAnd,
     kOr,
+    kIn,  // children: the needle, then the list
     kCond,
     kMin,
     kMax,

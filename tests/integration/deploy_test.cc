@@ -220,7 +220,9 @@ class DeployTest : public ::testing::Test {
           }
           return found >= count;
         },
-        seconds(30));
+        // Under load a worker whose first TLS handshake timed out has been
+        // seen to take 30 s to connect again (gRPC's reconnect backoff).
+        seconds(90));
     EXPECT_TRUE(registered) << "no " << kind << " worker registered:\n" << worker.Log();
   }
 

@@ -168,6 +168,85 @@ TEST(ExprTest, CopiedExpressionKeepsItsStrings) {
   EXPECT_EQ(*copy.Eval({{"DT", "bf16"}}), Scalar(int64_t{1}));
 }
 
+TEST(ExprTest, PythonLogicWords) {
+  EXPECT_EQ(Eval("1 and 0"), Scalar(int64_t{0}));
+  EXPECT_EQ(Eval("0 or 3"), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("not 0"), Scalar(int64_t{1}));
+  // not is looser than ==, unlike C's !: not 1 == 2 is not (1 == 2).
+  EXPECT_EQ(Eval("not 1 == 2"), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("!1 == 2"), Scalar(int64_t{0}));
+  EXPECT_EQ(Eval("0 and 1 / 0"), Scalar(int64_t{0}));  // short-circuit
+  EXPECT_EQ(Eval("True and not False"), Scalar(int64_t{1}));
+  // Words are whole words: variables may start with them.
+  EXPECT_EQ(Eval("order + android + notes + inner", {{"order", int64_t{1}},
+                                                     {"android", int64_t{2}},
+                                                     {"notes", int64_t{3}},
+                                                     {"inner", int64_t{4}}}),
+            Scalar(int64_t{10}));
+}
+
+TEST(ExprTest, PythonFloorDivisionAndPower) {
+  EXPECT_EQ(Eval("7 // 2"), Scalar(int64_t{3}));
+  EXPECT_EQ(Eval("-7 // 2"), Scalar(int64_t{-4}));  // floors, where / truncates
+  EXPECT_EQ(Eval("7 // -2"), Scalar(int64_t{-4}));
+  EXPECT_EQ(Eval("7.0 // 2"), Scalar(3.0));
+  EXPECT_EQ(Eval("(262144 // 32) // 2"), Scalar(int64_t{4096}));
+  EXPECT_EQ(Eval("2 ** 10"), Scalar(int64_t{1024}));
+  EXPECT_EQ(Eval("2 ** 3 ** 2"), Scalar(int64_t{512}));  // right-associative
+  EXPECT_EQ(Eval("-2 ** 2"), Scalar(int64_t{-4}));
+  EXPECT_EQ(Eval("2 ** -1"), Scalar(0.5));
+  EXPECT_EQ(Eval("3 * 2 ** 2"), Scalar(int64_t{12}));
+  EXPECT_THAT(EvalError("2 ** 64"), HasSubstr("integer overflow"));
+  EXPECT_THAT(EvalError("1 // 0"), HasSubstr("division by zero"));
+}
+
+TEST(ExprTest, PythonChainedComparisons) {
+  Bindings vars = {{"a", int64_t{16}}, {"b", int64_t{8}}};
+  EXPECT_EQ(Eval("32 <= a * b <= 1024", vars), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("32 <= a * b <= 64", vars), Scalar(int64_t{0}));
+  EXPECT_EQ(Eval("1 < 2 < 3 < 4"), Scalar(int64_t{1}));
+  // C would read 3 > 2 > 1 as (3 > 2) > 1, which is false.
+  EXPECT_EQ(Eval("3 > 2 > 1"), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("a == 16 == a", vars), Scalar(int64_t{1}));
+  // A later link is not evaluated once an earlier one fails.
+  EXPECT_EQ(Eval("2 < 1 < 1 / 0"), Scalar(int64_t{0}));
+}
+
+TEST(ExprTest, PythonMembership) {
+  Bindings vars = {{"bs", int64_t{64}}, {"dt", std::string("f16")}};
+  EXPECT_EQ(Eval("bs in [32, 64, 128]", vars), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("bs in (32, 48)", vars), Scalar(int64_t{0}));
+  EXPECT_EQ(Eval("bs not in [32, 48,]", vars), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("bs * 2 in [bs + bs]", vars), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("dt in ['f16', 'bf16'] and bs in [64]", vars), Scalar(int64_t{1}));
+  EXPECT_EQ(Eval("bs in []", vars), Scalar(int64_t{0}));
+  EXPECT_THAT(ParseError("bs in 64"), HasSubstr("expected a list [a, b, ...] after 'in'"));
+  EXPECT_THAT(ParseError("bs in [1, 2"), HasSubstr("expected ',' or ']'"));
+}
+
+TEST(ExprTest, PythonConditionalExpression) {
+  EXPECT_EQ(Eval("4 if 1 else 5"), Scalar(int64_t{4}));
+  EXPECT_EQ(Eval("4 if 0 else 5 if 0 else 6"), Scalar(int64_t{6}));
+  EXPECT_EQ(Eval("5 if 0 else 1 / 1"), Scalar(int64_t{1}));
+  EXPECT_THAT(ParseError("4 if 1"), HasSubstr("expected 'else'"));
+}
+
+TEST(ExprTest, ConvolutionT1Conditions) {
+  // The conditions of shared/spaces/convolution/convolution_milo_T1.json, verbatim.
+  const char* shmem =
+      "use_shmem == 0 or (((block_size_x*tile_size_x+(filter_width-1)))*((block_size_y*"
+      "tile_size_y+(filter_height-1)))) < 12*1024";
+  Bindings vars = {{"use_shmem", int64_t{1}},      {"block_size_x", int64_t{64}},
+                   {"tile_size_x", int64_t{2}},    {"filter_width", int64_t{15}},
+                   {"block_size_y", int64_t{8}},   {"tile_size_y", int64_t{4}},
+                   {"filter_height", int64_t{15}}, {"use_padding", int64_t{1}}};
+  // (128 + 14) * (32 + 14) = 6532 < 12288
+  EXPECT_EQ(Eval(shmem, vars), Scalar(int64_t{1}));
+  vars["tile_size_y"] = int64_t{16};  // (128 + 14) * (128 + 14) = 20164
+  EXPECT_EQ(Eval(shmem, vars), Scalar(int64_t{0}));
+  EXPECT_EQ(Eval("use_padding==0 or block_size_x % 32 != 0", vars), Scalar(int64_t{0}));
+}
+
 TEST(ExprTest, IsTrue) {
   EXPECT_TRUE(IsTrue(Scalar(int64_t{2})));
   EXPECT_FALSE(IsTrue(Scalar(int64_t{0})));
