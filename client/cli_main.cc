@@ -132,6 +132,17 @@ int main(int argc, char** argv) {
   token_revoke_cmd->add_option("ID", token_id, "Token id, as `token list` shows it")->required();
   token_revoke_cmd->callback([&] { exit_code = RunTokenRevoke(global, token_id); });
 
+  std::string spec_path;
+  CLI::App* spec_cmd = AddCommand(
+      app, "spec",
+      "Print what `submit` would send for a spec: the KernelSpec with every default filled "
+      "in, and its source files (base64), as JSON. SPEC - reads YAML from stdin, with source "
+      "paths relative to the current directory",
+      "  tunefleet spec examples/cpu/gemm/gemm.yaml | jq .spec.params\n"
+      "  tunefleet spec - < gemm.yaml\n");
+  spec_cmd->add_option("SPEC", spec_path, "Kernel spec file (YAML), or - for stdin")->required();
+  spec_cmd->callback([&] { exit_code = RunSpec(spec_path); });
+
   CompileOptions compile;
   CLI::App* compile_cmd = AddCommand(
       app, "compile",

@@ -3,9 +3,11 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <thread>
 
 #include "auth/bearer.h"
 #include "client/job_state.h"
+#include "common/backoff.h"
 #include "common/grpc_status.h"
 #include "kernelspec/config.h"
 
@@ -22,6 +24,9 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
+  // A restarted coordinator is found again within a few seconds, however
+  // long it was away (gRPC's own default grows to two minutes).
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   return grpc::CreateCustomChannel(address, credentials, args);
 }
 
@@ -105,27 +110,51 @@ Result<v1::Job> Client::GetJob(int64_t job_id) {
 }
 
 Result<v1::Job> Client::WatchJob(int64_t job_id,
-                                 const std::function<void(const v1::Job&)>& on_update) {
-  grpc::ClientContext context;
-  auth::AttachToken(context, options_.token);
-  std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader =
-      stub_->WatchJob(&context, JobRequest(job_id));
-  v1::JobEvent event;
+                                 const std::function<void(const v1::Job&)>& on_update,
+                                 const std::function<void(const Status&)>& on_lost) {
+  using Clock = std::chrono::steady_clock;
+  const auto give_up_after = std::chrono::duration<double>(options_.watch_reconnect_s);
+  Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(5));
+  bool lost_contact = false;
+  Clock::time_point lost_since;
   v1::Job last;
-  while (reader->Read(&event)) {
-    last = event.job();
-    on_update(last);
-    if (IsTerminal(last.state())) {
-      context.TryCancel();  // the final state is all we wait for
-      break;
+  for (;;) {
+    grpc::ClientContext context;
+    auth::AttachToken(context, options_.token);
+    std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader =
+        stub_->WatchJob(&context, JobRequest(job_id));
+    v1::JobEvent event;
+    while (reader->Read(&event)) {
+      if (lost_contact) {
+        lost_contact = false;
+        backoff.Reset();
+      }
+      last = event.job();
+      on_update(last);
+      if (IsTerminal(last.state())) {
+        context.TryCancel();  // the final state is all we wait for
+        break;
+      }
     }
+    const grpc::Status status = reader->Finish();
+    if (IsTerminal(last.state())) return last;
+    Status lost = FromGrpc(status);
+    if (lost.ok()) {
+      lost = Status::Unavailable("coordinator at " + address_ + " ended the watch of job " +
+                                 std::to_string(job_id) + " while it was " +
+                                 (last.job_id() == 0 ? "unknown" : JobStateName(last.state())));
+    }
+    // Only a coordinator that went away is waited for; a refusal is final.
+    if (lost.code() != Code::kUnavailable) return lost;
+    if (!lost_contact) {
+      lost_contact = true;
+      lost_since = Clock::now();
+      if (on_lost) on_lost(lost);
+    } else if (Clock::now() - lost_since > give_up_after) {
+      return lost;
+    }
+    std::this_thread::sleep_for(backoff.Next());
   }
-  const grpc::Status status = reader->Finish();
-  if (IsTerminal(last.state())) return last;
-  TF_RETURN_IF_ERROR(FromGrpc(status));
-  return Status::Unavailable("coordinator at " + address_ + " ended the watch of job " +
-                             std::to_string(job_id) + " while it was " +
-                             (last.job_id() == 0 ? "unknown" : JobStateName(last.state())));
 }
 
 Result<v1::Job> Client::Cancel(int64_t job_id) {

@@ -22,6 +22,9 @@ struct ClientOptions {
   double call_timeout_s = 30;
   auth::ClientTls tls;  // no CA: plaintext
   std::string token;    // bearer token sent with every call; empty: none
+  // How long WatchJob keeps reconnecting to a coordinator that went away
+  // (restarted, network lost) before it gives up.
+  double watch_reconnect_s = 600;
 };
 
 class Client {
@@ -37,8 +40,12 @@ class Client {
                          int priority);
   Result<v1::Job> GetJob(int64_t job_id);
   // Calls on_update with every state the coordinator streams and returns the
-  // final one. Fails when the stream breaks before the job ends.
-  Result<v1::Job> WatchJob(int64_t job_id, const std::function<void(const v1::Job&)>& on_update);
+  // final one. When the stream breaks before the job ends, reconnects with
+  // back-off and carries on where it stood, calling on_lost (when given) once
+  // per outage; fails when the coordinator stays away for
+  // watch_reconnect_s, or refuses the watch.
+  Result<v1::Job> WatchJob(int64_t job_id, const std::function<void(const v1::Job&)>& on_update,
+                           const std::function<void(const Status&)>& on_lost = {});
   Result<v1::Job> Cancel(int64_t job_id);
   // Most recent first; limit 0 lets the coordinator choose.
   Result<std::vector<v1::Job>> ListJobs(int limit);

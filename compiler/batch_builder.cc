@@ -37,14 +37,32 @@ std::string Trim(std::string text, size_t max_bytes) {
   return text + "\n[... " + std::to_string(dropped) + " more bytes]";
 }
 
+// The line a person reads first: the first that reports an error ("error:",
+// as GCC, Clang and NVRTC write it), else the first that is not empty.
+std::string_view Headline(std::string_view diagnostics) {
+  std::string_view first;
+  for (size_t start = 0; start < diagnostics.size();) {
+    size_t end = std::min(diagnostics.find('\n', start), diagnostics.size());
+    std::string_view line = diagnostics.substr(start, end - start);
+    if (line.find("error:") != std::string_view::npos) return line;
+    if (first.empty() && line.find_first_not_of(" \t\r") != std::string_view::npos) first = line;
+    start = end + 1;
+  }
+  return first;
+}
+
+// "compilation failed: <the compiler's first error>", then all it said: the
+// first line is what tables show.
 std::string Describe(const CompileOutcome& outcome, double timeout_s) {
-  std::string output = outcome.diagnostics.empty() ? "" : ":\n" + outcome.diagnostics;
   if (outcome.timed_out) {
     std::ostringstream limit;
     limit << timeout_s;
+    std::string output = outcome.diagnostics.empty() ? "" : ":\n" + outcome.diagnostics;
     return "compilation timed out after " + limit.str() + " s" + output;
   }
-  return "compilation failed" + output;
+  const std::string_view headline = Headline(outcome.diagnostics);
+  if (headline.empty()) return "compilation failed, without a message from the compiler";
+  return "compilation failed: " + std::string(headline) + "\n" + outcome.diagnostics;
 }
 
 // The state of one Build call: a queue of batches drained by worker threads.

@@ -357,19 +357,23 @@ Result<v1::KernelSpec> ParseSpecYaml(std::string_view yaml, std::string_view fil
 
 Result<LoadedSpec> LoadSpecFile(const std::string& path) {
   TF_ASSIGN_OR_RETURN(std::string yaml, ReadFile(path));
-  TF_ASSIGN_OR_RETURN(Document doc, SpecParser(path).Parse(yaml));
-  LoadedSpec loaded{std::move(doc.spec), {}, path};
-  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  return LoadSpec(yaml, path, std::filesystem::path(path).parent_path().string());
+}
+
+Result<LoadedSpec> LoadSpec(std::string_view yaml, const std::string& name,
+                            const std::string& folder) {
+  TF_ASSIGN_OR_RETURN(Document doc, SpecParser(name).Parse(yaml));
+  LoadedSpec loaded{std::move(doc.spec), {}, name};
   std::vector<std::string> files = {loaded.spec.source()};
   files.insert(files.end(), doc.includes.begin(), doc.includes.end());
   for (const std::string& file : files) {
     if (!IsSafeRelativePath(file)) {
-      return Status::InvalidArgument(path + ": source file '" + file +
+      return Status::InvalidArgument(name + ": source file '" + file +
                                      "' must be a relative path inside the spec's folder");
     }
-    auto content = ReadFile((folder / file).string());
+    auto content = ReadFile((std::filesystem::path(folder) / file).string());
     if (!content.ok()) {
-      return Status::InvalidArgument(path + ": cannot read source file '" + file +
+      return Status::InvalidArgument(name + ": cannot read source file '" + file +
                                      "': " + content.status().message());
     }
     v1::SourceFile& source = loaded.sources.emplace_back();

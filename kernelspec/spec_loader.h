@@ -29,6 +29,11 @@ struct LoadedSpec {
 // Reads the spec, its source and includes (relative to the spec's folder).
 Result<LoadedSpec> LoadSpecFile(const std::string& path);
 
+// The same from YAML text: `name` stands for the file in messages, and the
+// sources are read relative to `folder` (empty: the current directory).
+Result<LoadedSpec> LoadSpec(std::string_view yaml, const std::string& name,
+                            const std::string& folder);
+
 // `file_name` is only used in messages; includes are left to LoadSpecFile.
 Result<v1::KernelSpec> ParseSpecYaml(std::string_view yaml, std::string_view file_name);
 

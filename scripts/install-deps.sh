@@ -8,6 +8,8 @@ packages=(
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
   libxgboost-dev zlib1g-dev  # search/: the surrogate model, gzip-compressed recorded spaces
   iproute2  # ip netns: the multi-host tests
+  python3-grpcio python3-protobuf python3-setuptools  # the Python client (client/python)
+  python3-pytest python3-yaml python3-pip python3-venv  # its tests, pip install included
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
 )
 # The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.

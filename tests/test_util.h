@@ -35,6 +35,8 @@ class Process {
                                         const std::string& log_path);
   pid_t pid() const { return child_->pid(); }
   void Kill() { child_->Kill(); }  // SIGKILL its group and reap it
+  // Non-blocking: true and the wait status once it has exited.
+  bool Exited(int* wait_status) { return child_->Exited(wait_status); }
   std::string Log() const;
 
  private:

@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "worker/backoff.h"
+#include "common/backoff.h"
 
 namespace tf::worker {
 namespace {

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "auth/bearer.h"
+#include "common/backoff.h"
 #include "common/files.h"
 #include "common/grpc_status.h"
 #include "common/subprocess.h"
-#include "worker/backoff.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {

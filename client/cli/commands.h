@@ -67,6 +67,9 @@ int RunBest(const GlobalOptions& global, const BestOptions& options);
 int RunTokenCreate(const GlobalOptions& global, const TokenCreateOptions& options);
 int RunTokenList(const GlobalOptions& global);
 int RunTokenRevoke(const GlobalOptions& global, int64_t token_id);
+// Prints the SubmitJobRequest (spec with defaults, sources) of a spec file,
+// or of YAML on stdin when `spec_path` is "-", as protobuf JSON.
+int RunSpec(const std::string& spec_path);
 // Builds the candidates locally: no coordinator, no workers.
 int RunCompile(const GlobalOptions& global, const CompileOptions& options);
 

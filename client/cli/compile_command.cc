@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 
+#include "client/cli/build_failures.h"
 #include "client/cli/cli_util.h"
 #include "client/cli/commands.h"
 #include "client/cli/text_format.h"
@@ -140,8 +141,8 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (global.json) {
     Json failed = Json::array();
     for (const compiler::ConfigBuild& build : failures) {
-      failed.push_back({{"config", client::ConfigJson(build.config)},
-                        {"diagnostics", FirstLine(build.diagnostics)}});
+      failed.push_back(
+          {{"config", client::ConfigJson(build.config)}, {"diagnostics", build.diagnostics}});
     }
     PrintJson({{"kernel", spec.name()},
                {"toolchain", (*toolchain)->name()},
@@ -163,10 +164,11 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
     std::printf("build time %s wall, %.1f CPU seconds; %zu artifacts in %s\n",
                 FormatSeconds(stats->wall_seconds).c_str(), stats->cpu_seconds, artifacts.size(),
                 (*store)->dir().c_str());
+    std::vector<FailedBuild> failed;
     for (const compiler::ConfigBuild& build : failures) {
-      std::printf("failed %s: %s\n", kernelspec::ConfigKey(build.config).c_str(),
-                  FirstLine(build.diagnostics).c_str());
+      failed.push_back({kernelspec::ConfigKey(build.config), build.diagnostics});
     }
+    PrintBuildFailures(stdout, failed);
   }
   return failures.empty() ? kExitOk : kExitJobFailed;
 }

@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 
+#include "client/cli/build_failures.h"
 #include "client/cli/cli_util.h"
 #include "client/cli/commands.h"
 #include "client/cli/progress.h"
@@ -72,8 +74,9 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   std::fprintf(stderr, "submitted job %lld (kernel %s)\n", static_cast<long long>(job->job_id()),
                job->kernel().c_str());
   JobProgress progress(stderr, isatty(STDERR_FILENO));
-  Result<v1::Job> final_job =
-      (*client)->WatchJob(job->job_id(), [&](const v1::Job& update) { progress.Update(update); });
+  Result<v1::Job> final_job = (*client)->WatchJob(
+      job->job_id(), [&](const v1::Job& update) { progress.Update(update); },
+      [&](const Status& lost) { progress.Note(lost.message() + "; reconnecting"); });
   progress.Finish();
   if (!final_job.ok()) return Fail(final_job.status());
   if (global.json) {
@@ -150,7 +153,13 @@ int RunResults(const GlobalOptions& global, int64_t job_id) {
     return kExitOk;
   }
   Table table({"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "ERROR"});
+  std::vector<FailedBuild> failed_builds;
+  std::set<std::string> failed_configs;  // a configuration fails for every problem
   for (const v1::CandidateResult& result : *results) {
+    if (result.status() == v1::RESULT_STATUS_COMPILE_FAILED &&
+        failed_configs.insert(kernelspec::ConfigKey(result.config())).second) {
+      failed_builds.push_back({kernelspec::ConfigKey(result.config()), result.error()});
+    }
     const v1::TimingStats& timing = result.timing();
     table.AddRow({client::ResultStatusName(result.status()), kernelspec::ConfigKey(result.config()),
                   kernelspec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
@@ -158,6 +167,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id) {
                   FormatGflops(timing.gflops()), FirstLine(result.error())});
   }
   table.Print(stdout);
+  PrintBuildFailures(stdout, failed_builds);
   return kExitOk;
 }
 

@@ -56,6 +56,13 @@ void JobProgress::Update(const v1::Job& job) {
   printed_ = true;
 }
 
+void JobProgress::Note(const std::string& text) {
+  if (redraw_ && printed_) std::fprintf(out_, "\n");
+  std::fprintf(out_, "%s\n", text.c_str());
+  std::fflush(out_);
+  printed_ = false;  // the next update starts a fresh line
+}
+
 void JobProgress::Finish() {
   if (redraw_ && printed_) std::fprintf(out_, "\n");
 }

@@ -20,6 +20,8 @@ class JobProgress {
   JobProgress(std::FILE* out, bool redraw);
 
   void Update(const v1::Job& job);
+  // A line of its own (the coordinator went away, ...), under the progress.
+  void Note(const std::string& text);
   // Ends the redrawn line; the last state stays visible.
   void Finish();
 

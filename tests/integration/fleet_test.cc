@@ -2,6 +2,7 @@
 // 127.0.0.1, a real SQLite database, the real CLI.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -213,6 +214,38 @@ TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   EXPECT_EQ(done.candidates_done(), done.candidates_total());
   EXPECT_EQ(done.candidates_failed(), 0);
   ExpectExactlyOneResultPerCandidate(job.job_id());
+}
+
+TEST_F(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {
+  AddWorker("cpu:1");
+  auto cli =
+      Process::Start({BinaryPath("client/tunefleet"), "--coordinator", coordinator_->address(),
+                      "--token-file", dir_ / "submitter.token", "submit",
+                      SourcePath("tests/integration/data/slow/slow.yaml"), "--wait"},
+                     dir_ / "submit.log");
+  int64_t job_id = 0;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto jobs = client_->ListJobs(1);
+        if (!jobs.ok() || jobs->empty() || (*jobs)[0].candidates_done() < 3) return false;
+        job_id = (*jobs)[0].job_id();
+        return true;
+      },
+      seconds(120)))
+      << cli->Log();
+  coordinator_->Kill();
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // the CLI retries meanwhile
+  coordinator_->Start();                                 // same database, same port
+  int wait_status = 0;
+  ASSERT_TRUE(WaitFor([&] { return cli->Exited(&wait_status); }, seconds(180))) << cli->Log();
+  const std::string log = cli->Log();
+  EXPECT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) << log;
+  EXPECT_NE(log.find("cannot reach coordinator at " + coordinator_->address()), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("reconnecting"), std::string::npos) << log;
+  EXPECT_NE(log.find("job " + std::to_string(job_id) + " succeeded"), std::string::npos) << log;
+  EXPECT_NE(log.find("MEDIAN"), std::string::npos) << log;  // the best table
+  ExpectExactlyOneResultPerCandidate(job_id);
 }
 
 TEST_F(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) {

@@ -9,7 +9,8 @@
 // Each --name is a name expression ("&transpose<32,8>") whose template NVRTC
 // instantiates; the names file gets one "EXPRESSION<TAB>LOWERED_NAME" line per
 // name. Includes resolve against the TU's directory, then the CUDA headers
-// (libcu++ included); <cstdint> maps onto libcu++'s.
+// (libcu++ included); the C headers kernels include under nvcc (<cstdint>,
+// <cmath>, <cfloat>, ...) map onto libcu++ and NVRTC's built-ins.
 // The program log, ptxas's per-kernel resource report included, goes to
 // stdout. Exit status: 0 compiled, 1 compilation failed, 2 bad usage or I/O.
 #include <nvrtc.h>
@@ -25,8 +26,44 @@
 
 namespace {
 
-// NVRTC has no C++ library headers. Kernels that also build with nvcc
-// include <cstdint>; libcu++ provides its types.
+// nvcc pre-includes cuda_runtime.h, whose host half brings <math.h>'s
+// constants to every kernel; NVRTC has neither that nor the C and C++ library
+// headers kernels include. This prelude (pre-included in every program) and
+// the headers below give a kernel that builds with nvcc the same names,
+// usable in constant expressions as there, at no cost to compile time (no
+// header is read). The M_ values are glibc's tokens, so that a kernel
+// defining them again agrees.
+const char kPrelude[] = R"(#pragma once
+#ifndef INFINITY
+#define INFINITY (__builtin_bit_cast(float, 0x7f800000u))
+#endif
+#ifndef NAN
+#define NAN (__builtin_bit_cast(float, 0x7fc00000u))
+#endif
+#ifndef HUGE_VALF
+#define HUGE_VALF (__builtin_bit_cast(float, 0x7f800000u))
+#endif
+#ifndef HUGE_VAL
+#define HUGE_VAL (__builtin_bit_cast(double, 0x7ff0000000000000ull))
+#endif
+#ifndef M_PI
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#endif
+)";
+
+// <cstdint> maps onto libcu++'s types.
 const char kCstdint[] = R"(#pragma once
 #include <cuda/std/cstdint>
 namespace std {
@@ -39,6 +76,50 @@ using std::int8_t; using std::int16_t; using std::int32_t; using std::int64_t;
 using std::uint8_t; using std::uint16_t; using std::uint32_t; using std::uint64_t;
 using std::intptr_t; using std::uintptr_t;
 )";
+
+const char kClimits[] = "#pragma once\n#include <cuda/std/climits>\n";
+
+// libcu++'s <climits> gives NVRTC the compiler's __FLT_*__ values.
+const char kCfloat[] = R"(#pragma once
+#include <cuda/std/climits>
+#define FLT_RADIX __FLT_RADIX__
+#define FLT_MANT_DIG __FLT_MANT_DIG__
+#define FLT_DIG __FLT_DIG__
+#define FLT_MIN __FLT_MIN__
+#define FLT_MAX __FLT_MAX__
+#define FLT_EPSILON __FLT_EPSILON__
+#define FLT_TRUE_MIN __FLT_DENORM_MIN__
+#define DBL_MANT_DIG __DBL_MANT_DIG__
+#define DBL_DIG __DBL_DIG__
+#define DBL_MIN __DBL_MIN__
+#define DBL_MAX __DBL_MAX__
+#define DBL_EPSILON __DBL_EPSILON__
+#define DBL_TRUE_MIN __DBL_DENORM_MIN__
+)";
+
+const char kCstddef[] = R"(#pragma once
+#include <cuda/std/cstddef>
+namespace std {
+using cuda::std::size_t; using cuda::std::ptrdiff_t; using cuda::std::nullptr_t;
+}
+)";
+
+// printf, assert and the math functions are NVRTC built-ins; the constants
+// come with the prelude.
+const char kBuiltIn[] = "#pragma once\n";
+
+constexpr char kPreludeName[] = "tunefleet_nvcc_prelude.h";
+
+struct Header {
+  const char* name;
+  const char* source;
+};
+const Header kHeaders[] = {
+    {kPreludeName, kPrelude}, {"cstdint", kCstdint}, {"stdint.h", kCstdint}, {"climits", kClimits},
+    {"limits.h", kClimits},   {"cfloat", kCfloat},   {"float.h", kCfloat},   {"cstddef", kCstddef},
+    {"stddef.h", kCstddef},   {"cmath", kBuiltIn},   {"math.h", kBuiltIn},   {"cstdio", kBuiltIn},
+    {"stdio.h", kBuiltIn},    {"cassert", kBuiltIn}, {"assert.h", kBuiltIn},
+};
 
 struct Request {
   std::string arch;
@@ -114,10 +195,14 @@ int Compile(const Request& request) {
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 
   nvrtcProgram program;
-  const char* header_names[] = {"cstdint"};
-  const char* header_sources[] = {kCstdint};
-  if (!Check(nvrtcCreateProgram(&program, source.c_str(), request.tu_path.c_str(), 1,
-                                header_sources, header_names),
+  std::vector<const char*> header_names, header_sources;
+  for (const Header& header : kHeaders) {
+    header_names.push_back(header.name);
+    header_sources.push_back(header.source);
+  }
+  if (!Check(nvrtcCreateProgram(&program, source.c_str(), request.tu_path.c_str(),
+                                static_cast<int>(header_names.size()), header_sources.data(),
+                                header_names.data()),
              "nvrtcCreateProgram")) {
     return 2;
   }
@@ -125,9 +210,9 @@ int Compile(const Request& request) {
     if (!Check(nvrtcAddNameExpression(program, name.c_str()), name.c_str())) return 2;
   }
   std::filesystem::path tu_dir = std::filesystem::absolute(request.tu_path).parent_path();
-  std::vector<std::string> options = {"--gpu-architecture=" + request.arch,
-                                      "--include-path=" + tu_dir.string(),
-                                      "--ptxas-options=--verbose"};
+  std::vector<std::string> options = {
+      "--gpu-architecture=" + request.arch, "--include-path=" + tu_dir.string(),
+      "--ptxas-options=--verbose", std::string("--pre-include=") + kPreludeName};
   // The toolkit's headers: cuda_fp16.h and friends, and libcu++ (cuda/std/...)
   // under cccl/, which stands in for the C++ library NVRTC lacks.
   for (const std::string dir : {TF_CUDA_INCLUDE_DIR, TF_CUDA_INCLUDE_DIR "/cccl"}) {

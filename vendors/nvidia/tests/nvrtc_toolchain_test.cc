@@ -207,9 +207,28 @@ TEST_F(CudaToolchainTest, IsolatesAConfigurationThatFailsToCompile) {
   EXPECT_GT(stats->compiler_runs, 1);
   ASSERT_EQ(builds_.size(), 4u);
   EXPECT_FALSE(builds_.at(24).ok);
-  EXPECT_NE(builds_.at(24).diagnostics.find("TILE 24 is refused"), std::string::npos)
-      << builds_.at(24).diagnostics;
+  // NVRTC's own message heads the text, where tables show it.
+  const std::string& text = builds_.at(24).diagnostics;
+  const std::string headline = text.substr(0, text.find('\n'));
+  EXPECT_TRUE(headline.starts_with("compilation failed: transpose.cuh(")) << text;
+  EXPECT_NE(headline.find("error: static assertion failed"), std::string::npos) << text;
+  EXPECT_NE(headline.find("TILE 24 is refused"), std::string::npos) << text;
   for (int64_t tile : {8, 16, 32}) EXPECT_TRUE(builds_.at(tile).ok) << builds_.at(tile).diagnostics;
+}
+
+// What nvcc gives a kernel without asking (cuda_runtime.h's <math.h>
+// constants) and the C headers kernels include under nvcc.
+TEST_F(CudaToolchainTest, BuildsAKernelWrittenForNvcc) {
+  sources_[0].set_content(
+      "#include <cassert>\n#include <cfloat>\n#include <climits>\n#include <cmath>\n"
+      "#include <cstddef>\n#include <cstdio>\n#include <math.h>\n#include <cuda_fp16.h>\n" +
+      KernelSource("  constexpr float kLowest = -INFINITY;\n"
+                   "  float v = fmaxf(kLowest, float(M_PI) + FLT_EPSILON + (INT_MAX > 0));\n"
+                   "  if (isnan(v + NAN) && v > FLT_MAX) printf(\"%f\\n\", v);\n"
+                   "  assert(v > 0 && sizeof(std::size_t) == 8 && HUGE_VALF > DBL_MAX);\n"));
+  auto stats = Build("sm_90", {Config(32, 8)});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_TRUE(builds_.at(32).ok) << builds_.at(32).diagnostics;
 }
 
 TEST_F(CudaToolchainTest, KillsACompilationPastItsTimeLimit) {

@@ -1,10 +1,11 @@
-// Exponential backoff for retrying a coordinator that does not answer.
+// Exponential backoff for retrying a coordinator that does not answer (the
+// worker's calls, the client's watch of a job).
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 
-namespace tf::worker {
+namespace tf {
 
 class Backoff {
  public:
@@ -24,4 +25,4 @@ class Backoff {
   std::chrono::milliseconds next_;
 };
 
-}  // namespace tf::worker
+}  // namespace tf

@@ -1,0 +1,40 @@
+// `tunefleet spec`: prints the request `submit` would send for a spec, so that
+// other clients (the Python package) submit exactly what the CLI does without
+// a second copy of the YAML loader.
+#include <google/protobuf/util/json_util.h>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include "client/cli/cli_util.h"
+#include "client/cli/commands.h"
+#include "kernelspec/spec_loader.h"
+#include "tunefleet/v1/tunefleet.pb.h"
+
+namespace tf::cli {
+
+int RunSpec(const std::string& spec_path) {
+  // From stdin, the sources are read relative to the current directory.
+  Result<kernelspec::LoadedSpec> loaded = [&] {
+    if (spec_path != "-") return kernelspec::LoadSpecFile(spec_path);
+    const std::string yaml(std::istreambuf_iterator<char>(std::cin), {});
+    return kernelspec::LoadSpec(yaml, "<stdin>", "");
+  }();
+  if (!loaded.ok()) return FailUsage(loaded.status());
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = loaded->spec;
+  request.mutable_sources()->Assign(loaded->sources.begin(), loaded->sources.end());
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  if (auto status = google::protobuf::util::MessageToJsonString(request, &json, options);
+      !status.ok()) {
+    return Fail(Status::Internal("cannot print the spec as JSON: " + status.ToString()));
+  }
+  std::fputs(json.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace tf::cli

@@ -1,0 +1,158 @@
+"""The Python client against a real coordinator and CPU worker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import yaml
+
+import tunefleet
+from conftest import REPO, Fleet
+
+GEMM = REPO / "examples/cpu/gemm"
+PROBLEM = {"M": 64, "N": 64, "K": 64}
+
+
+def small_gemm() -> dict[str, Any]:
+    """The example CPU GEMM, cut to 8 configurations of one problem."""
+    spec = yaml.safe_load((GEMM / "gemm.yaml").read_text())
+    spec["kernel"] = "gemm_f32_pytest"
+    spec["params"] = {"BM": [16, 32], "BN": [16, 32], "BK": [16], "U": [1, 2]}
+    spec["problems"] = [PROBLEM]
+    return spec
+
+
+def gemm_sources() -> dict[str, bytes]:
+    return {"gemm.cpp": (GEMM / "gemm.cpp").read_bytes()}
+
+
+def client(fleet: Fleet, role: str = "submitter") -> tunefleet.Client:
+    return tunefleet.Client(fleet.address, token_file=fleet.token_file(role))
+
+
+@pytest.mark.parametrize(
+    "spec_path", sorted(REPO.glob("examples/**/*.yaml")), ids=lambda p: str(p.relative_to(REPO))
+)
+def test_dict_spec_means_what_its_yaml_file_means(spec_path: Path) -> None:
+    from_file = tunefleet.load_spec(spec_path)
+    sources = {s.path: s.content for s in from_file.sources}
+    from_dict = tunefleet.load_spec(yaml.safe_load(spec_path.read_text()), sources)
+    assert from_dict == from_file
+    assert from_file.spec.name and from_file.sources
+
+
+def test_bad_spec_names_the_field() -> None:
+    spec = small_gemm()
+    spec["benchmark"]["warmup"] = 3  # not a key of the format
+    with pytest.raises(tunefleet.InvalidArgumentError) as raised:
+        tunefleet.load_spec(spec, gemm_sources())
+    assert raised.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "warmup" in raised.value.message
+
+
+def test_missing_source_is_named() -> None:
+    with pytest.raises(tunefleet.InvalidArgumentError, match="gemm.cpp"):
+        tunefleet.load_spec(small_gemm(), {"other.cpp": "int x;"})
+
+
+def test_submit_watch_results_best(fleet: Fleet) -> None:
+    with client(fleet) as fleet_client:
+        job = fleet_client.submit(small_gemm(), sources=gemm_sources(), priority=3)
+        assert job.job_id > 0 and job.kernel == "gemm_f32_pytest" and job.priority == 3
+
+        updates = list(fleet_client.watch(job.job_id))
+        final = updates[-1]
+        assert final.state == "succeeded", fleet.logs()
+        assert final.done and not any(u.done for u in updates[:-1])
+        done = [u.candidates_done for u in updates]
+        assert done == sorted(done), "progress went backwards"
+        assert final.candidates_total == 8 and final.candidates_done == 8
+        assert final.configurations == 8 and final.builds_done == 8
+        assert fleet_client.job(job.job_id) == final
+
+        rows = fleet_client.results(job.job_id, as_frame=False)
+        assert len(rows) == 8
+        assert {r["status"] for r in rows} == {"ok"}
+        medians = [r["median_ns"] for r in rows]
+        assert medians == sorted(medians) and medians[0] > 0
+        assert all(r["problem"] == PROBLEM for r in rows)
+        assert {tuple(r["config"]) for r in rows} == {("BM", "BN", "BK", "U")}
+
+        best = fleet_client.best("gemm_f32_pytest", PROBLEM)
+        assert best.exact and best.job_id == job.job_id
+        assert best.config == rows[0]["config"]
+        assert best.timing.median_ns == rows[0]["median_ns"]
+        assert final.best[0].config == best.config
+
+        nearest = fleet_client.best("gemm_f32_pytest", {**PROBLEM, "M": 65})
+        assert not nearest.exact and nearest.problem == PROBLEM
+
+        assert tunefleet.best_config(
+            "gemm_f32_pytest", client=fleet_client, fallback={"BM": 8}, **PROBLEM
+        ) == best.config
+        assert tunefleet.best_config(
+            "never_tuned", client=fleet_client, fallback={"BM": 8}, **PROBLEM
+        ) == {"BM": 8}
+        with pytest.raises(tunefleet.NotFoundError, match="never_tuned"):
+            tunefleet.best_config("never_tuned", client=fleet_client, **PROBLEM)
+
+        # Answered from the process's cache: no coordinator needed any more.
+        fleet_client.close()
+        assert fleet_client.best("gemm_f32_pytest", PROBLEM) == best
+
+
+def test_results_frame(fleet: Fleet) -> None:
+    pandas = pytest.importorskip("pandas")
+    with client(fleet) as fleet_client:
+        job = fleet_client.jobs()[-1]
+        frame = fleet_client.results(job.job_id)
+        assert isinstance(frame, pandas.DataFrame)
+        assert {"status", "median_ns", "config.BM", "problem.M"} <= set(frame.columns)
+
+
+def test_workers(fleet: Fleet) -> None:
+    with client(fleet, "reader") as fleet_client:
+        workers = fleet_client.workers()
+    assert len(workers) == 1 and workers[0].alive
+    assert [d.vendor for d in workers[0].devices] == ["cpu", "cpu"]
+    assert "l1d_bytes" in workers[0].devices[0].properties
+
+
+def test_errors_carry_code_and_message(fleet: Fleet) -> None:
+    with client(fleet) as fleet_client:
+        with pytest.raises(tunefleet.NotFoundError) as raised:
+            fleet_client.job(987654)
+        assert raised.value.code == grpc.StatusCode.NOT_FOUND
+        assert "987654" in raised.value.message
+        with pytest.raises(tunefleet.InvalidArgumentError):
+            fleet_client.job(0)
+        with pytest.raises(tunefleet.NotFoundError, match="no tuned configuration"):
+            fleet_client.best("never_tuned", PROBLEM)
+        with pytest.raises(TypeError, match="M"):
+            fleet_client.best("never_tuned", {"M": "large"})
+
+    with client(fleet, "reader") as reader:
+        with pytest.raises(tunefleet.PermissionDeniedError) as denied:
+            reader.submit(small_gemm(), sources=gemm_sources())
+        assert denied.value.code == grpc.StatusCode.PERMISSION_DENIED
+
+    with tunefleet.Client(fleet.address, token="") as anonymous:
+        with pytest.raises(tunefleet.UnauthenticatedError):
+            anonymous.jobs()
+
+    with tunefleet.Client(fleet.address, token="tf_999_notatoken") as stranger:
+        with pytest.raises(tunefleet.UnauthenticatedError):
+            stranger.jobs()
+
+
+def test_unreachable_coordinator(tmp_path: Path) -> None:
+    with tunefleet.Client("127.0.0.1:1", token="x", timeout_s=2) as nobody:
+        with pytest.raises(tunefleet.UnavailableError, match="cannot reach coordinator at 127.0.0.1:1"):
+            nobody.jobs()
+        with pytest.warns(UserWarning, match="cannot reach"):
+            assert tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1) == {"BM": 1}
+    with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
+        tunefleet.Client("localhost")

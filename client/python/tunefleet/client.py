@@ -1,0 +1,244 @@
+"""Client: the Python API of a TuneFleet coordinator, over its gRPC service.
+
+Every call raises a TuneFleetError subclass carrying the gRPC code and the
+coordinator's message. One Client may be shared by threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import grpc
+
+from tunefleet.errors import (
+    InvalidArgumentError,
+    NotFoundError,
+    TuneFleetError,
+    UnavailableError,
+    from_rpc_error,
+)
+from tunefleet.messages import Best, Job, Worker, problem_message, result_row
+from tunefleet.spec import SpecInput, Sources, load_spec
+from tunefleet.v1 import tunefleet_pb2, tunefleet_pb2_grpc
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+# Results of a large job and the sources of a kernel exceed gRPC's 4 MiB default.
+_MAX_MESSAGE_BYTES = 256 << 20
+# Best-config answers are reused this long, so that newly tuned results are
+# picked up; "not tuned" answers expire sooner (as in the C++ client).
+BEST_TTL_S = 60.0
+BEST_NOT_FOUND_TTL_S = 5.0
+
+
+def _read_token_file(path: Union[str, os.PathLike[str]]) -> str:
+    token = Path(path).read_text().strip()
+    if not token:
+        raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, f"token file {path} is empty")
+    return token
+
+
+def _check_address(address: str) -> None:
+    if ":" not in address or address.endswith(":"):
+        raise InvalidArgumentError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"coordinator address '{address}' has no port; use HOST:PORT, e.g. 127.0.0.1:50051",
+        )
+
+
+class Client:
+    """A connection to a coordinator.
+
+    address: HOST:PORT; default $TUNEFLEET_COORDINATOR, else 127.0.0.1:50051.
+    token / token_file: the bearer token; default $TUNEFLEET_TOKEN_FILE (a
+      file holding it), else $TUNEFLEET_TOKEN (the token itself).
+    tls_ca: the CA (PEM file) of the coordinator's certificate; default
+      $TUNEFLEET_TLS_CA; without one, plaintext. tls_cert and tls_key: this
+      client's certificate, for a coordinator that requires one.
+    timeout_s: deadline of every call but watch, which lasts as long as the job.
+    cli: the `tunefleet` program that reads spec files (default: on PATH).
+    """
+
+    def __init__(
+        self,
+        address: Optional[str] = None,
+        *,
+        token: Optional[str] = None,
+        token_file: Optional[Union[str, os.PathLike[str]]] = None,
+        tls_ca: Optional[Union[str, os.PathLike[str]]] = None,
+        tls_cert: Optional[Union[str, os.PathLike[str]]] = None,
+        tls_key: Optional[Union[str, os.PathLike[str]]] = None,
+        timeout_s: float = 30.0,
+        cli: Optional[str] = None,
+    ) -> None:
+        self.address = address or os.environ.get("TUNEFLEET_COORDINATOR") or DEFAULT_ADDRESS
+        _check_address(self.address)
+        if timeout_s <= 0:
+            raise InvalidArgumentError(
+                grpc.StatusCode.INVALID_ARGUMENT, f"timeout_s must be positive, got {timeout_s}"
+            )
+        self.timeout_s = timeout_s
+        self._cli = cli
+        if token is None:
+            token_file = token_file or os.environ.get("TUNEFLEET_TOKEN_FILE")
+            token = _read_token_file(token_file) if token_file else os.environ.get("TUNEFLEET_TOKEN")
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        tls_ca = tls_ca or os.environ.get("TUNEFLEET_TLS_CA")
+        options = [
+            ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
+            # A restarted coordinator is found again within seconds (gRPC's
+            # own reconnect back-off grows to two minutes).
+            ("grpc.max_reconnect_backoff_ms", 2000),
+        ]
+        if tls_ca:
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=Path(tls_ca).read_bytes(),
+                private_key=Path(tls_key).read_bytes() if tls_key else None,
+                certificate_chain=Path(tls_cert).read_bytes() if tls_cert else None,
+            )
+            self._channel = grpc.secure_channel(self.address, credentials, options)
+        else:
+            self._channel = grpc.insecure_channel(self.address, options)
+        self._stub = tunefleet_pb2_grpc.TuneFleetStub(self._channel)
+        self._best_lock = threading.Lock()
+        self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, NotFoundError]]] = {}
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return method(request, timeout=self.timeout_s, metadata=self._metadata)
+        except grpc.RpcError as rpc_error:
+            raise from_rpc_error(rpc_error, self.address) from None
+
+    def submit(
+        self, spec: SpecInput, sources: Optional[Sources] = None, priority: int = 0
+    ) -> Job:
+        """Submits a tuning job. spec is a YAML file or a dict of its keys;
+        sources is {relative path: content} (see load_spec). Higher priority
+        runs first."""
+        request = load_spec(spec, sources, cli=self._cli)
+        request.priority = priority
+        return Job.from_proto(self._call(self._stub.SubmitJob, request))
+
+    def job(self, job_id: int) -> Job:
+        return Job.from_proto(self._call(self._stub.GetJob, tunefleet_pb2.GetJobRequest(job_id=job_id)))
+
+    def jobs(self, limit: int = 0) -> list[Job]:
+        """Most recent first; limit 0 lets the coordinator choose."""
+        response = self._call(self._stub.ListJobs, tunefleet_pb2.ListJobsRequest(limit=limit))
+        return [Job.from_proto(j) for j in response.jobs]
+
+    def watch(self, job_id: int, *, reconnect_s: float = 600.0) -> Iterator[Job]:
+        """The job's state on every change, ending with its final one.
+
+        When the coordinator goes away (restarted, network lost) the watch
+        reconnects with back-off and carries on, for up to reconnect_s
+        seconds without an answer; then UnavailableError."""
+        request = tunefleet_pb2.GetJobRequest(job_id=job_id)
+        delay_s = 0.1
+        lost_since: Optional[float] = None
+        last_state = "unknown"
+        while True:
+            call = self._stub.WatchJob(request, metadata=self._metadata)
+            try:
+                for event in call:
+                    lost_since, delay_s = None, 0.1
+                    job = Job.from_proto(event.job)
+                    last_state = job.state
+                    yield job
+                    if job.done:
+                        return
+                lost: TuneFleetError = UnavailableError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"coordinator at {self.address} ended the watch of job {job_id} "
+                    f"while it was {last_state}",
+                )
+            except grpc.RpcError as rpc_error:
+                lost = from_rpc_error(rpc_error, self.address)
+                if not isinstance(lost, UnavailableError):
+                    raise lost from None
+            finally:
+                call.cancel()
+            now = time.monotonic()
+            lost_since = lost_since or now
+            if now - lost_since >= reconnect_s:
+                raise lost
+            time.sleep(delay_s)
+            delay_s = min(delay_s * 2, 5.0)
+
+    def results(self, job_id: int, *, as_frame: Optional[bool] = None) -> Any:
+        """Every candidate's result, best first: a pandas DataFrame (config.*
+        and problem.* columns) when pandas is installed, else rows (dicts
+        with the keys of `tunefleet results --json`). as_frame forces one."""
+        response = self._call(
+            self._stub.ListResults, tunefleet_pb2.GetJobRequest(job_id=job_id)
+        )
+        rows = [result_row(r) for r in response.results]
+        if as_frame is False:
+            return rows
+        try:
+            import pandas
+        except ImportError:
+            if as_frame:
+                raise
+            return rows
+        return pandas.json_normalize(rows) if rows else pandas.DataFrame()
+
+    def cancel(self, job_id: int) -> Job:
+        return Job.from_proto(
+            self._call(self._stub.CancelJob, tunefleet_pb2.GetJobRequest(job_id=job_id))
+        )
+
+    def best(
+        self, kernel: str, problem: Mapping[str, int], device_class: Optional[str] = None
+    ) -> Best:
+        """The best tuned configuration of kernel for problem ({"M": 4096, ...}),
+        or the nearest tuned problem's (exact False). Answers are cached in
+        this process for BEST_TTL_S seconds. NotFoundError when nothing of
+        the kernel was tuned on a matching device (any, when device_class is
+        None)."""
+        key = (kernel, tuple(sorted(problem.items())), device_class or "")
+        now = time.monotonic()
+        with self._best_lock:
+            cached = self._best_cache.get(key)
+        if cached and cached[0] > now:
+            if isinstance(cached[1], NotFoundError):
+                raise cached[1]
+            return cached[1]
+        request = tunefleet_pb2.QueryBestRequest(
+            kernel=kernel, problem=problem_message(dict(problem)), device_class=device_class or ""
+        )
+        response = self._call(self._stub.QueryBest, request)
+        answer: Union[Best, NotFoundError]
+        if response.found:
+            answer, ttl = Best.from_proto(response), BEST_TTL_S
+        else:
+            shape = ",".join(f"{k}={v}" for k, v in problem.items())
+            where = f"device class '{device_class}'" if device_class else "any device class"
+            answer = NotFoundError(
+                grpc.StatusCode.NOT_FOUND,
+                f"no tuned configuration of kernel '{kernel}' for {shape} on {where}",
+            )
+            ttl = BEST_NOT_FOUND_TTL_S
+        with self._best_lock:
+            self._best_cache[key] = (now + ttl, answer)
+        if isinstance(answer, NotFoundError):
+            raise answer
+        return answer
+
+    def workers(self) -> list[Worker]:
+        response = self._call(self._stub.ListWorkers, tunefleet_pb2.ListWorkersRequest())
+        return [Worker.from_proto(w) for w in response.workers]

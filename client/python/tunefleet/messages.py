@@ -1,0 +1,223 @@
+"""What the client returns: plain dataclasses in the shapes of the CLI's
+`--json` output (states and statuses as lowercase words, configurations and
+problems as dicts in spec order), made from the protobuf messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from tunefleet.v1 import common_pb2, spec_pb2, tunefleet_pb2
+
+Value = Union[int, str]
+
+
+def _enum_word(enum: Any, number: int, prefix: str) -> str:
+    """JOB_STATE_RUNNING -> "running"; the words of the C++ client too."""
+    try:
+        name: str = enum.Name(number)
+    except ValueError:
+        return "unknown"
+    return name.removeprefix(prefix).lower() if number else "unknown"
+
+
+def value(v: spec_pb2.Value) -> Value:
+    return v.int_value if v.WhichOneof("kind") == "int_value" else v.str_value
+
+
+def config_dict(config: common_pb2.Config) -> dict[str, Value]:
+    return {s.name: value(s.value) for s in config.settings}
+
+
+def problem_dict(problem: spec_pb2.Problem) -> dict[str, int]:
+    return {v.name: v.value for v in problem.vars}
+
+
+def problem_message(problem: dict[str, int]) -> spec_pb2.Problem:
+    message = spec_pb2.Problem()
+    for name, v in problem.items():
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"problem variable {name} must be an integer, got {v!r}")
+        message.vars.add(name=name, value=v)
+    return message
+
+
+def state_word(state: int) -> str:
+    return _enum_word(common_pb2.JobState, state, "JOB_STATE_")
+
+
+def status_word(status: int) -> str:
+    return _enum_word(common_pb2.ResultStatus, status, "RESULT_STATUS_")
+
+
+TERMINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class Timing:
+    median_ns: float
+    p10_ns: float
+    p90_ns: float
+    gflops: float
+
+    @staticmethod
+    def from_proto(t: common_pb2.TimingStats) -> Timing:
+        return Timing(t.median_ns, t.p10_ns, t.p90_ns, t.gflops)
+
+
+@dataclass(frozen=True)
+class BestEntry:
+    """The best configuration of one problem of a job."""
+
+    problem: dict[str, int]
+    config: dict[str, Value]
+    candidate_id: int
+    timing: Timing
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: int
+    kernel: str
+    state: str  # queued, running, succeeded, failed, cancelled
+    device_class: str  # empty until the job is bound to one
+    fingerprint: str
+    priority: int
+    candidates_total: int
+    candidates_done: int
+    candidates_failed: int
+    candidates_cached: int
+    configurations: int
+    builds_done: int
+    created_unix_ms: int
+    updated_unix_ms: int
+    error: str
+    best: list[BestEntry] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        """True once the job succeeded, failed or was cancelled."""
+        return self.state in TERMINAL_STATES
+
+    @staticmethod
+    def from_proto(j: tunefleet_pb2.Job) -> Job:
+        return Job(
+            job_id=j.job_id,
+            kernel=j.kernel,
+            state=state_word(j.state),
+            device_class=j.device_class,
+            fingerprint=j.fingerprint,
+            priority=j.priority,
+            candidates_total=j.candidates_total,
+            candidates_done=j.candidates_done,
+            candidates_failed=j.candidates_failed,
+            candidates_cached=j.candidates_cached,
+            configurations=j.configurations,
+            builds_done=j.builds_done,
+            created_unix_ms=j.created_unix_ms,
+            updated_unix_ms=j.updated_unix_ms,
+            error=j.error,
+            best=[
+                BestEntry(
+                    problem_dict(b.problem),
+                    config_dict(b.config),
+                    b.candidate_id,
+                    Timing.from_proto(b.timing),
+                )
+                for b in j.best
+            ],
+        )
+
+
+@dataclass(frozen=True)
+class Best:
+    """A best-config answer; exact is False when the nearest tuned problem answered."""
+
+    kernel: str
+    problem: dict[str, int]  # the tuned problem that answered
+    device_class: str
+    config: dict[str, Value]
+    exact: bool
+    timing: Timing
+    job_id: int
+    fingerprint: str
+
+    @staticmethod
+    def from_proto(b: tunefleet_pb2.QueryBestResponse) -> Best:
+        return Best(
+            kernel=b.kernel,
+            problem=problem_dict(b.problem),
+            device_class=b.device_class,
+            config=config_dict(b.config),
+            exact=b.exact,
+            timing=Timing.from_proto(b.timing),
+            job_id=b.job_id,
+            fingerprint=b.fingerprint,
+        )
+
+
+@dataclass(frozen=True)
+class Device:
+    index: int
+    vendor: str
+    model: str
+    arch: str
+    device_class: str
+    memory_bytes: int
+    compute_units: int
+    labels: list[str]
+    properties: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Worker:
+    worker_id: str
+    hostname: str
+    alive: bool
+    last_heartbeat_unix_ms: int
+    active_leases: int
+    results_reported: int
+    devices: list[Device]
+
+    @staticmethod
+    def from_proto(w: tunefleet_pb2.WorkerInfo) -> Worker:
+        return Worker(
+            worker_id=w.worker_id,
+            hostname=w.hostname,
+            alive=w.alive,
+            last_heartbeat_unix_ms=w.last_heartbeat_unix_ms,
+            active_leases=w.active_leases,
+            results_reported=w.results_reported,
+            devices=[
+                Device(
+                    d.index,
+                    d.vendor,
+                    d.model,
+                    d.arch,
+                    d.device_class,
+                    d.memory_bytes,
+                    d.compute_units,
+                    list(d.labels),
+                    dict(sorted(d.properties.items())),
+                )
+                for d in w.devices
+            ],
+        )
+
+
+def result_row(r: common_pb2.CandidateResult) -> dict[str, Any]:
+    """One candidate's result with the keys of `tunefleet results --json`."""
+    return {
+        "candidate_id": r.candidate_id,
+        "status": status_word(r.status),
+        "config": config_dict(r.config),
+        "problem": problem_dict(r.problem),
+        "device_class": r.device_class,
+        "worker": r.worker,
+        "median_ns": r.timing.median_ns,
+        "p10_ns": r.timing.p10_ns,
+        "p90_ns": r.timing.p90_ns,
+        "gflops": r.timing.gflops,
+        "max_abs_error": r.max_abs_error,
+        "error": r.error,
+    }
