@@ -219,7 +219,7 @@ TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
 TEST_F(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {
   AddWorker("cpu:1");
   auto cli =
-      Process::Start({BinaryPath("client/tunefleet"), "--coordinator", coordinator_->address(),
+      Process::Start({BinaryPath("bin/tunefleet"), "--coordinator", coordinator_->address(),
                       "--token-file", dir_ / "submitter.token", "submit",
                       SourcePath("tests/integration/data/slow/slow.yaml"), "--wait"},
                      dir_ / "submit.log");
