@@ -4,14 +4,23 @@
 # the share of wall time the GPU spent busy (nvidia-smi utilization sampled
 # every 100 ms over the job). Programs come from a folder made by carry.sh;
 # RUNNER names another tunefleet-runner (to compare two builds in one run),
-# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox). Tokens as an operator
-# would use them: the coordinator's admin token makes a worker and a submitter token.
-#   [RUNNER=PATH] [WORKER_FLAGS=...] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
+# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox). COORDINATOR_ALONE=1
+# runs the coordinator from a folder of its own, without tunefleet-nvrtc beside it
+# (as on a host without the CUDA toolkit), so that the worker compiles the job.
+# Tokens as an operator would use them: the coordinator's admin token makes a
+# worker and a submitter token.
+#   [RUNNER=PATH] [WORKER_FLAGS=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rm -rf "$state" && mkdir -p "$state"
-"$carry/tunefleet-coordinator" --listen 127.0.0.1:0 --db "$state/t.db" --artifacts "$state/art" \
+coordinator_bin="$carry/tunefleet-coordinator"
+if [ -n "${COORDINATOR_ALONE:-}" ]; then
+  mkdir -p "$state/coordinator-alone"
+  cp "$coordinator_bin" "$state/coordinator-alone/"
+  coordinator_bin="$state/coordinator-alone/tunefleet-coordinator"
+fi
+"$coordinator_bin" --listen 127.0.0.1:0 --db "$state/t.db" --artifacts "$state/art" \
   --port-file "$state/port" --plaintext --admin-token-file "$state/admin.token" \
   >"$state/coordinator.log" 2>&1 &
 coordinator=$! worker="" smi=""
@@ -56,5 +65,7 @@ print(f"job {status.get('job_id')} {status['state']}: {total} candidates "
 print(f"GPU busy (utilization > 0) in {100 * busy:.0f}% of {len(util)} samples; "
       f"mean utilization {sum(util) / max(len(util), 1):.0f}%")
 PY
-grep -E "built [0-9]+ configurations" "$state/coordinator.log" || true
+grep -E "built [0-9]+ configurations|its workers compile it" "$state/coordinator.log" || true
+grep -cE "bundle [0-9a-f]+ for .*: compiled" "$state/worker.log" | sed 's/^/bundles compiled on the worker: /' || true
+grep -cE "bundle [0-9a-f]+ for .*: already built" "$state/worker.log" | sed 's/^/bundles found built on the worker: /' || true
 head -12 "$state/results.txt"

@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
       "Query the best tuned configuration of a kernel for a problem shape; when that shape was "
       "never tuned, the nearest tuned one answers (marked so). Exits 4 when nothing was tuned",
       "  tunefleet best gemm_f16 --problem M=4096,N=4096,K=4096\n"
-      "  tunefleet best gemm_f16 --problem M=4096,N=4096,K=4096 --device 'NVIDIA H200' --json\n");
+      "  tunefleet best gemm_f32_cpu --problem M=512,N=512,K=512 --device cpu/AMD-EPYC-7B13/2c "
+      "--json\n");
   best_cmd->add_option("KERNEL", best.kernel, "Kernel name, as in the spec")->required();
   best_cmd->add_option("--problem", best.problem, "Problem shape, NAME=VALUE,...")->required();
   best_cmd->add_option("--device", best.device_class, "Device class (default: any)");
@@ -151,11 +152,13 @@ int main(int argc, char** argv) {
       "failures. Exits 1 when any configuration fails to build",
       "  tunefleet compile examples/cpu/gemm/gemm.yaml\n"
       "  tunefleet compile gemm.yaml --batch-size 32 --jobs 8 --out /tmp/artifacts --json\n"
-      "  tunefleet compile gemm.cu.yaml --target sm_90 --device-prop "
+      "  tunefleet compile gpu_gemm.yaml --target ARCH --device-prop "
       "max_shared_mem_per_block=232448\n");
   compile_cmd->add_option("SPEC", compile.spec_path, "Kernel spec file (YAML)")->required();
-  compile_cmd->add_option("--target", compile.target,
-                          "Target architecture (host, sm_90, gfx942, ...); default: the spec's");
+  compile_cmd->add_option(
+      "--target", compile.target,
+      "Target architecture, as workers report their devices' (tunefleet workers); "
+      "default: the spec's");
   compile_cmd->add_option("--batch-size", compile.batch_size, "Configurations per compiler run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

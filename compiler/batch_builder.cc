@@ -38,7 +38,7 @@ std::string Trim(std::string text, size_t max_bytes) {
 }
 
 // The line a person reads first: the first that reports an error ("error:",
-// as GCC, Clang and NVRTC write it), else the first that is not empty.
+// as compilers write it), else the first that is not empty.
 std::string_view Headline(std::string_view diagnostics) {
   std::string_view first;
   for (size_t start = 0; start < diagnostics.size();) {

@@ -106,6 +106,8 @@ Status Coordinator::Load() {
   for (auto& row : rows) {
     Job& job = jobs_[row.id];
     job.row = std::move(row);
+    TF_ASSIGN_OR_RETURN(job.fingerprint_created_ms,
+                        db_->EnsureKernel(job.row.fingerprint, job.row.kernel, job.row.created_ms));
     if (job.row.device_class.empty()) continue;  // still waiting for a device
     // The bound class's limits and arch, from a registered device of it.
     v1::DeviceInfo device;
@@ -121,7 +123,7 @@ Status Coordinator::Load() {
       continue;
     }
     TF_ASSIGN_OR_RETURN(auto candidate_rows, db_->LoadCandidates(job.row.id));
-    TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
+    TF_ASSIGN_OR_RETURN(auto builds, LoadBuildsLocked(job));
     std::vector<v1::Config> to_build;
     std::set<std::string> queued_configs;
     for (const auto& cr : candidate_rows) {
@@ -176,13 +178,10 @@ Status Coordinator::Load() {
   return Status::Ok();
 }
 
-bool Coordinator::Matches(const v1::Target& target, const v1::DeviceInfo& device) const {
+bool Coordinator::Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const {
+  const v1::Target& target = spec.target();
   if (!target.vendor().empty() && target.vendor() != device.vendor()) return false;
-  // An arch-specific target (sm_90a) runs on its base arch (sm_90).
-  if (!target.arch().empty() && target.arch() != device.arch() &&
-      target.arch() != device.arch() + "a") {
-    return false;
-  }
+  if (!vendors::CodeRunsOn(spec, target.arch(), device.arch())) return false;
   if (!target.device_class().empty() && target.device_class() != device.device_class()) {
     return false;
   }
@@ -208,15 +207,25 @@ Status Coordinator::CheckWorkerOwnerLocked(const std::string& worker_id,
 
 Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
                                     const auth::Caller& caller) {
-  const auto& spec = request.spec();
+  v1::KernelSpec spec = request.spec();
   std::vector<v1::SourceFile> sources(request.sources().begin(), request.sources().end());
   TF_RETURN_IF_ERROR(kernelspec::ValidateSpec(spec, sources, options_.limits));
-  TF_ASSIGN_OR_RETURN(auto toolchain, vendors::MakeToolchain(spec));
-  TF_RETURN_IF_ERROR(toolchain->Validate(spec));
+  TF_RETURN_IF_ERROR(vendors::CompleteTarget(&spec));
+  // Without the toolchain here the workers check the spec when they build it;
+  // the compiler of workers that build is not known yet.
+  std::string toolchain_version = "compiled on the workers";
+  auto toolchain = vendors::MakeToolchain(spec);
+  if (toolchain.ok()) {
+    TF_RETURN_IF_ERROR((*toolchain)->Validate(spec));
+    if (spec.target().compile_on() != "worker") toolchain_version = (*toolchain)->version();
+  } else if (toolchain.status().code() != Code::kUnavailable ||
+             spec.target().compile_on() == "coordinator") {
+    return toolchain.status();
+  }
 
   db::JobRow row;
   row.kernel = spec.name();
-  row.fingerprint = compiler::KernelFingerprint(spec, sources, toolchain->version());
+  row.fingerprint = compiler::KernelFingerprint(spec, sources, toolchain_version);
   row.spec = spec;
   row.sources = std::move(sources);
   row.state = v1::JOB_STATE_QUEUED;
@@ -247,15 +256,18 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
           std::to_string(per_token) + "); wait for one to finish or cancel one");
     }
   }
+  int64_t fingerprint_created_ms = 0;
   {
     auto txn = db_->Begin();
     TF_RETURN_IF_ERROR(txn->begin_status());
-    TF_RETURN_IF_ERROR(db_->EnsureKernel(row.fingerprint, row.kernel, row.created_ms).status());
+    TF_ASSIGN_OR_RETURN(fingerprint_created_ms,
+                        db_->EnsureKernel(row.fingerprint, row.kernel, row.created_ms));
     TF_RETURN_IF_ERROR(db_->InsertJob(row));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
   Job& job = jobs_[row.id];
   job.row = std::move(row);
+  job.fingerprint_created_ms = fingerprint_created_ms;
   spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
                job.row.fingerprint.substr(0, 12));
   BindQueuedJobsLocked();
@@ -270,7 +282,7 @@ void Coordinator::BindQueuedJobsLocked() {
       if (now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) continue;
       const v1::DeviceInfo* match = nullptr;
       for (const auto& device : worker.row.devices) {
-        if (Matches(job.row.spec.target(), device)) match = &device;
+        if (Matches(job.row.spec, device)) match = &device;
       }
       if (!match) continue;
       Status bound = BindJobLocked(job, *match);
@@ -323,7 +335,7 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
   std::map<std::string, const db::ResultRow*> earlier_by_key;
   for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
-  TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
+  TF_ASSIGN_OR_RETURN(auto builds, LoadBuildsLocked(job));
 
   db::JobRow updated = job.row;
   updated.device_class = device.device_class();
@@ -406,10 +418,24 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
 }
 
 Status Coordinator::SetTargetLocked(Job& job, const v1::DeviceInfo& device) {
-  TF_ASSIGN_OR_RETURN(auto toolchain, vendors::MakeToolchain(job.row.spec, device.arch()));
-  job.target = toolchain->target();
-  job.toolchain = std::move(toolchain);
   job.device = device;
+  const std::string& compile_on = job.row.spec.target().compile_on();
+  if (compile_on != "worker") {
+    auto toolchain = vendors::MakeToolchain(job.row.spec, device.arch());
+    if (toolchain.ok()) {
+      job.target = (*toolchain)->target();
+      job.toolchain = std::move(*toolchain);
+      job.build_on_worker = false;
+      return Status::Ok();
+    }
+    if (compile_on == "coordinator" || toolchain.status().code() != Code::kUnavailable) {
+      return toolchain.status();
+    }
+    spdlog::info("job {}: {}; its workers compile it", job.row.id, toolchain.status().message());
+  }
+  job.target = device.arch();
+  job.toolchain = nullptr;
+  job.build_on_worker = true;
   return Status::Ok();
 }
 
@@ -432,7 +458,42 @@ std::optional<db::ResultRow> Coordinator::UseBuildLocked(const Job& job, Candida
 
 void Coordinator::ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs) {
   if (configs.empty()) return;
-  builds_->Enqueue({job.row.id, job.row.spec, job.row.sources, configs, job.device.arch()});
+  if (!job.build_on_worker) {
+    builds_->Enqueue({job.row.id, job.row.spec, job.row.sources, configs, job.device.arch()});
+    return;
+  }
+  if (Status packed = PackBundlesLocked(job, configs); !packed.ok()) {
+    FailJobLocked(job, "packing batches for the workers: " + packed.message());
+  }
+}
+
+Result<std::map<std::string, db::BuildRow>> Coordinator::LoadBuildsLocked(const Job& job) {
+  if (job.build_on_worker) return std::map<std::string, db::BuildRow>{};  // none here
+  return db_->LoadBuilds(job.row.fingerprint, job.target);
+}
+
+Status Coordinator::PackBundlesLocked(Job& job, const std::vector<v1::Config>& configs) {
+  std::map<std::string, std::string> bundle_of;  // config key -> bundle hash
+  const size_t batch = static_cast<size_t>(std::max(1, options_.build_batch_size));
+  for (size_t first = 0; first < configs.size(); first += batch) {
+    v1::BuildBundle bundle;
+    *bundle.mutable_spec() = job.row.spec;
+    for (const auto& source : job.row.sources) *bundle.add_sources() = source;
+    const size_t end = std::min(configs.size(), first + batch);
+    for (size_t k = first; k < end; ++k) *bundle.add_configs() = configs[k];
+    TF_ASSIGN_OR_RETURN(std::string sha256, store_->Put(bundle.SerializeAsString()));
+    for (size_t k = first; k < end; ++k) bundle_of[kernelspec::ConfigKey(configs[k])] = sha256;
+  }
+  for (int64_t id : job.candidate_ids) {
+    Candidate& c = candidates_[id];
+    auto bundle = bundle_of.find(c.config_key);
+    if (bundle == bundle_of.end() || c.state != db::CandidateState::kWaitingBuild) continue;
+    c.artifact_sha256 = bundle->second;
+    MarkReadyLocked(job, c);
+  }
+  job.builds_done += static_cast<int64_t>(bundle_of.size());
+  ChangedLocked(job);
+  return Status::Ok();
 }
 
 void Coordinator::MarkReadyLocked(Job& job, Candidate& candidate) {
@@ -927,6 +988,7 @@ v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
   proto.set_artifact_size(size_error ? 0 : static_cast<int64_t>(size));
   proto.set_reference_symbol(candidates_[lease.candidate_ids.front()].reference_symbol);
   proto.set_deadline_unix_ms(lease.deadline_ms);
+  proto.set_build_on_worker(job.build_on_worker);
   for (int64_t id : lease.candidate_ids) {
     const Candidate& c = candidates_[id];
     auto* lc = proto.add_candidates();
@@ -1027,7 +1089,9 @@ db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candid
   row.error = result.error();
   row.timing = result.timing();
   row.max_abs_error = result.max_abs_error();
-  row.resources = candidate.resources;
+  // What the build used: known here when the coordinator built it, else as
+  // the worker that built it reports.
+  row.resources = job.build_on_worker ? result.resources() : candidate.resources;
   return row;
 }
 
@@ -1039,8 +1103,7 @@ void Coordinator::ApplyResultLocked(Job& job, Candidate& candidate, const db::Re
     db::BestRow best;
     best.kernel = job.row.kernel;
     best.fingerprint = row.fingerprint;
-    auto created = db_->EnsureKernel(job.row.fingerprint, job.row.kernel, job.row.created_ms);
-    best.fingerprint_created_ms = created.ok() ? *created : job.row.created_ms;
+    best.fingerprint_created_ms = job.fingerprint_created_ms;
     best.problem_key = row.problem_key;
     best.device_class = row.device_class;
     best.result = row;

@@ -123,11 +123,15 @@ class Coordinator {
   };
   struct Job {
     db::JobRow row;
-    std::string target;  // toolchain target, e.g. "host", "sm_90"
-    // For `device`: its target and its resource check.
+    // When its fingerprint was first seen: the best index prefers the newest.
+    int64_t fingerprint_created_ms = 0;
+    std::string target;  // the architecture the toolchain compiles for
+    // For `device`: its target and its resource check. Null when the
+    // workers build (their toolchains check resources).
     std::shared_ptr<const compiler::Toolchain> toolchain;
-    v1::DeviceInfo device;      // a device of the bound class: arch and limits
-    std::deque<int64_t> ready;  // candidate ids, in build order
+    bool build_on_worker = false;  // leases carry BuildBundles
+    v1::DeviceInfo device;         // a device of the bound class: arch and limits
+    std::deque<int64_t> ready;     // candidate ids, in build order
     std::vector<int64_t> candidate_ids;
     int64_t configurations = 0;  // distinct configurations to build
     int64_t builds_done = 0;
@@ -167,7 +171,7 @@ class Coordinator {
   void ReaperLoop();
 
   // All *Locked members run with mu_ held.
-  bool Matches(const v1::Target& target, const v1::DeviceInfo& device) const;
+  bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
   void BindQueuedJobsLocked();
   Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
   void FailJobLocked(Job& job, const std::string& error);
@@ -177,8 +181,15 @@ class Coordinator {
   // build exceeds the bound device's limits.
   std::optional<db::ResultRow> UseBuildLocked(const Job& job, Candidate& candidate,
                                               const db::BuildRow& build) const;
+  // Chooses where the job compiles (target.compile_on) and for what.
   Status SetTargetLocked(Job& job, const v1::DeviceInfo& device);
+  // Queues builds here, or packs BuildBundles for the workers.
   void ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& configs);
+  // Stores the configs as BuildBundles of build_batch_size configurations
+  // and makes their candidates ready with the bundle as their artifact.
+  Status PackBundlesLocked(Job& job, const std::vector<v1::Config>& configs);
+  // The job's earlier builds on this coordinator, by config key.
+  Result<std::map<std::string, db::BuildRow>> LoadBuildsLocked(const Job& job);
   void OnBatchBuilt(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
   Status RecordBuildsLocked(int64_t job_id, const std::vector<compiler::ConfigBuild>& builds);
   Job* PickJobLocked(const v1::DeviceInfo& device);

@@ -71,7 +71,7 @@ ResultRow ReadResult(const Statement& s) {
   r.timing.set_repeats(static_cast<int32_t>(s.Int(15)));
   r.timing.set_gflops(s.Double(16));
   r.max_abs_error = s.Double(17);
-  r.timing.set_sm_clock_mhz(s.Double(18));
+  r.timing.set_core_clock_mhz(s.Double(18));
   r.timing.set_temperature_c(s.Double(19));
   r.resources.ParseFromString(s.Text(20));
   return r;
@@ -278,7 +278,7 @@ Result<bool> TuningDb::InsertResult(const ResultRow& r) {
       .Bind(16, static_cast<int64_t>(t.repeats()))
       .Bind(17, t.gflops())
       .Bind(18, r.max_abs_error)
-      .Bind(19, t.sm_clock_mhz())
+      .Bind(19, t.core_clock_mhz())
       .Bind(20, t.temperature_c())
       .BindBlob(21, r.resources.SerializeAsString())
       .Bind(22, NowUnixMs());

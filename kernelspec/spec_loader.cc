@@ -29,13 +29,6 @@ void FillDefaults(const std::set<std::string>& given, v1::KernelSpec* spec) {
   auto missing = [&](const std::string& path) { return !given.count(path); };
   if (missing("language")) spec->set_language("cpp");
 
-  v1::Target* target = spec->mutable_target();
-  if (missing("target.vendor")) {
-    const std::string& language = spec->language();
-    target->set_vendor(language == "cuda" ? "nvidia" : language == "hip" ? "amd" : "cpu");
-  }
-  if (missing("target.arch") && spec->language() == "cpp") target->set_arch("host");
-
   for (v1::Buffer& buffer : *spec->mutable_buffers()) {
     std::string path = "buffers." + buffer.name() + ".";
     if (missing(path + "init")) buffer.set_init("random");
@@ -232,7 +225,8 @@ class SpecParser {
             {"target", nested({{"vendor", Text(target->mutable_vendor())},
                                {"arch", Text(target->mutable_arch())},
                                {"device_class", Text(target->mutable_device_class())},
-                               {"label", Text(target->mutable_label())}})},
+                               {"label", Text(target->mutable_label())},
+                               {"compile_on", Text(target->mutable_compile_on())}})},
             {"search",
              nested({{"strategy", Text(search->mutable_strategy())},
                      {"max_candidates",

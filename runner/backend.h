@@ -82,7 +82,7 @@ class Backend {
                                        const std::vector<int64_t>& scalars,
                                        const v1::BenchmarkSettings& settings) = 0;
   // True after an error that leaves the device unusable by this process
-  // (a sticky CUDA error): the runner must exit so that a fresh one starts.
+  // (a sticky driver error): the runner must exit so that a fresh one starts.
   virtual bool lost() const { return false; }
 };
 

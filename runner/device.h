@@ -14,10 +14,10 @@ namespace tf::runner {
 struct Device {
   ::tunefleet::v1::DeviceInfo info;  // as registered; info.index numbers devices on this worker
   std::vector<int> cpus;  // host cores the device's runner is pinned to; empty: not pinned
-  int ordinal = 0;        // the vendor's own number of the device (CUDA ordinal)
+  int ordinal = 0;        // the vendor's own number of the device (its driver's ordinal)
 };
 
-// "NVIDIA H200" -> "NVIDIA-H200": a model name as a device class part.
+// "Model X 200" -> "Model-X-200": a model name as a device class part.
 std::string SanitizeForDeviceClass(const std::string& model);
 
 }  // namespace tf::runner

@@ -1,6 +1,6 @@
 // The runner: loads a lease's artifact and, for each problem of the lease,
 // makes the inputs once, runs the reference, then verifies and times every
-// candidate on the device's backend (CPU or NVIDIA GPU). It runs inside
+// candidate on the backend of the device's kind (vendors/device_kinds.h). It runs inside
 // tunefleet-runner, a child of the worker, so that a candidate that crashes
 // or hangs takes down only that process. Prepared problems are kept for the
 // next leases of the same job.
@@ -46,7 +46,7 @@ class Runner {
   // candidate still starts from the inputs as made. Failures of a candidate
   // or a problem become results. Returns sink errors, and kInternal after
   // sending the result of a candidate that left the device unusable (a
-  // sticky CUDA error): the process must then exit so that the supervisor
+  // sticky driver error): the process must then exit so that the supervisor
   // starts a fresh one for the candidates left.
   Status Run(const v1::RunnerRequest& request, const EventSink& sink);
 

@@ -2,10 +2,11 @@
 // RunnerRequests from stdin and answers with RunnerEvents on stdout (framed,
 // see runner_protocol.h) until stdin closes.
 //
-//   tunefleet-runner --work-dir DIR [--sandbox cpu|gpu --memory-mb N --file-mb N]
+//   tunefleet-runner --work-dir DIR [--sandbox KIND --memory-mb N --file-mb N]
 //
-// With --sandbox it confines itself (RunnerSandbox in runner_supervisor.h)
-// before reading the first request, so that no candidate runs unconfined.
+// With --sandbox it confines itself as its device kind says (RunnerSandbox in
+// runner_supervisor.h, vendors/device_kinds.h) before reading the first request, so that no
+// candidate runs unconfined.
 #include <sched.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "runner/runner.h"
 #include "runner/runner_protocol.h"
 #include "sandbox/sandbox.h"
+#include "vendors/device_kinds.h"
 
 #if TF_ASAN
 // In sanitizer builds a faulting candidate must still die of its signal, as
@@ -30,7 +32,7 @@ namespace {
 
 struct Flags {
   std::string work_dir;
-  std::string sandbox;  // empty, "cpu" or "gpu"
+  std::string sandbox;  // empty or the device kind whose runner this is
   uint64_t memory_mb = 0;
   uint64_t file_mb = 0;
 };
@@ -41,8 +43,7 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
     const char* value = argv[i + 1];
     if (flag == "--work-dir") {
       flags->work_dir = value;
-    } else if (flag == "--sandbox" &&
-               (std::strcmp(value, "cpu") == 0 || std::strcmp(value, "gpu") == 0)) {
+    } else if (flag == "--sandbox" && *value != '\0') {
       flags->sandbox = value;
     } else if (flag == "--memory-mb") {
       flags->memory_mb = std::strtoull(value, nullptr, 10);
@@ -55,12 +56,8 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
   return argc % 2 == 1;
 }
 
-// CPU runners: the system libraries, their own folder, no new processes and
-// an address-space limit. GPU runners also need the driver's device files,
-// /proc and /sys, write to their own threads' /proc entries (cuInit fails
-// with CUDA_ERROR_OPERATING_SYSTEM otherwise), may let the driver start its
-// helpers, and have their data size limited instead of their address space
-// (the driver reserves far more address space than it uses).
+// Every runner: the system libraries, its own folder, a file size limit; the
+// device kind adds what its runners need (vendors/device_kinds.h).
 tf::Status EnterSandbox(const Flags& flags) {
   tf::sandbox::Policy policy;
   policy.read_paths = tf::sandbox::SystemReadPaths();
@@ -71,19 +68,9 @@ tf::Status EnterSandbox(const Flags& flags) {
                             static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
   // AddressSanitizer reserves terabytes of shadow memory.
   const uint64_t memory = TF_ASAN ? 0 : flags.memory_mb > 0 ? flags.memory_mb << 20 : physical;
-  if (flags.sandbox == "cpu") {
-    policy.read_paths.insert(policy.read_paths.end(),
-                             {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
-                              "/sys/devices/system/cpu", "/sys/fs/cgroup"});
-    policy.allow_processes = false;
-    policy.max_open_files = 256;
-    policy.max_address_space_bytes = memory;
-  } else {
-    policy.read_paths.insert(policy.read_paths.end(), {"/proc", "/sys", "/etc"});
-    policy.write_paths.insert(policy.write_paths.end(), {"/dev", "/proc/self/task"});
-    policy.max_open_files = 4096;
-    policy.max_data_bytes = memory;
-  }
+  TF_ASSIGN_OR_RETURN(const tf::vendors::DeviceKind* kind,
+                      tf::vendors::FindDeviceKind(flags.sandbox));
+  kind->confine_runner(memory, policy);
   TF_ASSIGN_OR_RETURN(auto applied, tf::sandbox::Enter(policy));
   spdlog::info("sandboxed in {}: {}", flags.work_dir, applied.Describe());
   return tf::Status::Ok();
@@ -110,7 +97,7 @@ int main(int argc, char** argv) {
   Flags flags;
   if (!ParseFlags(argc, argv, &flags)) {
     spdlog::error(
-        "usage: tunefleet-runner [--work-dir DIR] [--sandbox cpu|gpu] [--memory-mb N] "
+        "usage: tunefleet-runner [--work-dir DIR] [--sandbox KIND] [--memory-mb N] "
         "[--file-mb N]");
     return 2;
   }

@@ -77,6 +77,10 @@ void CoordinatorProcess::Start() {
                                    "--port-file",
                                    port_file};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  if (!environment_.empty()) {
+    argv.insert(argv.begin(), environment_.begin(), environment_.end());
+    argv.insert(argv.begin(), "/usr/bin/env");
+  }
   // Tests talk plaintext over 127.0.0.1 unless they set up TLS themselves,
   // and without tokens unless they set up an admin token themselves.
   if (std::find(argv.begin(), argv.end(), "--tls-cert") == argv.end())

@@ -56,6 +56,10 @@ class CoordinatorProcess {
  public:
   CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args = {},
                      std::string db_path = "");
+  // NAME=VALUE settings for the process's environment, applied through env(1).
+  void set_environment(std::vector<std::string> environment) {
+    environment_ = std::move(environment);
+  }
   void Start();  // (re)starts on the same database and port
   void Kill() { process_->Kill(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
@@ -65,6 +69,7 @@ class CoordinatorProcess {
  private:
   std::string dir_;
   std::vector<std::string> extra_args_;
+  std::vector<std::string> environment_;
   std::string db_path_;
   int port_ = 0;
   int starts_ = 0;

@@ -10,10 +10,12 @@ namespace tf::vendors {
 namespace {
 
 const DeviceKind kDeviceKinds[] = {
-    {"cpu", cpu::CheckCpuDeviceNumbers, cpu::DiscoverCpuDevices, cpu::MakeCpuBackend},
+    {"cpu", "cpu:N splits this host's cores into N devices", cpu::CheckCpuDeviceNumbers,
+     cpu::DiscoverCpuDevices, cpu::MakeCpuBackend, cpu::ConfineCpuRunner, true},
 #ifdef TF_VENDOR_NVIDIA
-    {"nvidia", nvidia::CheckNvidiaDeviceNumbers, nvidia::DiscoverNvidiaDevices,
-     nvidia::MakeNvidiaBackend},
+    {"nvidia", "nvidia (every NVIDIA GPU found) or nvidia:0,1 (these CUDA ordinals)",
+     nvidia::CheckNvidiaDeviceNumbers, nvidia::DiscoverNvidiaDevices, nvidia::MakeNvidiaBackend,
+     nvidia::ConfineNvidiaRunner, false},
 #endif
 };
 
@@ -27,6 +29,13 @@ Result<const DeviceKind*> FindDeviceKind(std::string_view name) {
   }
   return Status::InvalidArgument("unknown device kind '" + std::string(name) +
                                  "'; known kinds: " + known);
+}
+
+std::string DeviceKindsUsage() {
+  std::string usage;
+  for (const DeviceKind& kind : kDeviceKinds)
+    usage += (usage.empty() ? "" : "; ") + std::string(kind.usage);
+  return usage;
 }
 
 }  // namespace tf::vendors

@@ -1,6 +1,6 @@
-// The device side's vendor table: a device kind ("cpu", "nvidia", the
-// vendor a device registers with) chooses its discovery and its runner
-// backend here and nowhere else. Adding a vendor adds one row
+// The device side's vendor table: a device kind (the vendor a device
+// registers with) chooses its discovery, its runner backend and its runner's
+// sandbox here and nowhere else. Adding a vendor adds one row
 // (vendors/device_kinds.cc).
 #pragma once
 
@@ -12,12 +12,15 @@
 #include "common/status.h"
 #include "runner/backend.h"
 #include "runner/device.h"
+#include "sandbox/sandbox.h"
 #include "tunefleet/v1/common.pb.h"
 
 namespace tf::vendors {
 
 struct DeviceKind {
   const char* name;
+  // How --devices writes it, for the worker's --help.
+  const char* usage;
   // Checks the numbers after "kind:" in --devices before anything is
   // discovered; the message says what they must be.
   Status (*check_numbers)(const std::vector<int>& numbers);
@@ -28,9 +31,19 @@ struct DeviceKind {
   // The runner's backend for `device` (the vendor's own number `ordinal`).
   Result<std::unique_ptr<runner::Backend>> (*make_backend)(
       const ::tunefleet::v1::DeviceInfo& device, int ordinal);
+  // Adds what the runner of such a device needs to the common sandbox
+  // policy (system libraries, its folder, file size limit), with
+  // `memory_bytes` as the limit on its memory.
+  void (*confine_runner)(uint64_t memory_bytes, sandbox::Policy& policy);
+  // Its devices compute in the host's memory, so the runner's memory limit
+  // also bounds what a job may use of the device.
+  bool shares_host_memory;
 };
 
 // InvalidArgument naming the known kinds when `name` is none of them.
 Result<const DeviceKind*> FindDeviceKind(std::string_view name);
+
+// Every kind's usage, "; "-separated, for --help.
+std::string DeviceKindsUsage();
 
 }  // namespace tf::vendors

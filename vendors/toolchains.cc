@@ -8,40 +8,68 @@
 namespace tf::vendors {
 namespace {
 
-using MakeFn = Result<std::unique_ptr<compiler::Toolchain>> (*)(
-    const ::tunefleet::v1::KernelSpec& spec, const std::string& device_arch);
+namespace v1 = ::tunefleet::v1;
+
+using MakeFn = Result<std::unique_ptr<compiler::Toolchain>> (*)(const v1::KernelSpec& spec,
+                                                                const std::string& device_arch);
+using RunsOnFn = bool (*)(const std::string& code_arch, const std::string& device_arch);
 
 struct LanguageRow {
   const char* language;
-  MakeFn make;  // null: the vendor is left out of this build
+  const char* vendor;        // the device kind that runs its kernels
+  const char* default_arch;  // for an unset target.arch; empty: the device's
+  MakeFn make;               // null: the vendor is left out of this build
+  RunsOnFn runs_on;          // null: only the same architecture
 };
 
 const LanguageRow kLanguages[] = {
-    {"cpp", cpu::MakeHostToolchain},
+    {"cpp", "cpu", "host", cpu::MakeHostToolchain, nullptr},
 #ifdef TF_VENDOR_NVIDIA
-    {"cuda", nvidia::MakeNvrtcToolchain},
+    {"cuda", "nvidia", "", nvidia::MakeNvrtcToolchain, nvidia::CodeRunsOn},
 #else
-    {"cuda", nullptr},
+    {"cuda", "nvidia", "", nullptr, nullptr},
 #endif
-    {"hip", nullptr},
+    {"hip", "amd", "", nullptr, nullptr},
 };
+
+Result<const LanguageRow*> FindLanguage(const std::string& language) {
+  std::string known;
+  for (const LanguageRow& row : kLanguages) {
+    if (language == row.language) return &row;
+    known += known.empty() ? row.language : std::string(", ") + row.language;
+  }
+  return Status::InvalidArgument("language: '" + language + "' is not one of " + known);
+}
 
 }  // namespace
 
-Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const ::tunefleet::v1::KernelSpec& spec,
+Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const v1::KernelSpec& spec,
                                                            const std::string& device_arch) {
-  std::string known;
-  for (const LanguageRow& row : kLanguages) {
-    if (spec.language() == row.language) {
-      if (row.make == nullptr) {
-        return Status::Unavailable("language: the " + spec.language() +
-                                   " toolchain is not available in this build");
-      }
-      return row.make(spec, device_arch);
-    }
-    known += known.empty() ? row.language : std::string(", ") + row.language;
+  TF_ASSIGN_OR_RETURN(const LanguageRow* row, FindLanguage(spec.language()));
+  if (row->make == nullptr) {
+    return Status::Unavailable("language: the " + spec.language() +
+                               " toolchain is not available in this build");
   }
-  return Status::InvalidArgument("language: '" + spec.language() + "' is not one of " + known);
+  return row->make(spec, device_arch);
+}
+
+Status CompleteTarget(v1::KernelSpec* spec) {
+  TF_ASSIGN_OR_RETURN(const LanguageRow* row, FindLanguage(spec->language()));
+  v1::Target* target = spec->mutable_target();
+  if (!target->vendor().empty() && target->vendor() != row->vendor) {
+    return Status::InvalidArgument("target.vendor: '" + target->vendor() + "' devices do not run " +
+                                   spec->language() + " kernels; " + row->vendor + " devices do");
+  }
+  target->set_vendor(row->vendor);
+  if (target->arch().empty()) target->set_arch(row->default_arch);
+  return Status::Ok();
+}
+
+bool CodeRunsOn(const v1::KernelSpec& spec, const std::string& code_arch,
+                const std::string& device_arch) {
+  if (code_arch.empty() || code_arch == device_arch) return true;
+  auto row = FindLanguage(spec.language());
+  return row.ok() && (*row)->runs_on != nullptr && (*row)->runs_on(code_arch, device_arch);
 }
 
 }  // namespace tf::vendors

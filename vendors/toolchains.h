@@ -1,5 +1,7 @@
-// The compile side's vendor table: a kernel's language chooses its toolchain
-// here and nowhere else. Adding a vendor adds one row (vendors/toolchains.cc).
+// The compile side's vendor table: a kernel's language chooses its toolchain,
+// the vendor whose devices run it and that vendor's rule for which compiled
+// architectures run on which devices, here and nowhere else. Adding a vendor
+// adds one row (vendors/toolchains.cc).
 #pragma once
 
 #include <memory>
@@ -17,5 +19,18 @@ namespace tf::vendors {
 // InvalidArgument naming the known languages.
 Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const ::tunefleet::v1::KernelSpec& spec,
                                                            const std::string& device_arch = "");
+
+// Fills what the language implies of an unset target: the vendor whose
+// devices run it and, for toolchains with only one, the architecture ("host"
+// for cpp). A target.vendor that cannot run the language, or an unknown
+// language, is InvalidArgument naming the field; nothing is changed then.
+Status CompleteTarget(::tunefleet::v1::KernelSpec* spec);
+
+// Whether code that spec's toolchain built for `code_arch` runs on a device
+// reporting `device_arch`: always when they are equal or `code_arch` is
+// empty, otherwise as the vendor's rule says (an sm_90a build runs on an
+// sm_90 device).
+bool CodeRunsOn(const ::tunefleet::v1::KernelSpec& spec, const std::string& code_arch,
+                const std::string& device_arch);
 
 }  // namespace tf::vendors

@@ -20,7 +20,7 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
                                             const std::string& label) {
   const std::string flag(devices_flag);
   // Items between commas; a number alone continues the previous item's list
-  // ("nvidia:0,1").
+  // ("kind:0,1").
   std::vector<std::string> items;
   size_t pos = 0;
   while (true) {

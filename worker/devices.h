@@ -16,11 +16,10 @@ namespace v1 = ::tunefleet::v1;
 using runner::Device;
 
 // Parses the --devices flag and discovers those devices, numbered in order.
-// Kinds are separated by commas, each optionally followed by numbers:
-// "cpu" or "cpu:N" (the cores split into N devices), "nvidia" (every NVIDIA
-// GPU found; none on a host without them) or "nvidia:0,1" (these ordinals,
-// which must exist), e.g. "cpu:1,nvidia". The whole flag is checked before
-// anything is discovered; an unknown kind is refused naming the known ones.
+// Kinds are separated by commas, each optionally followed by numbers after a
+// colon, which each kind checks (vendors::DeviceKindsUsage() says how), e.g.
+// "cpu:1,KIND:0,1". The whole flag is checked before anything is discovered;
+// an unknown kind is refused naming the known ones.
 // `label` (may be empty) is added to every device's labels and device class.
 Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
                                             const std::string& label);

@@ -83,8 +83,8 @@ Status RunnerSupervisor::EnsureRunner() {
   TF_RETURN_IF_ERROR(MakeDirs(sandbox_.work_dir));
   std::vector<std::string> argv = {runner_path_, "--work-dir", sandbox_.work_dir};
   if (sandbox_.enabled) {
-    argv.insert(argv.end(), {"--sandbox", device_.info.vendor() == "cpu" ? "cpu" : "gpu",
-                             "--memory-mb", std::to_string(sandbox_.memory_mb), "--file-mb",
+    argv.insert(argv.end(), {"--sandbox", device_.info.vendor(), "--memory-mb",
+                             std::to_string(sandbox_.memory_mb), "--file-mb",
                              std::to_string(sandbox_.file_mb)});
   }
   auto child = ChildProcess::Spawn(argv);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "auth/bearer.h"
@@ -13,6 +14,9 @@
 #include "common/files.h"
 #include "common/grpc_status.h"
 #include "common/subprocess.h"
+#include "kernelspec/config.h"
+#include "kernelspec/space.h"
+#include "vendors/device_kinds.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {
@@ -92,22 +96,26 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   TF_RETURN_IF_ERROR(MakeDirs(options.cache_dir));
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   TF_ASSIGN_OR_RETURN(auto devices, DiscoverDevices(options.devices, options.label));
-  // A CPU runner can use no more than its address-space limit: that is the
-  // device's memory as far as jobs are concerned.
+  // A runner computing in host memory can use no more than its memory limit:
+  // that is the device's memory as far as jobs are concerned.
   for (Device& device : devices) {
     auto& properties = *device.info.mutable_properties();
-    if (device.info.vendor() == "cpu" && options.sandbox_runners && options.runner_memory_mb > 0 &&
+    TF_ASSIGN_OR_RETURN(const vendors::DeviceKind* kind,
+                        vendors::FindDeviceKind(device.info.vendor()));
+    if (kind->shares_host_memory && options.sandbox_runners && options.runner_memory_mb > 0 &&
         properties.contains("memory_bytes")) {
       properties["memory_bytes"] = std::min<int64_t>(
           properties["memory_bytes"], static_cast<int64_t>(options.runner_memory_mb << 20));
     }
   }
-  return std::unique_ptr<Worker>(
-      new Worker(std::move(options), std::move(devices), std::move(credentials)));
+  TF_ASSIGN_OR_RETURN(auto bundles, BundleBuilder::Open(options.cache_dir + "/built"));
+  return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices),
+                                            std::move(credentials), std::move(bundles)));
 }
 
 Worker::Worker(WorkerOptions options, std::vector<Device> devices,
-               std::shared_ptr<grpc::ChannelCredentials> credentials)
+               std::shared_ptr<grpc::ChannelCredentials> credentials,
+               std::unique_ptr<BundleBuilder> bundles)
     : options_(std::move(options)),
       devices_(std::move(devices)),
       stub_(v1::WorkerService::NewStub(
@@ -116,6 +124,7 @@ Worker::Worker(WorkerOptions options, std::vector<Device> devices,
                  [this](const std::string& sha, const std::string& path) {
                    return FetchArtifact(sha, path);
                  }),
+      bundles_(std::move(bundles)),
       reporter_(std::make_unique<ResultReporter>(
           [this](v1::ReportResultsRequest& request) { return SendResults(request); },
           [this](int64_t lease_id) {
@@ -253,17 +262,95 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
         report(FailedResult(c.candidate_id(), artifact.status().message()));
       }
     }
+  } else if (lease.build_on_worker()) {
+    RunBundleLease(device, supervisor, lease, *artifact, report);
   } else {
-    Status status = supervisor.RunLease(lease, *artifact, report, [&] {
-      if (stopping_) return true;
-      std::lock_guard lock(mu_);
-      return cancelled_leases_.contains(lease.lease_id());
-    });
+    Status status = supervisor.RunLease(lease, *artifact, report,
+                                        [&] { return LeaseCancelled(lease.lease_id()); });
     if (!status.ok()) {
       spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
     }
   }
   reporter_->FinishLease(lease.lease_id(), index);
+}
+
+bool Worker::LeaseCancelled(int64_t lease_id) {
+  if (stopping_) return true;
+  std::lock_guard lock(mu_);
+  return cancelled_leases_.contains(lease_id);
+}
+
+void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
+                            const v1::Lease& lease, const std::string& bundle_path,
+                            const std::function<void(v1::CandidateResult)>& report) {
+  const int index = device.info.index();
+  auto built = bundles_->Get(lease.artifact_sha256(), bundle_path, device.info.arch());
+  if (!built.ok()) {
+    spdlog::error("device {}: lease {}: {}", index, lease.lease_id(), built.status().message());
+    for (const auto& c : lease.candidates()) {
+      v1::CandidateResult failed;
+      failed.set_candidate_id(c.candidate_id());
+      failed.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      failed.set_error(built.status().message());
+      report(std::move(failed));
+    }
+    return;
+  }
+  const kernelspec::DeviceProperties limits(device.info.properties().begin(),
+                                            device.info.properties().end());
+  std::map<std::string, v1::Lease> runs;  // by built artifact
+  std::map<int64_t, v1::ResourceUsage> resources;
+  for (const auto& c : lease.candidates()) {
+    v1::CandidateResult result;
+    result.set_candidate_id(c.candidate_id());
+    auto b = (*built)->by_config.find(kernelspec::ConfigKey(c.config()));
+    if (b == (*built)->by_config.end()) {
+      result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      result.set_error("configuration " + kernelspec::ConfigKey(c.config()) +
+                       " is not in the lease's batch");
+      report(std::move(result));
+      continue;
+    }
+    const compiler::ConfigBuild& build = b->second;
+    *result.mutable_resources() = build.resources;
+    if (!build.ok) {
+      result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      result.set_error(build.diagnostics);
+      report(std::move(result));
+      continue;
+    }
+    Status fits = (*built)->toolchain->CheckResources(lease.spec(), c.config(), c.problem(),
+                                                      build.resources, limits);
+    if (!fits.ok()) {
+      result.set_status(v1::RESULT_STATUS_PRUNED);
+      result.set_error(fits.message());
+      report(std::move(result));
+      continue;
+    }
+    v1::Lease& run = runs[build.artifact_sha256];
+    if (run.candidates().empty()) {
+      run = lease;
+      run.clear_candidates();
+      run.set_artifact_sha256(build.artifact_sha256);
+      run.set_reference_symbol(build.reference_symbol);
+    }
+    v1::LeasedCandidate* leased = run.add_candidates();
+    *leased = c;
+    leased->set_symbol(build.symbol);
+    resources[c.candidate_id()] = build.resources;
+  }
+  auto report_with_resources = [&](v1::CandidateResult result) {
+    *result.mutable_resources() = resources[result.candidate_id()];
+    report(std::move(result));
+  };
+  for (const auto& [sha256, run] : runs) {
+    Status status = supervisor.RunLease(run, bundles_->ArtifactPath(sha256), report_with_resources,
+                                        [&] { return LeaseCancelled(lease.lease_id()); });
+    if (!status.ok()) {
+      spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
+      return;
+    }
+  }
 }
 
 void Worker::DeviceLoop(const Device& device) {

@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 #include "worker/artifact_cache.h"
+#include "worker/bundle_builder.h"
 #include "worker/devices.h"
 #include "worker/result_reporter.h"
 
@@ -54,13 +55,21 @@ class Worker {
 
  private:
   Worker(WorkerOptions options, std::vector<Device> devices,
-         std::shared_ptr<grpc::ChannelCredentials> credentials);
+         std::shared_ptr<grpc::ChannelCredentials> credentials,
+         std::unique_ptr<BundleBuilder> bundles);
 
   // Retries until the coordinator answers; false when shut down first.
   bool Register();
   void HeartbeatLoop();
   void DeviceLoop(const Device& device);
   void RunLease(const Device& device, class RunnerSupervisor& supervisor, const v1::Lease& lease);
+  // A lease whose artifact is a BuildBundle: built here for the device, the
+  // candidates that failed to build or exceed its limits reported as such,
+  // the rest run artifact by artifact.
+  void RunBundleLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease,
+                      const std::string& bundle_path,
+                      const std::function<void(v1::CandidateResult)>& report);
+  bool LeaseCancelled(int64_t lease_id);
   Status FetchArtifact(const std::string& sha256, const std::string& path);
   Result<v1::ReportResultsResponse> SendResults(v1::ReportResultsRequest& request);
   // Sleeps, waking early on Shutdown(); false when shutting down.
@@ -71,6 +80,7 @@ class Worker {
   const std::vector<Device> devices_;
   std::unique_ptr<v1::WorkerService::Stub> stub_;
   ArtifactCache artifacts_;
+  std::unique_ptr<BundleBuilder> bundles_;  // artifacts built here, in cache_dir/built
   std::atomic<bool> stopping_{false};
 
   std::mutex mu_;

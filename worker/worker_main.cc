@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "auth/token_file.h"
+#include "vendors/device_kinds.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
@@ -14,8 +15,7 @@ int main(int argc, char** argv) {
   CLI::App app{"TuneFleet worker: benchmarks candidates on this host's devices for a coordinator."};
   app.add_option("--coordinator", options.coordinator, "coordinator address HOST:PORT")->required();
   app.add_option("--devices", options.devices,
-                 "devices to offer: cpu:N splits this host's cores into N devices; nvidia (all "
-                 "GPUs) or nvidia:0,1 (these CUDA ordinals); kinds combine: cpu:1,nvidia")
+                 "devices to offer, kinds joined by commas: " + tf::vendors::DeviceKindsUsage())
       ->capture_default_str();
   app.add_option("--cache", options.cache_dir, "directory for downloaded artifacts")->required();
   app.add_option("--label", options.label, "label added to every device and its device class");

@@ -25,15 +25,16 @@ namespace {
 using client::Json;
 using kernelspec::DeviceProperties;
 
-// The host's own properties (as a worker using all its cores would advertise
-// them) when compiling for the host; overridden by --device-prop NAME=VALUE.
+// The properties of the first device of the target's kind on this host, as a
+// worker here would advertise them (none where there is no such device);
+// overridden by --device-prop NAME=VALUE.
 Result<DeviceProperties> TargetProperties(const v1::KernelSpec& spec,
                                           const std::vector<std::string>& flags) {
   DeviceProperties props;
-  if (spec.target().arch() == "host" || spec.target().vendor() == "cpu") {
-    TF_ASSIGN_OR_RETURN(const vendors::DeviceKind* kind, vendors::FindDeviceKind("cpu"));
-    TF_ASSIGN_OR_RETURN(std::vector<runner::Device> host, kind->discover({}, 0, ""));
-    props.insert(host[0].info.properties().begin(), host[0].info.properties().end());
+  if (auto kind = vendors::FindDeviceKind(spec.target().vendor()); kind.ok()) {
+    if (auto local = (*kind)->discover({}, 0, ""); local.ok() && !local->empty()) {
+      props.insert((*local)[0].info.properties().begin(), (*local)[0].info.properties().end());
+    }
   }
   for (const std::string& flag : flags) {
     const size_t eq = flag.find('=');
@@ -97,6 +98,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!loaded.ok()) return FailUsage(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
+  if (Status status = vendors::CompleteTarget(&spec); !status.ok()) return FailUsage(status);
   Result<std::vector<v1::Config>> configs =
       PlanCandidates(spec, loaded->sources, options.device_props);
   if (!configs.ok()) return FailUsage(configs.status());
@@ -104,7 +106,8 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!toolchain.ok()) return FailUsage(toolchain.status());
   if ((*toolchain)->target().empty()) {
     return FailUsage(Status::InvalidArgument(
-        "target.arch: the spec names no architecture; pass --target (e.g. sm_90a)"));
+        "target.arch: the spec names no architecture; pass --target with the arch a worker "
+        "reports for the device (tunefleet workers)"));
   }
   const std::string out_dir = options.out_dir.empty() ? DefaultArtifactDir() : options.out_dir;
   Result<std::unique_ptr<compiler::ArtifactStore>> store = compiler::ArtifactStore::Open(out_dir);

@@ -33,6 +33,44 @@ TEST(ToolchainTableTest, NamesLanguagesItCannotBuild) {
       << fortran.status().message();
 }
 
+TEST(ToolchainTableTest, CompletesTheTargetFromTheLanguage) {
+  v1::KernelSpec cpp;
+  cpp.set_language("cpp");
+  ASSERT_TRUE(CompleteTarget(&cpp).ok());
+  EXPECT_EQ(cpp.target().vendor(), "cpu");
+  EXPECT_EQ(cpp.target().arch(), "host");
+
+  v1::KernelSpec cuda;
+  cuda.set_language("cuda");
+  ASSERT_TRUE(CompleteTarget(&cuda).ok());
+  EXPECT_EQ(cuda.target().vendor(), "nvidia");
+  EXPECT_EQ(cuda.target().arch(), "");  // the bound device's
+
+  v1::KernelSpec wrong;
+  wrong.set_language("cpp");
+  wrong.mutable_target()->set_vendor("intel");
+  Status status = CompleteTarget(&wrong);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("target.vendor: 'intel' devices do not run cpp kernels; cpu"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(wrong.target().arch(), "") << "a refused target is left as it was";
+
+  wrong.set_language("fortran");
+  wrong.clear_target();
+  EXPECT_NE(CompleteTarget(&wrong).message().find("'fortran' is not one of cpp, cuda, hip"),
+            std::string::npos);
+}
+
+TEST(ToolchainTableTest, CodeRunsOnItsOwnArchitecture) {
+  v1::KernelSpec cpp;
+  cpp.set_language("cpp");
+  EXPECT_TRUE(CodeRunsOn(cpp, "host", "host"));
+  EXPECT_TRUE(CodeRunsOn(cpp, "", "host"));
+  EXPECT_FALSE(CodeRunsOn(cpp, "hosta", "host"));
+  // A vendor's own rule is tested in its folder (nvrtc_toolchain_test).
+}
+
 TEST(DeviceKindTableTest, FindsTheHostAndRefusesUnknownKindsNamingTheKnown) {
   auto cpu = FindDeviceKind("cpu");
   ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
@@ -42,6 +80,12 @@ TEST(DeviceKindTableTest, FindsTheHostAndRefusesUnknownKindsNamingTheKnown) {
   ASSERT_EQ(devices->size(), 1u);
   auto backend = (*cpu)->make_backend(devices->front().info, 0);
   EXPECT_TRUE(backend.ok()) << backend.status().ToString();
+  EXPECT_TRUE((*cpu)->shares_host_memory);
+  sandbox::Policy policy;
+  (*cpu)->confine_runner(1 << 30, policy);
+  EXPECT_EQ(policy.max_address_space_bytes, uint64_t{1} << 30);
+  EXPECT_FALSE(policy.allow_processes);
+  EXPECT_NE(DeviceKindsUsage().find("cpu:N"), std::string::npos);
 
   auto unknown = FindDeviceKind("tpu");
   EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);

@@ -141,4 +141,12 @@ Result<std::unique_ptr<runner::Backend>> MakeCpuBackend(const v1::DeviceInfo& de
   return std::unique_ptr<runner::Backend>(std::make_unique<CpuBackend>(device));
 }
 
+void ConfineCpuRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
+  policy.read_paths.insert(policy.read_paths.end(), {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+                                                     "/sys/devices/system/cpu", "/sys/fs/cgroup"});
+  policy.allow_processes = false;
+  policy.max_open_files = 256;
+  policy.max_address_space_bytes = memory_bytes;
+}
+
 }  // namespace tf::cpu

@@ -11,6 +11,7 @@
 #include "common/status.h"
 #include "runner/backend.h"
 #include "runner/device.h"
+#include "sandbox/sandbox.h"
 
 namespace tf::cpu {
 
@@ -26,5 +27,9 @@ Result<std::vector<runner::Device>> DiscoverCpuDevices(const std::vector<int>& n
 
 // A CpuBackend (cpu_backend.h); CPU devices have no ordinal.
 Result<std::unique_ptr<runner::Backend>> MakeCpuBackend(const v1::DeviceInfo& device, int ordinal);
+
+// A CPU runner reads what describes the host's cores and memory, starts no
+// processes, opens few files, and has its address space limited.
+void ConfineCpuRunner(uint64_t memory_bytes, sandbox::Policy& policy);
 
 }  // namespace tf::cpu

@@ -99,6 +99,10 @@ Status HostToolchain::Validate(const v1::KernelSpec& spec) const {
     return Status::InvalidArgument("source is empty: name the main source file to compile");
   }
   TF_RETURN_IF_ERROR(compiler::CheckSourcePath(spec.source()));
+  if (spec.tensor_maps_size() > 0) {
+    return Status::InvalidArgument("tensor_maps: " + spec.language() +
+                                   " kernels take no tensor maps; they are for GPU toolchains");
+  }
   TF_RETURN_IF_ERROR(CallArguments(spec).status());
   return UserFlags(spec).status();
 }

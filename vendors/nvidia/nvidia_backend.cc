@@ -239,7 +239,7 @@ class NvidiaBackend : public runner::Backend {
             settings));
     if (sensors_ != nullptr) {
       NvidiaSensors::Reading reading = sensors_->Read();
-      stats.set_sm_clock_mhz(reading.sm_clock_mhz);
+      stats.set_core_clock_mhz(reading.sm_clock_mhz);
       stats.set_temperature_c(reading.temperature_c);
     }
     return stats;

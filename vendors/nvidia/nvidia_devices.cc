@@ -119,4 +119,11 @@ Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>
 
 #endif  // TF_HAVE_CUDA_HEADERS
 
+void ConfineNvidiaRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
+  policy.read_paths.insert(policy.read_paths.end(), {"/proc", "/sys", "/etc"});
+  policy.write_paths.insert(policy.write_paths.end(), {"/dev", "/proc/self/task"});
+  policy.max_open_files = 4096;
+  policy.max_data_bytes = memory_bytes;
+}
+
 }  // namespace tf::nvidia

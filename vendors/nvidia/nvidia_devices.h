@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "runner/device.h"
+#include "sandbox/sandbox.h"
 
 namespace tf::nvidia {
 
@@ -25,5 +26,12 @@ Status CheckNvidiaDeviceNumbers(const std::vector<int>& ordinals);
 Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals,
                                                           int first_index,
                                                           const std::string& label);
+
+// A GPU runner also needs the driver's device files, /proc and /sys, write
+// access to its own threads' /proc entries (cuInit fails with
+// CUDA_ERROR_OPERATING_SYSTEM otherwise), may let the driver start its
+// helpers, and has its data size limited instead of its address space (the
+// driver reserves far more address space than it uses).
+void ConfineNvidiaRunner(uint64_t memory_bytes, sandbox::Policy& policy);
 
 }  // namespace tf::nvidia

@@ -13,6 +13,7 @@
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
 #include "compiler/compile_sandbox.h"
+#include "compiler/grid_launch.h"
 #include "compiler/source_tree.h"
 #include "kernelspec/config.h"
 #include "vendors/nvidia/ptxas_log.h"
@@ -138,6 +139,7 @@ Status NvrtcToolchain::Validate(const v1::KernelSpec& spec) const {
     return Status::InvalidArgument("source is empty: name the main source file to compile");
   }
   TF_RETURN_IF_ERROR(compiler::CheckSourcePath(spec.source()));
+  TF_RETURN_IF_ERROR(compiler::CheckGridLaunch(spec));
   for (const v1::Buffer& buffer : spec.buffers()) {
     TF_RETURN_IF_ERROR(ElementTypeHeader(buffer).status());
   }
@@ -239,6 +241,10 @@ std::string CompileArch(const std::string& target_arch, const std::string& devic
     return device_arch + "a";
   }
   return device_arch;
+}
+
+bool CodeRunsOn(const std::string& code_arch, const std::string& device_arch) {
+  return code_arch == device_arch || code_arch == device_arch + "a";
 }
 
 Result<std::unique_ptr<compiler::Toolchain>> MakeNvrtcToolchain(const v1::KernelSpec& spec,

@@ -74,6 +74,10 @@ class NvrtcToolchain : public compiler::Toolchain {
 // only on the device class it is bound to. Empty when both are.
 std::string CompileArch(const std::string& target_arch, const std::string& device_arch);
 
+// Code built for sm_NNa (architecture-specific features) runs on sm_NN
+// devices only; plain sm_NN code runs on sm_NN devices.
+bool CodeRunsOn(const std::string& code_arch, const std::string& device_arch);
+
 // The language table's row for "cuda" (vendors/toolchains.h): NVRTC for
 // CompileArch(spec.target().arch(), device_arch).
 Result<std::unique_ptr<compiler::Toolchain>> MakeNvrtcToolchain(const v1::KernelSpec& spec,

@@ -30,19 +30,19 @@ std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
     std::smatch match;
     if (std::regex_search(line, match, kEntry)) {
       entry = match[1];
-      usage[entry];
+      usage[entry].set_wave_size(32);  // every NVIDIA architecture's warp
     } else if (std::regex_search(line, match, kProperties)) {
       properties_of = match[1];
     } else if (line.find("bytes stack frame") != std::string::npos) {
       auto found = usage.find(properties_of);
       if (found == usage.end()) continue;
-      found->second.set_local_bytes(Amount(line, "bytes stack frame"));
+      found->second.set_scratch_bytes(Amount(line, "bytes stack frame"));
       found->second.set_spill_store_bytes(Amount(line, "bytes spill stores"));
       found->second.set_spill_load_bytes(Amount(line, "bytes spill loads"));
     } else if (line.find("Used ") != std::string::npos && !entry.empty()) {
       auto& kernel = usage[entry];
-      kernel.set_registers(static_cast<int32_t>(Amount(line, "registers")));
-      kernel.set_static_shared_bytes(Amount(line, "bytes smem"));
+      kernel.set_vector_registers(static_cast<int32_t>(Amount(line, "registers")));
+      kernel.set_shared_bytes(Amount(line, "bytes smem"));
     }
   }
   return usage;

@@ -15,7 +15,7 @@ int64_t Property(const std::map<std::string, int64_t>& device, const std::string
 Status CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
                       const v1::Problem& problem, const v1::ResourceUsage& resources,
                       const std::map<std::string, int64_t>& device) {
-  if (resources.registers() == 0) return Status::Ok();
+  if (resources.vector_registers() == 0) return Status::Ok();
   kernelspec::Bindings vars;
   for (const auto& s : config.settings()) {
     if (s.value().kind_case() == v1::Value::kStrValue) {
@@ -50,16 +50,16 @@ Status CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
                    std::to_string(resources.max_threads_per_block()));
   }
   int64_t regs_per_block = Property(device, "regs_per_block");
-  if (regs_per_block > 0 && resources.registers() * threads > regs_per_block) {
-    return exceeds(std::to_string(resources.registers()) + " registers x " +
+  if (regs_per_block > 0 && resources.vector_registers() * threads > regs_per_block) {
+    return exceeds(std::to_string(resources.vector_registers()) + " registers x " +
                    std::to_string(threads) + " threads > " + std::to_string(regs_per_block) +
                    " registers per block");
   }
   int64_t smem_limit = Property(device, "max_shared_mem_per_block_optin");
-  int64_t smem = resources.static_shared_bytes() + dynamic_smem;
+  int64_t smem = resources.shared_bytes() + dynamic_smem;
   if (smem_limit > 0 && smem > smem_limit) {
     return exceeds(std::to_string(smem) + " bytes of shared memory (" +
-                   std::to_string(resources.static_shared_bytes()) + " static + " +
+                   std::to_string(resources.shared_bytes()) + " static + " +
                    std::to_string(dynamic_smem) + " dynamic) > device limit " +
                    std::to_string(smem_limit));
   }

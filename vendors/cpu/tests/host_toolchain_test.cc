@@ -93,6 +93,15 @@ TEST_F(HostToolchainTest, AcceptsOptimisationAndDefineOptions) {
   }
 }
 
+TEST_F(HostToolchainTest, RefusesTensorMaps) {
+  spec_.add_tensor_maps()->set_buffer("in");
+  Status status = host_->Validate(spec_);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("tensor_maps: cpp kernels take no tensor maps"),
+            std::string::npos)
+      << status.message();
+}
+
 TEST_F(HostToolchainTest, RefusesOptionsOutsideTheAllowlistByName) {
   for (std::string option :
        {"-fplugin=evil.so", "-Wl,-rpath,/tmp", "-o", "-I/etc", "-I../x", "-DX=\"quoted\"",

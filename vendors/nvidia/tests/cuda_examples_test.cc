@@ -89,7 +89,7 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
     ASSERT_EQ(builds.size(), sample.size());
     for (const compiler::ConfigBuild& build : builds) {
       EXPECT_TRUE(build.ok) << build.diagnostics;
-      EXPECT_GT(build.resources.registers(), 0) << build.symbol;
+      EXPECT_GT(build.resources.vector_registers(), 0) << build.symbol;
     }
   }
 }

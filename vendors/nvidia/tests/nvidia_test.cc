@@ -240,7 +240,7 @@ TEST_F(CudaRunnerTest, FaultsStayWithTheirCandidateAndTheLeaseGoesOn) {
     EXPECT_LE(t.p10_ns(), t.median_ns()) << id;
     EXPECT_LE(t.median_ns(), t.p90_ns()) << id;
     EXPECT_DOUBLE_EQ(t.gflops(), kN / t.median_ns()) << id;
-    EXPECT_GT(t.sm_clock_mhz(), 0) << id << ": NVML should report the SM clock";
+    EXPECT_GT(t.core_clock_mhz(), 0) << id << ": NVML should report the SM clock";
     EXPECT_GT(t.temperature_c(), 0) << id;
   }
   EXPECT_EQ(results[3].status(), v1::RESULT_STATUS_WRONG_RESULT);

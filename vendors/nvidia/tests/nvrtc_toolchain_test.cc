@@ -37,18 +37,30 @@ ptxas info    : Used 32 registers, used 0 barriers, 2048 bytes cumulative stack 
 ptxas info    : Compile time = 30.744 ms
 )";
 
+// Through the language table, as the coordinator matches jobs to devices.
+TEST(NvrtcArchTest, ArchitectureSpecificCodeRunsOnItsBaseArchitectureOnly) {
+  v1::KernelSpec cuda;
+  cuda.set_language("cuda");
+  EXPECT_TRUE(vendors::CodeRunsOn(cuda, "sm_90", "sm_90"));
+  EXPECT_TRUE(vendors::CodeRunsOn(cuda, "sm_90a", "sm_90"));
+  EXPECT_FALSE(vendors::CodeRunsOn(cuda, "sm_90a", "sm_100"));
+  EXPECT_FALSE(vendors::CodeRunsOn(cuda, "sm_90", "sm_80"));
+  EXPECT_FALSE(vendors::CodeRunsOn(cuda, "sm_80", "sm_90"));
+}
+
 TEST(PtxasLogTest, ReadsEachEntryFunctionsResources) {
   auto usage = ParsePtxasResourceUsage(kPtxasLog);
   ASSERT_EQ(usage.size(), 2u);  // the device function is no kernel
   const v1::ResourceUsage& transpose = usage.at("_Z9transposeILi32ELi8EEvPKfPfxx");
-  EXPECT_EQ(transpose.registers(), 26);
-  EXPECT_EQ(transpose.static_shared_bytes(), 4224);
-  EXPECT_EQ(transpose.local_bytes(), 0);
+  EXPECT_EQ(transpose.vector_registers(), 26);
+  EXPECT_EQ(transpose.shared_bytes(), 4224);
+  EXPECT_EQ(transpose.scratch_bytes(), 0);
+  EXPECT_EQ(transpose.wave_size(), 32);
   EXPECT_EQ(transpose.spill_store_bytes(), 0);
   const v1::ResourceUsage& spill = usage.at("_Z5spillILi512EEvPfxx");
-  EXPECT_EQ(spill.registers(), 32);
-  EXPECT_EQ(spill.static_shared_bytes(), 0);
-  EXPECT_EQ(spill.local_bytes(), 2048);
+  EXPECT_EQ(spill.vector_registers(), 32);
+  EXPECT_EQ(spill.shared_bytes(), 0);
+  EXPECT_EQ(spill.scratch_bytes(), 2048);
   EXPECT_EQ(spill.spill_store_bytes(), 120);
   EXPECT_EQ(spill.spill_load_bytes(), 96);
 }
@@ -119,7 +131,11 @@ class CudaToolchainTest : public ::testing::Test {
     out->set_output(true);
     spec_.add_scalars("n");
     spec_.add_scalars("m");
+    spec_.mutable_launch()->add_grid("ceil_div(n, TILE)");
+    spec_.mutable_launch()->add_block("TILE * ROWS");
     spec_.mutable_verify()->set_reference("transpose_reference");
+    spec_.mutable_verify()->add_grid("ceil_div(n * m, 256)");
+    spec_.mutable_verify()->add_block("256");
     SetKernel("");
   }
 
@@ -183,8 +199,8 @@ TEST_F(CudaToolchainTest, BuildsGroupedBatchesIntoCubinsForEachArch) {
           << build.symbol;
       EXPECT_TRUE(build.reference_symbol.starts_with("_Z19transpose_reference"))
           << build.reference_symbol;
-      EXPECT_GT(build.resources.registers(), 0) << tile;
-      EXPECT_EQ(build.resources.static_shared_bytes(), tile * (tile + 1) * 4) << tile;
+      EXPECT_GT(build.resources.vector_registers(), 0) << tile;
+      EXPECT_EQ(build.resources.shared_bytes(), tile * (tile + 1) * 4) << tile;
       auto cubin = ReadFile(store_->PathOf(build.artifact_sha256));
       ASSERT_TRUE(cubin.ok()) << cubin.status().ToString();
       EXPECT_TRUE(
@@ -248,7 +264,7 @@ TEST_F(CudaToolchainTest, AppliesAllowedOptions) {
   auto stats = Build("sm_90", {Config(32, 8)});
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   ASSERT_TRUE(builds_.at(32).ok) << builds_.at(32).diagnostics;
-  EXPECT_LE(builds_.at(32).resources.registers(), 24);
+  EXPECT_LE(builds_.at(32).resources.vector_registers(), 24);
 }
 
 TEST_F(CudaToolchainTest, RefusesOptionsOutsideTheAllowlist) {

@@ -21,8 +21,8 @@ class ResourceCheckTest : public ::testing::Test {
     w->set_name("WARPS");
     *w->mutable_value() = kernelspec::IntValue(2);
     problem_ = *kernelspec::ParseProblem("M=1024");
-    resources_.set_registers(128);
-    resources_.set_static_shared_bytes(1024);
+    resources_.set_vector_registers(128);
+    resources_.set_shared_bytes(1024);
   }
 
   Status Check() { return CheckResources(spec_, config_, problem_, resources_, device_); }
@@ -39,7 +39,7 @@ class ResourceCheckTest : public ::testing::Test {
 TEST_F(ResourceCheckTest, WithinLimitsPasses) { EXPECT_TRUE(Check().ok()) << Check().ToString(); }
 
 TEST_F(ResourceCheckTest, TooManyRegistersForTheBlockIsPruned) {
-  resources_.set_registers(255);
+  resources_.set_vector_registers(255);
   EXPECT_TRUE(Check().ok());  // x 256 threads = 65280, just fits
   *config_.mutable_settings(1)->mutable_value() = kernelspec::IntValue(4);
   Status s = Check();

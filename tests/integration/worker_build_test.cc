@@ -1,0 +1,112 @@
+// Compilation on the worker host, end to end with real processes: the
+// coordinator ships sources and batches, the worker compiles each batch once
+// for its own device, isolates configurations that fail, and runs the rest.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "client/client.h"
+#include "db/sqlite.h"
+#include "kernelspec/config.h"
+#include "tests/test_util.h"
+
+namespace tf::testing {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using std::chrono::seconds;
+
+int Count(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+class WorkerBuildTest : public ::testing::Test {
+ protected:
+  // A coordinator with 4 configurations per batch; `environment` as env(1)
+  // takes it.
+  void Start(std::vector<std::string> environment = {}) {
+    coordinator_ = std::make_unique<CoordinatorProcess>(
+        dir_.path(), std::vector<std::string>{"--batch-size", "4", "--db-sync", "normal"});
+    coordinator_->set_environment(std::move(environment));
+    coordinator_->Start();
+    // Two candidates per lease: each batch of four is leased twice.
+    worker_ = StartWorker(coordinator_->address(), dir_.path(), "worker", "cpu:1",
+                          {"--max-candidates", "2"});
+    auto client = client::Client::Connect(coordinator_->address(), {});
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(*client);
+  }
+
+  void TearDown() override {
+    if (HasFailure() && coordinator_) {
+      std::cerr << "coordinator log:\n"
+                << coordinator_->Log() << "\nworker log:\n"
+                << (worker_ ? worker_->Log() : "") << "\n";
+    }
+  }
+
+  int64_t BuildsOnTheCoordinator() {
+    auto db = db::Database::Open(coordinator_->db_path(), false);
+    EXPECT_TRUE(db.ok());
+    auto stmt = (*db)->Prepare("SELECT COUNT(*) FROM builds");
+    EXPECT_TRUE(*stmt->Step());
+    return stmt->Int(0);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+  std::unique_ptr<Process> worker_;
+  std::unique_ptr<client::Client> client_;
+};
+
+TEST_F(WorkerBuildTest, ACoordinatorWithoutACompilerHasItsWorkersCompile) {
+  Start({"PATH=/nonexistent"});  // no g++ in reach of the coordinator
+  auto spec = LoadTestSpec("tests/integration/data/slow/slow.yaml", [](v1::KernelSpec& s) {
+    s.mutable_params(0)->mutable_range()->set_stop(8);  // MS = 1..8
+  });
+  v1::Job job = SubmitSpec(*client_, spec);
+  ASSERT_NE(job.job_id(), 0);
+  v1::Job end = WaitForJobEnd(*client_, job.job_id(), seconds(300));
+  ASSERT_EQ(end.state(), v1::JOB_STATE_SUCCEEDED) << end.error();
+  EXPECT_EQ(end.candidates_failed(), 0);
+  ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok());
+  ASSERT_EQ(results->size(), 8u);
+  for (const auto& r : *results) EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << r.error();
+
+  EXPECT_NE(coordinator_->Log().find("its workers compile it"), std::string::npos);
+  EXPECT_EQ(BuildsOnTheCoordinator(), 0);
+  // Two batches, four leases: each batch compiled once, found built once.
+  const std::string log = worker_->Log();
+  EXPECT_EQ(Count(log, "bundle [0-9a-f]+ for host: compiled 4 configurations"), 2) << log;
+  EXPECT_EQ(Count(log, "bundle [0-9a-f]+ for host: already built"), 2) << log;
+}
+
+TEST_F(WorkerBuildTest, ForcedWorkerBuildIsolatesTheConfigurationThatFails) {
+  Start();
+  v1::Job job =
+      SubmitSpec(*client_, LoadTestSpec("tests/integration/data/worker_build/scale.yaml"));
+  ASSERT_NE(job.job_id(), 0);
+  v1::Job end = WaitForJobEnd(*client_, job.job_id(), seconds(300));
+  ASSERT_EQ(end.state(), v1::JOB_STATE_SUCCEEDED) << end.error();
+  ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
+  EXPECT_EQ(BuildsOnTheCoordinator(), 0) << "compile_on: worker, yet the coordinator built";
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok());
+  ASSERT_EQ(results->size(), 8u);
+  for (const auto& r : *results) {
+    const std::string u = kernelspec::ValueText(r.config().settings(0).value());
+    if (u == "3") {
+      EXPECT_EQ(r.status(), v1::RESULT_STATUS_COMPILE_FAILED);
+      EXPECT_NE(r.error().find("U=3 does not build"), std::string::npos) << r.error();
+    } else {
+      EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << "U=" << u << ": " << r.error();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tf::testing
