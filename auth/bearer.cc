@@ -15,12 +15,17 @@ void AttachToken(grpc::ClientContext& context, const std::string& token) {
 Result<Caller> Gate::Check(const grpc::ServerContextBase& context, Rpc rpc) const {
   const auto& metadata = context.client_metadata();
   auto header = metadata.find(grpc::string_ref(kHeader.data(), kHeader.size()));
-  if (header == metadata.end()) {
+  if (header == metadata.end()) return CheckHeader(std::nullopt, rpc);
+  return CheckHeader(std::string_view(header->second.data(), header->second.size()), rpc);
+}
+
+Result<Caller> Gate::CheckHeader(std::optional<std::string_view> authorization, Rpc rpc) const {
+  if (!authorization) {
     if (allow_anonymous_) return Caller();
     return Status::Unauthenticated("no bearer token: pass --token-file or set TUNEFLEET_TOKEN (" +
                                    std::string(RpcName(rpc)) + " needs a token)");
   }
-  std::string_view value(header->second.data(), header->second.size());
+  std::string_view value = *authorization;
   if (!value.starts_with(kScheme)) {
     return Status::Unauthenticated("the authorization header is not 'Bearer <token>'");
   }

@@ -5,6 +5,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,9 @@ class Gate {
   // The caller, allowed to make `rpc`; kUnauthenticated when the token is
   // missing, unknown or revoked, kPermissionDenied when its role may not.
   Result<Caller> Check(const grpc::ServerContextBase& context, Rpc rpc) const;
+  // The same for the value of an authorization header (HTTP's, for the
+  // dashboard); nullopt: the request has none.
+  Result<Caller> CheckHeader(std::optional<std::string_view> authorization, Rpc rpc) const;
 
  private:
   const TokenIndex& tokens_;

@@ -7,8 +7,11 @@
 namespace tf::coordinator {
 
 BuildQueue::BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options,
-                       BatchCallback on_batch)
-    : store_(store), options_(std::move(options)), on_batch_(std::move(on_batch)) {
+                       BatchCallback on_batch, Observer& observer)
+    : store_(store),
+      options_(std::move(options)),
+      on_batch_(std::move(on_batch)),
+      observer_(observer) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -61,6 +64,7 @@ void BuildQueue::Loop() {
           &cancel_running_);
     }
     if (stats.ok()) {
+      observer_.OnBuildFinished(*stats);
       spdlog::info(
           "job {}: built {} configurations in {} compiler runs, {:.1f} s wall, {:.1f} "
           "CPU-s, {} failed",

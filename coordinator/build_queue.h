@@ -14,6 +14,7 @@
 
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
+#include "coordinator/observer.h"
 
 namespace tf::coordinator {
 
@@ -33,8 +34,8 @@ class BuildQueue {
   // set: every configuration of the task failed with it).
   using BatchCallback = std::function<void(int64_t job_id, std::vector<compiler::ConfigBuild>)>;
 
-  BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options,
-             BatchCallback on_batch);
+  BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options, BatchCallback on_batch,
+             Observer& observer);
   ~BuildQueue();  // stops after the compiler runs in flight
 
   void Enqueue(BuildTask task);
@@ -47,6 +48,7 @@ class BuildQueue {
   compiler::ArtifactStore& store_;
   compiler::BuildOptions options_;
   BatchCallback on_batch_;
+  Observer& observer_;
 
   std::mutex mu_;
   std::condition_variable cv_;

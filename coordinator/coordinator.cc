@@ -39,9 +39,15 @@ Status JobNotFound(int64_t job_id) {
   return Status::NotFound("job " + std::to_string(job_id) + " does not exist");
 }
 
+Observer* ObserverOrNone(Observer* observer) {
+  static Observer none;
+  return observer ? observer : &none;
+}
+
 }  // namespace
 
-Coordinator::Coordinator(const CoordinatorOptions& options) : options_(options) {}
+Coordinator::Coordinator(const CoordinatorOptions& options)
+    : options_(options), observer_(ObserverOrNone(options.observer)) {}
 
 Result<std::unique_ptr<Coordinator>> Coordinator::Start(const CoordinatorOptions& options) {
   std::unique_ptr<Coordinator> c(new Coordinator(options));
@@ -53,9 +59,11 @@ Result<std::unique_ptr<Coordinator>> Coordinator::Start(const CoordinatorOptions
   build_options.timeout_s = options.build_timeout_s;
   Coordinator* self = c.get();
   c->builds_ = std::make_unique<BuildQueue>(
-      *c->store_, build_options, [self](int64_t job_id, std::vector<compiler::ConfigBuild> builds) {
+      *c->store_, build_options,
+      [self](int64_t job_id, std::vector<compiler::ConfigBuild> builds) {
         self->OnBatchBuilt(job_id, builds);
-      });
+      },
+      *c->observer_);
   {
     std::lock_guard lock(c->mu_);
     TF_RETURN_IF_ERROR(c->Load());
@@ -101,6 +109,7 @@ Status Coordinator::Load() {
                 now};
     for (int64_t id : l.candidate_ids) lease_of_candidate[id] = l.id;
     leases_[l.id] = std::move(lease);
+    observer_->OnLeaseStarted(l.id, l.worker_id, l.device_index);
   }
   TF_ASSIGN_OR_RETURN(auto rows, db_->LoadJobs(/*unfinished_only=*/true, 1 << 30));
   for (auto& row : rows) {
@@ -393,6 +402,9 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     TF_RETURN_IF_ERROR(txn->Commit());
   }
   job.row = std::move(updated);
+  for (const auto& r : results) {
+    if (r) observer_->OnResultRecorded(*r);
+  }
   std::vector<v1::Config> to_build;
   std::set<std::string> queued_configs;
   for (auto& c : candidates) {
@@ -566,7 +578,10 @@ Status Coordinator::RecordBuildsLocked(int64_t job_id,
   job.row = std::move(updated);
   job.builds_done += static_cast<int64_t>(resolved_configs.size());
   for (auto* c : ready) MarkReadyLocked(job, *c);
-  for (auto& [c, row] : failed) c->state = db::CandidateState::kDone;
+  for (auto& [c, row] : failed) {
+    c->state = db::CandidateState::kDone;
+    observer_->OnResultRecorded(row);
+  }
   ChangedLocked(job);
   FinishIfDoneLocked(job);
   return Status::Ok();
@@ -725,7 +740,10 @@ Result<v1::Job> Coordinator::Cancel(int64_t job_id, const auth::Caller& caller) 
     TF_RETURN_IF_ERROR(txn->Commit());
   }
   job.row = std::move(updated);
-  for (int64_t id : job_leases) leases_.erase(id);
+  for (int64_t id : job_leases) {
+    leases_.erase(id);
+    observer_->OnLeaseEnded(id);
+  }
   for (int64_t id : job.candidate_ids) candidates_.erase(id);
   job.candidate_ids.clear();
   job.ready.clear();
@@ -770,6 +788,7 @@ Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id
     if (problem.ok()) *out.mutable_problem() = *problem;
     out.set_device_class(r.device_class);
     out.set_worker(r.cached ? "(reused)" : r.worker);
+    out.set_recorded_unix_ms(r.created_ms);
     results.push_back(std::move(out));
   }
   return results;
@@ -900,8 +919,18 @@ Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
 
 Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeaseRequest& request,
                                                            const auth::Caller& caller) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(std::clamp<int64_t>(request.wait_ms(), 0, 30000));
+  const auto called = std::chrono::steady_clock::now();
+  const auto deadline =
+      called + std::chrono::milliseconds(std::clamp<int64_t>(request.wait_ms(), 0, 30000));
+  auto respond = [&](v1::Lease lease) {
+    observer_->OnLeaseStarted(lease.lease_id(), request.worker_id(), request.device_index());
+    observer_->OnLeaseAcquired(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now() - called)
+                                   .count());
+    v1::AcquireLeaseResponse response;
+    *response.mutable_lease() = std::move(lease);
+    return response;
+  };
   int max_candidates = request.max_candidates() > 0
                            ? std::min(request.max_candidates(), options_.max_lease_candidates)
                            : options_.max_lease_candidates;
@@ -918,16 +947,12 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
     if (Job* job = PickJobLocked(*device)) {
       TF_ASSIGN_OR_RETURN(auto lease, GrantLeaseLocked(*job, request.worker_id(),
                                                        request.device_index(), max_candidates));
-      v1::AcquireLeaseResponse response;
-      *response.mutable_lease() = std::move(lease);
-      return response;
+      return respond(std::move(lease));
     }
     if (Lease* straggler = PickStragglerLocked(*device, request.worker_id())) {
       TF_ASSIGN_OR_RETURN(auto lease, GrantBackupLeaseLocked(*straggler, request.worker_id(),
                                                              request.device_index()));
-      v1::AcquireLeaseResponse response;
-      *response.mutable_lease() = std::move(lease);
-      return response;
+      return respond(std::move(lease));
     }
     if (stopping_ || work_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
       return v1::AcquireLeaseResponse();
@@ -1099,6 +1124,7 @@ void Coordinator::ApplyResultLocked(Job& job, Candidate& candidate, const db::Re
                                     bool became_best) {
   candidate.state = db::CandidateState::kDone;
   candidate.lease_id = 0;
+  observer_->OnResultRecorded(row);
   if (became_best) {
     db::BestRow best;
     best.kernel = job.row.kernel;
@@ -1269,6 +1295,7 @@ void Coordinator::ApplyReleaseLocked(const Release& release) {
       work_cv_.notify_all();
     }
   }
+  observer_->OnLeaseEnded(l->first);
   leases_.erase(l);
 }
 
@@ -1319,6 +1346,24 @@ void Coordinator::ReaperLoop() {
 Result<std::string> Coordinator::ArtifactPath(const std::string& sha256) const {
   if (!store_->Has(sha256)) return Status::NotFound("no artifact with sha256 " + sha256);
   return store_->PathOf(sha256);
+}
+
+Activity Coordinator::CurrentActivity() {
+  std::lock_guard lock(mu_);
+  Activity activity;
+  for (const auto& [id, lease] : leases_) {
+    auto job = jobs_.find(lease.job_id);
+    activity.leases.push_back({id, lease.job_id, job != jobs_.end() ? job->second.row.kernel : "",
+                               lease.worker_id, lease.device_index,
+                               static_cast<int64_t>(lease.candidate_ids.size()), lease.granted_ms,
+                               lease.backup_of != 0});
+  }
+  for (const auto& [id, c] : candidates_) {
+    if (c.state == db::CandidateState::kReady) activity.candidates_ready++;
+    if (c.state == db::CandidateState::kWaitingBuild) activity.candidates_waiting_build++;
+  }
+  for (const auto& [id, job] : jobs_) activity.jobs[job.row.state]++;
+  return activity;
 }
 
 }  // namespace tf::coordinator

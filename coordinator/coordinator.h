@@ -27,6 +27,7 @@
 #include "compiler/toolchain.h"
 #include "coordinator/best_index.h"
 #include "coordinator/build_queue.h"
+#include "coordinator/observer.h"
 #include "db/tuning_db.h"
 #include "kernelspec/validate.h"
 #include "tunefleet/v1/tunefleet.pb.h"
@@ -52,6 +53,31 @@ struct CoordinatorOptions {
   // The same, for the jobs of one token (anonymous submissions have only
   // the limit above).
   int64_t max_jobs_in_flight_per_token = 16;
+  // Told of builds, leases and results (metrics); must outlive the
+  // coordinator. Null: no one.
+  Observer* observer = nullptr;
+};
+
+// What the fleet is doing now: a read-only view for the dashboard and the
+// metrics (web/).
+struct Activity {
+  struct Lease {
+    int64_t lease_id = 0;
+    int64_t job_id = 0;
+    std::string kernel;
+    std::string worker_id;
+    int device_index = 0;
+    int64_t candidates = 0;
+    int64_t granted_unix_ms = 0;
+    bool backup = false;
+  };
+  std::vector<Lease> leases;  // active, by id
+  // Candidates built and waiting for a lease: the queue depth.
+  int64_t candidates_ready = 0;
+  int64_t candidates_waiting_build = 0;
+  // Jobs by state: every unfinished job, and those that ended since this
+  // coordinator started.
+  std::map<v1::JobState, int64_t> jobs;
 };
 
 class Coordinator {
@@ -77,6 +103,7 @@ class Coordinator {
                                                        const auth::Caller& caller = {});
   v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
   std::vector<v1::WorkerInfo> ListWorkers();
+  Activity CurrentActivity();
 
   // Worker-facing. An own_only caller may re-register, heartbeat and take
   // leases for the workers its token registered only, and report results
@@ -230,6 +257,7 @@ class Coordinator {
   Status CheckWorkerOwnerLocked(const std::string& worker_id, const auth::Caller& caller) const;
 
   CoordinatorOptions options_;
+  Observer* const observer_;  // options_.observer, or one observing nothing
   std::unique_ptr<compiler::ArtifactStore> store_;
   BestIndex best_;
   std::unique_ptr<BuildQueue> builds_;

@@ -14,6 +14,8 @@
 #include "common/files.h"
 #include "coordinator/grpc_services.h"
 #include "coordinator/health_server.h"
+#include "web/dashboard_server.h"
+#include "web/rpc_metrics.h"
 
 namespace {
 
@@ -120,6 +122,13 @@ int main(int argc, char** argv) {
                  "Kubernetes' gRPC probes, which speak no TLS)");
   app.add_option("--health-port-file", health_port_file,
                  "write the port of --health-listen to this file once listening");
+  std::string http_listen;
+  std::string http_port_file;
+  app.add_option("--http", http_listen,
+                 "also serve the web dashboard and Prometheus /metrics on HOST:PORT, e.g. "
+                 "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by default)");
+  app.add_option("--http-port-file", http_port_file,
+                 "write the port of --http to this file once listening");
   CLI11_PARSE(app, argc, argv);
   options.db_synchronous_full = sync == "full";
 
@@ -159,6 +168,12 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Counted from the start, when there is a port to read them on.
+  std::unique_ptr<tf::web::Metrics> metrics;
+  if (!http_listen.empty()) {
+    metrics = std::make_unique<tf::web::Metrics>();
+    options.observer = metrics.get();
+  }
   auto coordinator = tf::coordinator::Coordinator::Start(options);
   if (!coordinator.ok()) {
     spdlog::critical("cannot start: {}", coordinator.status().message());
@@ -180,10 +195,29 @@ int main(int argc, char** argv) {
   builder.RegisterService(&client_service);
   builder.RegisterService(&worker_service);
   builder.SetMaxReceiveMessageSize(max_message_mb << 20);
+  if (metrics)
+    builder.experimental().SetInterceptorCreators(tf::web::RpcMetricsInterceptors(*metrics));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     spdlog::critical("cannot listen on {}", listen);
     return 1;
+  }
+  std::unique_ptr<tf::web::DashboardServer> dashboard;
+  if (metrics) {
+    auto started = tf::web::DashboardServer::Start({http_listen, plaintext, tls, allow_anonymous},
+                                                   **coordinator, *metrics);
+    if (!started.ok()) {
+      spdlog::critical("{}", started.status().message());
+      return 1;
+    }
+    dashboard = std::move(*started);
+    spdlog::info("dashboard and /metrics ({}) on {} (port {})", plaintext ? "http" : "https",
+                 http_listen, dashboard->port());
+    if (!http_port_file.empty()) {
+      tf::Status written =
+          tf::WriteFileAtomic(http_port_file, std::to_string(dashboard->port()) + "\n");
+      if (!written.ok()) spdlog::error("{}", written.message());
+    }
   }
   // Before anything says it is ready (health, --port-file), so that a stop
   // asked for from then on is a clean one.
@@ -215,6 +249,7 @@ int main(int argc, char** argv) {
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   spdlog::info("shutting down");
   if (health) health->SetServing(false, server.get());
+  dashboard.reset();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   return 0;
 }

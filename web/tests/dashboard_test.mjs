@@ -1,0 +1,312 @@
+// The dashboard and /metrics end to end: a real coordinator (tokens
+// required, --http on 127.0.0.1) and a real CPU worker run a job submitted
+// with the CLI, while headless Chromium (Debian's, driven by playwright-core)
+// signs in and watches it, and /metrics is scraped during and after it.
+// Screenshots are kept in TUNEFLEET_TEST_OUT. ctest runs it (web_dashboard):
+//   TUNEFLEET_BIN_DIR  build/bin, with the coordinator, worker and CLI
+//   CHROMIUM, PROMTOOL the system's chromium and promtool
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, writeFileSync, chmodSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = process.env.TUNEFLEET_BIN_DIR;
+const out = process.env.TUNEFLEET_TEST_OUT;
+for (const name of ["TUNEFLEET_BIN_DIR", "TUNEFLEET_TEST_OUT", "CHROMIUM", "PROMTOOL"]) {
+  if (!process.env[name]) throw new Error(`${name} is not set: run this through ctest (ctest -R web_dashboard)`);
+}
+mkdirSync(out, { recursive: true });
+const dir = mkdtempSync(join(out, "run-"));
+const children = [];
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(what, timeoutMs, condition) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function start(name, args) {
+  const log = join(dir, `${name}.log`);
+  writeFileSync(log, "");
+  const child = spawn(join(bin, name), args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.on("data", (d) => writeFileSync(log, d, { flag: "a" }));
+  child.stderr.on("data", (d) => writeFileSync(log, d, { flag: "a" }));
+  children.push(child);
+  return child;
+}
+
+const readPort = (file) => (existsSync(file) ? Number(readFileSync(file, "utf8").trim()) || 0 : 0);
+
+let grpcAddress = "";
+function cli(token, ...args) {
+  const run = spawnSync(join(bin, "tunefleet"), ["--coordinator", grpcAddress, "--token-file", token, ...args], {
+    encoding: "utf8",
+  });
+  return run;
+}
+
+function tokenFile(name, text) {
+  const path = join(dir, `${name}.token`);
+  writeFileSync(path, text.trim() + "\n");
+  chmodSync(path, 0o600);
+  return path;
+}
+
+// One scrape of /metrics, parsed into {"name{labels}": value}.
+async function scrape(base, token) {
+  const response = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type"), /^text\/plain; version=0\.0\.4/);
+  const text = await response.text();
+  const samples = {};
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const space = line.lastIndexOf(" ");
+    samples[line.slice(0, space)] = Number(line.slice(space + 1));
+  }
+  return { text, samples };
+}
+
+// The sum of a metric's samples whose labels include every one of `match`.
+function sum(samples, name, match = {}) {
+  let total = 0;
+  for (const [key, value] of Object.entries(samples)) {
+    const brace = key.indexOf("{");
+    if ((brace < 0 ? key : key.slice(0, brace)) !== name) continue;
+    if (Object.entries(match).every(([k, v]) => key.includes(`${k}="${v}"`))) total += value;
+  }
+  return total;
+}
+
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  await sleep(500);
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, async (t) => {
+  // A coordinator that requires tokens, both ports on loopback.
+  start("tunefleet-coordinator", [
+    "--listen", "127.0.0.1:0", "--plaintext",
+    "--db", join(dir, "tf.db"), "--artifacts", join(dir, "artifacts"),
+    "--port-file", join(dir, "grpc.port"),
+    "--http", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"),
+    "--build-jobs", "2",
+  ]);
+  const grpcPort = await waitFor("the coordinator", 60_000, () => readPort(join(dir, "grpc.port")));
+  const httpPort = await waitFor("the dashboard port", 10_000, () => readPort(join(dir, "http.port")));
+  grpcAddress = `127.0.0.1:${grpcPort}`;
+  const base = `http://127.0.0.1:${httpPort}`;
+  const admin = join(dir, "tf.db.admin-token");
+  const make = (role) => {
+    const made = cli(admin, "token", "create", "--role", role, "--name", `web-${role}`);
+    assert.equal(made.status, 0, made.stderr);
+    return made.stdout.trim();
+  };
+  const reader = make("reader");
+  const submitter = make("submitter");
+  const workerToken = tokenFile("worker", make("worker"));
+
+  await t.test("requests without a valid token are refused", async () => {
+    for (const path of ["/api/jobs", "/api/jobs/1", "/api/jobs/1/results", "/api/workers", "/metrics"]) {
+      const none = await fetch(base + path);
+      assert.equal(none.status, 401, `${path} without a token`);
+      assert.match(none.headers.get("www-authenticate"), /^Bearer/);
+      assert.match((await none.json()).error, /no bearer token/);
+      const wrong = await fetch(base + path, { headers: { Authorization: "Bearer tf_999_nonsense" } });
+      assert.equal(wrong.status, 401, `${path} with an unknown token`);
+    }
+    // A submitter sees its own jobs, not the fleet-wide counts.
+    const own = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${submitter}` } });
+    assert.equal(own.status, 403);
+    // The page itself holds no data and is served to anyone.
+    const page = await fetch(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<script src="\/app.js">/);
+  });
+
+  const before = await scrape(base, reader);
+  start("tunefleet-worker", [
+    "--coordinator", grpcAddress, "--devices", "cpu:1",
+    "--cache", join(dir, "worker-cache"), "--token-file", workerToken,
+  ]);
+  await waitFor("the worker to register", 60_000, async () => {
+    const r = await fetch(`${base}/api/workers`, { headers: { Authorization: `Bearer ${reader}` } });
+    return (await r.json()).some((w) => w.alive);
+  });
+  // Counted by code: a call without a token.
+  const refused = spawnSync(join(bin, "tunefleet"), ["--coordinator", grpcAddress, "jobs"], { encoding: "utf8" });
+  assert.notEqual(refused.status, 0);
+
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, args: ["--no-sandbox"] });
+  t.after(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+
+  await t.test("the page asks for a token and refuses a wrong one", async () => {
+    await page.goto(`${base}/`);
+    await page.fill("#token", "tf_1_wrong");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#signin-error");
+    assert.match(await page.textContent("#signin-error"), /unknown token|token/);
+    await page.fill("#token", reader);
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#jobs");
+  });
+
+  const submitted = spawnSync(
+    join(bin, "tunefleet"),
+    ["--coordinator", grpcAddress, "--token-file", tokenFile("submitter", submitter), "--json", "submit", join(here, "data/axpy.yaml")],
+    { encoding: "utf8" },
+  );
+  assert.equal(submitted.status, 0, submitted.stderr);
+  const jobId = JSON.parse(submitted.stdout).job_id;
+  assert.ok(jobId > 0);
+
+  // The job appears on the jobs page, then its own page follows it.
+  await page.waitForSelector(`tr[data-job="${jobId}"]`, { timeout: 10_000 });
+  await page.screenshot({ path: join(out, "jobs.png") });
+  await page.click(`tr[data-job="${jobId}"] a`);
+  await page.waitForSelector("#job-summary .progress-text");
+
+  const seen = [];
+  const midJob = [];
+  let workersShot = false;
+  let workerDoing = "";
+  await waitFor("the job to end on the page", 300_000, async () => {
+    const text = await page.textContent("#job-summary .progress-text").catch(() => null);
+    if (text && seen[seen.length - 1] !== text) seen.push(text);
+    const [done, total] = (text || "0 / 1").split(" / ").map(Number);
+    if (done > 0 && done < total) midJob.push(await scrape(base, reader));
+    if (done > 0 && done < total && !workersShot) {
+      // What the worker is doing, from a second tab.
+      const tab = await browser.newPage({ viewport: { width: 1400, height: 500 } });
+      await tab.addInitScript((token) => sessionStorage.setItem("tunefleet.token", token), reader);
+      await tab.goto(`${base}/#/workers`);
+      const doing = await tab.waitForSelector("td.doing a", { timeout: 10_000 }).catch(() => null);
+      workerDoing = doing ? await tab.textContent("td.doing") : "";
+      await tab.screenshot({ path: join(out, "workers.png") });
+      workersShot = true;
+      await tab.close();
+    }
+    return (await page.locator("#job-summary .badge.succeeded").count()) > 0;
+  });
+
+  const headers = { Authorization: `Bearer ${reader}` };
+  const job = await (await fetch(`${base}/api/jobs/${jobId}`, { headers })).json();
+  const results = await (await fetch(`${base}/api/jobs/${jobId}/results`, { headers })).json();
+  const ok = results.filter((r) => r.status === "ok");
+  const compileFailed = results.filter((r) => r.status === "compile_failed");
+
+  await t.test("the job ran as the spec says", () => {
+    assert.equal(job.candidates_total, 40);
+    assert.equal(results.length, 40);
+    assert.equal(compileFailed.length, 8, "UNROLL=3: 4 blocks x 2 problems");
+    assert.equal(ok.length, 32);
+    assert.equal(job.best.length, 2);
+  });
+
+  await t.test("the workers page showed the device working on the job", () => {
+    assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates`));
+  });
+
+  await t.test("progress moved on the page", () => {
+    const done = seen.map((s) => Number(s.split(" / ")[0]));
+    assert.ok(done.length >= 3, `progress seen: ${seen.join(", ")}`);
+    for (let i = 1; i < done.length; i++) assert.ok(done[i] > done[i - 1], `progress went back: ${seen.join(", ")}`);
+    assert.equal(seen[seen.length - 1], "40 / 40");
+  });
+
+  // Charts redraw once the last results are in; then count their points.
+  await page.waitForFunction(
+    (n) => window.tunefleet.charts.get("convergence-evaluations")?.getOption().series.reduce((a, s) => a + s.data.length, 0) === n,
+    results.length,
+    { timeout: 10_000 },
+  );
+  const drawn = await page.evaluate(() => {
+    const points = (name) => window.tunefleet.charts.get(name).getOption().series.map((s) => s.data.length);
+    const names = [...window.tunefleet.charts.keys()];
+    return Object.fromEntries(names.map((n) => [n, points(n)]));
+  });
+
+  await t.test("the plots draw a point per evaluation and per successful result", () => {
+    const total = (name) => drawn[name].reduce((a, b) => a + b, 0);
+    // Convergence: a line per problem, a point per evaluation (failures too).
+    assert.deepEqual(drawn["convergence-evaluations"], [20, 20]);
+    assert.deepEqual(drawn["convergence-time"], [20, 20]);
+    // A chart per knob, a point per successful result; parallel coordinates:
+    // a line per successful result.
+    assert.equal(total("knob-UNROLL"), ok.length);
+    assert.equal(total("knob-BLOCK"), ok.length);
+    assert.deepEqual(drawn.parallel, [ok.length]);
+  });
+
+  await t.test("results are sortable and failures show the compiler's message", async () => {
+    assert.equal(await page.locator("#results tbody tr[data-candidate]").count(), 40);
+    const diag = await page.locator("#results pre.diag").first().textContent();
+    assert.match(diag, /UNROLL=3 is not supported/);
+    // Sorted by median by default: fastest first, failures last.
+    const medianOrder = await page.locator("#results tbody tr[data-candidate]").evaluateAll((rows) =>
+      rows.map((r) => r.querySelector(".badge").textContent),
+    );
+    assert.equal(medianOrder[0], "ok");
+    assert.equal(medianOrder[39], "compile failed");
+    await page.click('#results th[data-column="#"]');
+    const ids = await page.locator("#results tbody tr[data-candidate]").evaluateAll((rows) =>
+      rows.map((r) => Number(r.dataset.candidate)),
+    );
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    await page.click('#results th[data-column="#"]');
+    const down = await page.locator("#results tbody tr[data-candidate]").evaluateAll((rows) =>
+      rows.map((r) => Number(r.dataset.candidate)),
+    );
+    assert.deepEqual(down, [...ids].reverse());
+    await page.click('#results th[data-column="median"]');
+  });
+
+  await page.screenshot({ path: join(out, "job.png"), fullPage: true });
+  await t.test("the page raised no script error", () => assert.deepEqual(pageErrors, []));
+
+  const last = await scrape(base, reader);
+  await t.test("/metrics passes promtool and its counters moved", () => {
+    const lint = spawnSync(process.env.PROMTOOL, ["check", "metrics"], { input: last.text, encoding: "utf8" });
+    assert.equal(lint.status, 0, `promtool check metrics:\n${lint.stdout}${lint.stderr}`);
+    writeFileSync(join(out, "metrics.txt"), last.text);
+
+    assert.ok(midJob.length > 0, "no scrape landed while the job ran");
+    const measured = (s) => sum(s.samples, "tunefleet_results_recorded_total", { origin: "worker" });
+    const during = midJob.map(measured);
+    assert.equal(measured(before), 0);
+    assert.ok(during.some((n) => n > 0 && n < 32), `worker results in mid-job scrapes: ${during}`);
+    assert.equal(measured(last), 32);
+    assert.equal(sum(last.samples, "tunefleet_results_recorded_total", { status: "compile_failed", origin: "build" }), 8);
+    assert.equal(sum(last.samples, "tunefleet_jobs", { state: "succeeded" }), 1);
+    assert.equal(sum(midJob[0].samples, "tunefleet_jobs", { state: "running" }), 1);
+    assert.equal(sum(last.samples, "tunefleet_workers", { state: "alive" }), 1);
+    assert.ok(sum(last.samples, "tunefleet_build_duration_seconds_count") >= 1);
+    assert.ok(sum(last.samples, "tunefleet_compiler_runs_total") >= 2);
+    assert.equal(sum(last.samples, "tunefleet_build_configurations_total", { outcome: "failed" }), 4);
+    assert.ok(sum(last.samples, "tunefleet_lease_acquire_seconds_count") >= 1);
+    assert.ok(sum(last.samples, "tunefleet_device_busy_seconds_total") > 0.5, "a device was busy for the job");
+    assert.ok(
+      sum(last.samples, "tunefleet_device_busy_seconds_total") >= sum(midJob[0].samples, "tunefleet_device_busy_seconds_total"),
+    );
+    assert.equal(sum(last.samples, "tunefleet_grpc_server_handled_total", { grpc_method: "SubmitJob", grpc_code: "OK" }), 1);
+    assert.ok(sum(last.samples, "tunefleet_grpc_server_handled_total", { grpc_method: "ListJobs", grpc_code: "UNAUTHENTICATED" }) >= 1);
+    assert.ok(
+      sum(last.samples, "tunefleet_grpc_server_handled_total", { grpc_method: "ReportResults", grpc_code: "OK" }) >
+        sum(midJob[0].samples, "tunefleet_grpc_server_handled_total", { grpc_method: "ReportResults", grpc_code: "OK" }),
+    );
+  });
+});
