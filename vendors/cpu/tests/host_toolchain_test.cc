@@ -53,7 +53,7 @@ TEST_F(HostToolchainTest, ReportsTheCompilerVersion) {
 }
 
 TEST_F(HostToolchainTest, BatchExportsOneWrapperPerConfigAndTheReference) {
-  auto tu = host_->GenerateBatch(spec_, {Config(1), Config(4)});
+  auto tu = host_->GenerateBatch(spec_, {}, {Config(1), Config(4)});
   ASSERT_TRUE(tu.ok()) << tu.status().ToString();
   EXPECT_NE(tu->find("#include \"kernels/scale.h\""), std::string::npos);
   std::string call =
@@ -70,7 +70,7 @@ TEST_F(HostToolchainTest, BatchExportsOneWrapperPerConfigAndTheReference) {
 
 TEST_F(HostToolchainTest, NoReferenceExportedWithoutVerification) {
   spec_.mutable_verify()->clear_reference();
-  auto tu = host_->GenerateBatch(spec_, {Config(1)});
+  auto tu = host_->GenerateBatch(spec_, {}, {Config(1)});
   ASSERT_TRUE(tu.ok()) << tu.status().ToString();
   EXPECT_EQ(tu->find(kernelspec::kReferenceSymbol), std::string::npos);
 }
@@ -123,7 +123,7 @@ TEST_F(HostToolchainTest, HostFilesOutsideTheJobCannotBeIncluded) {
                                 pull + "\ntemplate <int U> void scale(const _Float16*, int*, "
                                        "long, long) {}\n")
                     .ok());
-    auto tu = host_->GenerateBatch(spec_, {Config(1)});
+    auto tu = host_->GenerateBatch(spec_, {}, {Config(1)});
     ASSERT_TRUE(tu.ok());
     ASSERT_TRUE(WriteFileAtomic(*dir + "/batch.cc", *tu).ok());
     auto outcome = host_->Compile(*dir, "batch.cc", "batch.so", spec_, {Config(1)}, 60);
