@@ -84,9 +84,15 @@ int main(int argc, char** argv) {
       AddCommand(app, "results",
                  "List every candidate of a job, best first: status, config, problem, median, "
                  "p10/p90, GFLOP/s, error",
-                 "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n");
+                 "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n"
+                 "  tunefleet results 12 --format t4 > gemm_T4.json\n");
   results_cmd->add_option("JOB", job_id, "Job id")->required();
-  results_cmd->callback([&] { exit_code = RunResults(global, job_id); });
+  std::string results_format = "table";
+  results_cmd
+      ->add_option("--format", results_format,
+                   "table, json (as --json), or t4: Kernel Tuner's T4 results JSON")
+      ->capture_default_str();
+  results_cmd->callback([&] { exit_code = RunResults(global, job_id, results_format); });
 
   CLI::App* workers_cmd =
       AddCommand(app, "workers", "List registered workers with their devices and leases",
@@ -166,9 +172,10 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--device-prop", compile.device_props,
                           "NAME=VALUE for device.NAME in constraints; for the host target the "
                           "host's own properties are the default");
-  compile_cmd->add_option("--limit", compile.limit,
-                          "Build a sample of at most N configurations, drawn uniformly from each "
-                          "problem's space (seeded), instead of all of them")
+  compile_cmd
+      ->add_option("--limit", compile.limit,
+                   "Build a sample of at most N configurations, drawn uniformly from each "
+                   "problem's space (seeded), instead of all of them")
       ->check(CLI::PositiveNumber);
   compile_cmd->add_option("--seed", compile.seed, "Seed of the --limit sample")
       ->capture_default_str();
@@ -192,7 +199,8 @@ int main(int argc, char** argv) {
   space_cmd->add_option("--show", space.show, "Configurations listed per problem")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  space_cmd->callback([&] { exit_code = RunSpace(global, space); });
+  space_cmd->callback([&] {
+    exit_code = RunSpace(global, space); });
 
   CLI::App* import_cmd =
       app.add_subcommand("import", "Bring kernels and results from other tuners");
@@ -219,7 +227,8 @@ int main(int argc, char** argv) {
   import_kt_cmd->add_option("--reference", import_kt.reference,
                             "Kernel of the same source that computes the outputs one thread per "
                             "element, to check every candidate against");
-  import_kt_cmd->callback([&] { exit_code = RunImportKernelTuner(global, import_kt); });
+  import_kt_cmd->callback([&] {
+    exit_code = RunImportKernelTuner(global, import_kt); });
 
   try {
     app.parse(argc, argv);

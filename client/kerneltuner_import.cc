@@ -13,9 +13,9 @@
 namespace tf::client {
 namespace {
 
-using nlohmann::json;
 using kernelspec::PyEnv;
 using kernelspec::PyValue;
+using nlohmann::json;
 
 constexpr const char* kDims[] = {"X", "Y", "Z"};
 constexpr const char* kProblemVars[] = {"problem_size_x", "problem_size_y", "problem_size_z"};
@@ -140,8 +140,9 @@ Result<std::vector<int64_t>> ProblemSize(const json& kernel) {
   if (!found->is_array() || found->size() > 3) return FieldError(field, "expected 1 to 3 integers");
   for (const json& v : *found) {
     if (!v.is_number_integer()) {
-      return FieldError(field, "'" + v.dump() + "' is not an integer; sizes given as "
-                                                "expressions cannot be translated");
+      return FieldError(field, "'" + v.dump() +
+                                   "' is not an integer; sizes given as "
+                                   "expressions cannot be translated");
     }
     sizes.push_back(v.get<int64_t>());
   }
@@ -159,10 +160,10 @@ struct Buffer {
 
 Result<std::string> Dtype(const std::string& type, const std::string& field) {
   static const std::pair<const char*, const char*> kTypes[] = {
-      {"float", "f32"},   {"float32", "f32"}, {"double", "f64"}, {"float64", "f64"},
-      {"half", "f16"},    {"float16", "f16"}, {"int", "i32"},    {"int32", "i32"},
-      {"int64", "i64"},   {"int8", "i8"},     {"uint8", "u8"},   {"uint32", "u32"},
-      {"char", "i8"},     {"bfloat16", "bf16"}};
+      {"float", "f32"}, {"float32", "f32"},  {"double", "f64"}, {"float64", "f64"},
+      {"half", "f16"},  {"float16", "f16"},  {"int", "i32"},    {"int32", "i32"},
+      {"int64", "i64"}, {"int8", "i8"},      {"uint8", "u8"},   {"uint32", "u32"},
+      {"char", "i8"},   {"bfloat16", "bf16"}};
   for (const auto& [t1, dtype] : kTypes) {
     if (type == t1) return std::string(dtype);
   }
@@ -206,8 +207,8 @@ Result<std::vector<Buffer>> Buffers(const json& kernel, const std::vector<Param>
       *count = PyValue::Int(static_cast<int64_t>(count->f));
     }
     if (count->kind != PyValue::Kind::kInt || count->i <= 0) {
-      return FieldError(at + ".Size", "'" + size_text + "' is " + count->Repr() +
-                                          ", not a positive integer");
+      return FieldError(at + ".Size",
+                        "'" + size_text + "' is " + count->Repr() + ", not a positive integer");
     }
     buffer.count = count->i;
     TF_ASSIGN_OR_RETURN(std::string fill, Text(arg, "FillType", at));
@@ -230,8 +231,9 @@ Result<std::vector<Buffer>> Buffers(const json& kernel, const std::vector<Param>
                                                  " cannot be translated (0 and 1 can)");
       }
     } else {
-      return FieldError(at + ".FillType", "'" + fill + "' cannot be translated (Random and "
-                                                       "Constant can)");
+      return FieldError(at + ".FillType", "'" + fill +
+                                              "' cannot be translated (Random and "
+                                              "Constant can)");
     }
     if (auto output = arg.find("Output"); output != arg.end()) {
       buffer.output = output->is_boolean() ? output->get<bool>()
@@ -239,8 +241,8 @@ Result<std::vector<Buffer>> Buffers(const json& kernel, const std::vector<Param>
     }
     if (auto mem = arg.find("MemType"); mem != arg.end()) {
       if (!mem->is_string() || (*mem != "Constant" && *mem != "Global")) {
-        return FieldError(at + ".MemType", "'" + mem->dump() +
-                                               "' cannot be translated (Constant and Global can)");
+        return FieldError(at + ".MemType",
+                          "'" + mem->dump() + "' cannot be translated (Constant and Global can)");
       }
       buffer.constant = *mem == "Constant";
     }
@@ -290,9 +292,9 @@ Result<Launch> LaunchOf(const json& kernel, const std::vector<int64_t>& problem_
     }
     std::string product;
     for (const std::string& divisor : divisors) product += (product.empty() ? "" : " * ") + divisor;
-    launch.grid.push_back(divisors.empty() ? kProblemVars[d]
-                                           : "ceil_div(" + std::string(kProblemVars[d]) + ", " +
-                                                 product + ")");
+    launch.grid.push_back(divisors.empty()
+                              ? kProblemVars[d]
+                              : "ceil_div(" + std::string(kProblemVars[d]) + ", " + product + ")");
   }
   if (kernel.contains("GlobalSize")) {
     notes->push_back(
@@ -335,17 +337,18 @@ Result<std::vector<std::string>> CompilerOptions(const json& kernel,
 // Keys of KernelSpecification this translation reads or may leave aside.
 Status CheckKernelKeys(const json& kernel) {
   static const std::set<std::string> kKnown = {
-      "Language",  "CompilerOptions", "BenchmarkName", "KernelName", "KernelFile",
-      "GlobalSizeType", "LocalSize",  "GlobalSize",    "GridDivX",   "GridDivY",
-      "GridDivZ",  "ProblemSize",     "SharedMemory",  "Stream",     "Arguments",
-      "Device",    "SimulationInput"};
+      "Language",       "CompilerOptions", "BenchmarkName", "KernelName", "KernelFile",
+      "GlobalSizeType", "LocalSize",       "GlobalSize",    "GridDivX",   "GridDivY",
+      "GridDivZ",       "ProblemSize",     "SharedMemory",  "Stream",     "Arguments",
+      "Device",         "SimulationInput"};
   for (const auto& [key, value] : kernel.items()) {
     if (!kKnown.count(key)) {
       return FieldError("KernelSpecification." + key, "cannot be translated (unknown key)");
     }
     if (key == "Stream" && !value.is_null()) {
-      return FieldError("KernelSpecification.Stream", "cannot be translated: candidates run "
-                                                      "on the runner's own stream");
+      return FieldError("KernelSpecification.Stream",
+                        "cannot be translated: candidates run "
+                        "on the runner's own stream");
     }
   }
   return Status::Ok();
@@ -388,8 +391,7 @@ Result<ImportedSpec> ImportKernelTunerT1(std::string_view t1_json, const std::st
     return FieldError("KernelSpecification.Language",
                       "'" + language + "' cannot be translated (CUDA and HIP can)");
   }
-  TF_ASSIGN_OR_RETURN(imported.kernel_file,
-                      Text(*kernel, "KernelFile", "KernelSpecification"));
+  TF_ASSIGN_OR_RETURN(imported.kernel_file, Text(*kernel, "KernelFile", "KernelSpecification"));
   TF_ASSIGN_OR_RETURN(std::string entry, Text(*kernel, "KernelName", "KernelSpecification"));
   if (Identifier(entry) != entry) {
     return FieldError("KernelSpecification.KernelName",
@@ -412,12 +414,11 @@ Result<ImportedSpec> ImportKernelTunerT1(std::string_view t1_json, const std::st
     return FieldError("KernelSpecification.Arguments", "no argument has Output: 1");
   }
   TF_ASSIGN_OR_RETURN(Launch launch, LaunchOf(*kernel, problem_size, &imported.notes));
-  TF_ASSIGN_OR_RETURN(std::vector<std::string> options,
-                      CompilerOptions(*kernel, &imported.notes));
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> options, CompilerOptions(*kernel, &imported.notes));
 
   YAML::Emitter out;
-  out << YAML::Comment("Imported from " + t1_name + " by `tunefleet import kerneltuner`") <<
-      YAML::Newline;
+  out << YAML::Comment("Imported from " + t1_name + " by `tunefleet import kerneltuner`")
+      << YAML::Newline;
   out << YAML::BeginMap;
   out << YAML::Key << "kernel" << YAML::Value << Identifier(name);
   out << YAML::Key << "language" << YAML::Value << lang;

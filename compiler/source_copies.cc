@@ -17,15 +17,20 @@ std::string_view Code(std::string_view line) {
 }
 
 // The include guard of a file: its first directive is `#ifndef X` (or
-// `#if !defined(X)`) and the next one `#define X`. Empty when it has none.
+// `#if !defined(X)`), the next one `#define X` without a value, and its last
+// `#endif`. Empty when it has none (`#ifndef N` `#define N 16`, a default
+// for a knob, is none).
 std::string IncludeGuard(const std::vector<std::string>& directives) {
-  static const std::regex kOpen(R"(#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*)");
+  static const std::regex kOpen(
+      R"(#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*)");
   static const std::regex kDefine(R"(#\s*define\s+(\w+)\s*)");
   if (directives.size() < 2) return "";
   std::smatch open;
   std::smatch define;
+  static const std::regex kEndif(R"(#\s*endif\b.*)");
   if (!std::regex_match(directives[0], open, kOpen) ||
-      !std::regex_match(directives[1], define, kDefine)) {
+      !std::regex_match(directives[1], define, kDefine) ||
+      !std::regex_match(directives.back(), kEndif)) {
     return "";
   }
   const std::string name = open[1].matched ? open[1].str() : open[2].str();
@@ -62,7 +67,8 @@ SourceCopies AnalyzeSources(const std::vector<v1::SourceFile>& sources) {
       } else if (std::regex_match(directive, kSystemInclude)) {
         if (includes.insert(directive).second) copies.system_includes.push_back(directive);
       } else if (copies.ungroupable.empty() && std::regex_match(directive, kPragmaOnce)) {
-        copies.ungroupable = file.path() + " has '#pragma once', which would hide all copies "
+        copies.ungroupable = file.path() +
+                             " has '#pragma once', which would hide all copies "
                              "but the first";
       }
     }

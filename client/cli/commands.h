@@ -74,7 +74,8 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options);
 int RunStatus(const GlobalOptions& global, int64_t job_id);
 int RunJobs(const GlobalOptions& global, int limit);
 int RunCancel(const GlobalOptions& global, int64_t job_id);
-int RunResults(const GlobalOptions& global, int64_t job_id);
+// format: table (or JSON with --json), json, or t4 (client/t4_format.h).
+int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& format);
 int RunWorkers(const GlobalOptions& global);
 int RunBest(const GlobalOptions& global, const BestOptions& options);
 // Tokens (admin only): create prints the new token's text, once.

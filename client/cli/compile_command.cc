@@ -53,8 +53,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!loaded.ok()) return FailUsage(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
-  Result<std::vector<v1::Config>> configs =
-      PlanCandidates(spec, loaded->sources, options);
+  Result<std::vector<v1::Config>> configs = PlanCandidates(spec, loaded->sources, options);
   if (!configs.ok()) return FailUsage(configs.status());
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());

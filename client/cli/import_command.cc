@@ -41,8 +41,8 @@ Result<std::string> SourceFor(const fs::path& kernel, const fs::path& spec_folde
   if (fs::exists(copy)) {
     TF_ASSIGN_OR_RETURN(std::string existing, ReadFile(copy.string()));
     if (existing != content) {
-      return Status::InvalidArgument(copy.string() + " exists and differs from " +
-                                     kernel.string() + "; write the spec elsewhere");
+      return Status::InvalidArgument(copy.string() + " exists and differs from " + kernel.string() +
+                                     "; write the spec elsewhere");
     }
   } else {
     TF_RETURN_IF_ERROR(WriteFileAtomic(copy.string(), content));

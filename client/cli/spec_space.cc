@@ -34,8 +34,9 @@ Result<kernelspec::SearchSpace> ProblemSpace(const v1::KernelSpec& spec, const v
                                              const kernelspec::DeviceProperties& props) {
   Result<kernelspec::SearchSpace> space = kernelspec::SearchSpace::Create(spec, problem, props);
   if (!space.ok()) {
-    return Status(space.status().code(),
-                  space.status().message() + "\n(set a device property with --device-prop NAME=VALUE)");
+    return Status(
+        space.status().code(),
+        space.status().message() + "\n(set a device property with --device-prop NAME=VALUE)");
   }
   return space;
 }

@@ -20,8 +20,8 @@
 namespace tf::client {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 const std::string kFolder = "tests/data/spaces/convolution/";
 
@@ -90,8 +90,8 @@ TEST(KernelTunerImportTest, ConvolutionSpaceIsTheRecordedOne) {
 }
 
 TEST(KernelTunerImportTest, ReferenceBecomesAVerifyKernel) {
-  auto imported = ImportKernelTunerT1(T1Text(), "t1.json", "convolution_milo.cu",
-                                      "convolution_naive");
+  auto imported =
+      ImportKernelTunerT1(T1Text(), "t1.json", "convolution_milo.cu", "convolution_naive");
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   kernelspec::LoadedSpec loaded = Load(*imported);
   EXPECT_EQ(loaded.spec.verify().reference(), "convolution_naive");
@@ -119,9 +119,7 @@ TEST(KernelTunerImportTest, UntranslatableFieldsAreNamed) {
        "KernelSpecification.Language"},
       {[](json& t1) { t1["KernelSpecification"]["TextureMemory"] = json::array(); },
        "KernelSpecification.TextureMemory"},
-      {[](json& t1) {
-         t1["ConfigurationSpace"]["TuningParameters"][2]["Values"] = "[0.5, 1.5]";
-       },
+      {[](json& t1) { t1["ConfigurationSpace"]["TuningParameters"][2]["Values"] = "[0.5, 1.5]"; },
        "ConfigurationSpace.TuningParameters[2].Values (tile_size_x)"},
       {[](json& t1) { t1["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "[1, "; },
        "ConfigurationSpace.TuningParameters[0].Values (block_size_x)"},
@@ -161,10 +159,10 @@ TEST(KernelTunerImportTest, PythonValuesAndConditions) {
 // counted by `tunefleet space` without building.
 TEST(KernelTunerImportTest, CommandLineImportAndSpace) {
   testing::TempDir dir;
-  ProcessResult imported = testing::RunCli(
-      "127.0.0.1:1", {"import", "kerneltuner",
-                      testing::SourcePath(kFolder + "convolution_milo_T1.json"), "-o",
-                      dir / "conv.yaml"});
+  ProcessResult imported =
+      testing::RunCli("127.0.0.1:1", {"import", "kerneltuner",
+                                      testing::SourcePath(kFolder + "convolution_milo_T1.json"),
+                                      "-o", dir / "conv.yaml"});
   ASSERT_TRUE(imported.success()) << imported.output;
   EXPECT_THAT(imported.output, HasSubstr("copied"));
   EXPECT_EQ(*ReadFile(dir / "convolution_milo.cu"),

@@ -306,17 +306,18 @@ class NvidiaBackend : public runner::Backend {
       const std::string symbol = ConstantSymbol(kernel.symbol, name);
       CUdeviceptr global = 0;
       size_t global_bytes = 0;
-      const CUresult found = cuda_.cuModuleGetGlobal(&global, &global_bytes, module_, symbol.c_str());
+      const CUresult found =
+          cuda_.cuModuleGetGlobal(&global, &global_bytes, module_, symbol.c_str());
       // The compiler drops a __constant__ variable that no kernel of the
       // module reads (a reference using the pointer instead): nothing to fill.
       if (found == CUDA_ERROR_NOT_FOUND) continue;
       TF_RETURN_IF_ERROR(Check(found, "buffer '" + name + "' (memory: constant): the module's " +
                                           "__constant__ symbol " + symbol));
       if (global_bytes < buffers.sizes[index]) {
-        return Status::InvalidArgument(
-            "buffer '" + name + "' (memory: constant) holds " +
-            std::to_string(buffers.sizes[index]) + " bytes, but the module's __constant__ " +
-            name + " only " + std::to_string(global_bytes));
+        return Status::InvalidArgument("buffer '" + name + "' (memory: constant) holds " +
+                                       std::to_string(buffers.sizes[index]) +
+                                       " bytes, but the module's __constant__ " + name + " only " +
+                                       std::to_string(global_bytes));
       }
       TF_RETURN_IF_ERROR(
           Check(cuda_.cuMemcpyDtoD(global, buffers.pristine[index], buffers.sizes[index]),

@@ -198,10 +198,9 @@ Result<compiler::CompileOutcome> NvrtcToolchain::Compile(
   TF_ASSIGN_OR_RETURN(std::vector<std::string> flags, UserFlags(spec));
   TF_ASSIGN_OR_RETURN(std::vector<std::string> functions, KernelFunctions(spec, configs));
   // Define-style batches hold a reference per copy; the first one serves.
-  const std::string reference =
-      spec.verify().reference().empty() || !compiler::IsDefineStyle(spec)
-          ? spec.verify().reference()
-          : compiler::CopyFunction(spec.verify().reference(), 0);
+  const std::string reference = spec.verify().reference().empty() || !compiler::IsDefineStyle(spec)
+                                    ? spec.verify().reference()
+                                    : compiler::CopyFunction(spec.verify().reference(), 0);
   const std::string names_path = out_path + ".names";
   std::vector<std::string> argv = {nvrtc_path_, "--arch", arch_,     "--tu",    tu_path,
                                    "--cubin",   out_path, "--names", names_path};

@@ -98,8 +98,7 @@ TEST_F(DefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
         continue;
       }
       // Each configuration's own copy: its namespace and renamed kernel.
-      EXPECT_NE(build.symbol.find("convolution_kernel_tf_copy"), std::string::npos)
-          << build.symbol;
+      EXPECT_NE(build.symbol.find("convolution_kernel_tf_copy"), std::string::npos) << build.symbol;
       EXPECT_GE(kernelspec::CopyIndexInSymbol(build.symbol), 0) << build.symbol;
       EXPECT_NE(build.reference_symbol.find("convolution_naive_tf_copy0"), std::string::npos)
           << build.reference_symbol;
