@@ -32,10 +32,12 @@ int RunSpace(const GlobalOptions& global, const SpaceOptions& options) {
     if (!space.ok()) return FailUsage(space.status());
     const uint64_t count = space->CountValid();
     client::Json shown = client::Json::array();
-    space->Enumerate([&](const v1::Config& config) {
-      shown.push_back(client::ConfigJson(config));
-      return static_cast<int>(shown.size()) < options.show;
-    });
+    if (options.show > 0) {
+      space->Enumerate([&](const v1::Config& config) {
+        shown.push_back(client::ConfigJson(config));
+        return static_cast<int>(shown.size()) < options.show;
+      });
+    }
     if (spec.problems_size() == 1) {
       configurations = count;
     } else {

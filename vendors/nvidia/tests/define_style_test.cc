@@ -9,6 +9,7 @@
 
 #include "client/kerneltuner_import.h"
 #include "common/files.h"
+#include "common/subprocess.h"
 #include "compiler/batch_builder.h"
 #include "kernelspec/config.h"
 #include "kernelspec/space.h"
@@ -125,7 +126,7 @@ scalars: [n]
 buffers:
   out: {dtype: f32, count: n, output: true}
   coeffs: {dtype: f32, count: 4, memory: constant}
-launch: {grid: [ceil_div(n, BLOCK)], block: [BLOCK]}
+launch: {grid: ["ceil_div(n, BLOCK)"], block: [BLOCK]}
 )";
   auto spec = kernelspec::ParseSpecYaml(yaml, "scale.yaml");
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
