@@ -84,9 +84,15 @@ int main(int argc, char** argv) {
       AddCommand(app, "results",
                  "List every candidate of a job, best first: status, config, problem, median, "
                  "p10/p90, GFLOP/s, error",
-                 "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n");
+                 "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n"
+                 "  tunefleet results 12 --format t4 > gemm_T4.json\n");
   results_cmd->add_option("JOB", job_id, "Job id")->required();
-  results_cmd->callback([&] { exit_code = RunResults(global, job_id); });
+  std::string results_format = "table";
+  results_cmd
+      ->add_option("--format", results_format,
+                   "table, json (as --json), or t4: Kernel Tuner's T4 results JSON")
+      ->capture_default_str();
+  results_cmd->callback([&] { exit_code = RunResults(global, job_id, results_format); });
 
   CLI::App* workers_cmd =
       AddCommand(app, "workers", "List registered workers with their devices and leases",
@@ -169,7 +175,63 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--device-prop", compile.device_props,
                           "NAME=VALUE for device.NAME in constraints; for the host target the "
                           "host's own properties are the default");
+  compile_cmd
+      ->add_option("--limit", compile.limit,
+                   "Build a sample of at most N configurations, drawn uniformly from each "
+                   "problem's space (seeded), instead of all of them")
+      ->check(CLI::PositiveNumber);
+  compile_cmd->add_option("--seed", compile.seed, "Seed of the --limit sample")
+      ->capture_default_str();
   compile_cmd->callback([&] { exit_code = RunCompile(global, compile); });
+
+  SpaceOptions space;
+  CLI::App* space_cmd = AddCommand(
+      app, "space",
+      "Count the configurations of a spec's constrained space, per problem, and show the first "
+      "few; builds nothing",
+      "  tunefleet space convolution.yaml
+"
+      "  tunefleet space gemm.yaml --json | jq .configurations
+"
+      "  tunefleet space gemm.cu.yaml --device-prop max_shared_mem_per_block_optin=232448
+");
+  space_cmd->add_option("SPEC", space.spec_path, "Kernel spec file (YAML)")->required();
+  space_cmd->add_option("--device-prop", space.device_props,
+                        "NAME=VALUE for device.NAME in constraints; for the host target the "
+                        "host's own properties are the default");
+  space_cmd->add_option("--show", space.show, "Configurations listed per problem")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  space_cmd->callback([&] {
+    exit_code = RunSpace(global, space); });
+
+  CLI::App* import_cmd =
+      app.add_subcommand("import", "Bring kernels and results from other tuners");
+  import_cmd->require_subcommand(1);
+  import_cmd->fallthrough();
+  ImportKernelTunerOptions import_kt;
+  CLI::App* import_kt_cmd = AddCommand(
+      *import_cmd, "kerneltuner",
+      "Write a spec from a Kernel Tuner T1 file: parameters as preprocessor macros "
+      "(param_style: define), conditions as constraints, the launch from LocalSize, ProblemSize "
+      "and GridDiv*, arguments as buffers (MemType Constant: __constant__ memory), compiler "
+      "options. What cannot be translated is an error naming the T1 field. The kernel file is "
+      "used unchanged (copied beside the spec when it is not in the spec's folder)",
+      "  tunefleet import kerneltuner convolution_T1.json -o convolution.yaml
+"
+      "  tunefleet import kerneltuner convolution_T1.json --reference convolution_naive "
+      "-o convolution.yaml
+");
+  import_kt_cmd->add_option("T1", import_kt.t1_path, "Kernel Tuner T1 input file (JSON)")
+      ->required();
+  import_kt_cmd->add_option("-o,--out", import_kt.out_path,
+                            "Spec file to write (default: print it; it belongs beside the "
+                            "kernel file)");
+  import_kt_cmd->add_option("--reference", import_kt.reference,
+                            "Kernel of the same source that computes the outputs one thread per "
+                            "element, to check every candidate against");
+  import_kt_cmd->callback([&] {
+    exit_code = RunImportKernelTuner(global, import_kt); });
 
   try {
     app.parse(argc, argv);

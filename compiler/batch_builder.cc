@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/files.h"
+#include "compiler/source_copies.h"
 #include "compiler/source_tree.h"
 #include "kernelspec/config.h"
 
@@ -71,12 +72,13 @@ std::string Describe(const CompileOutcome& outcome, double timeout_s) {
 class BuildRun {
  public:
   BuildRun(const Toolchain& toolchain, ArtifactStore& store, const BuildOptions& options,
-           const v1::KernelSpec& spec, std::string work_dir, const OnBatch& on_batch,
-           const std::atomic<bool>* cancel)
+           const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,
+           std::string work_dir, const OnBatch& on_batch, const std::atomic<bool>* cancel)
       : toolchain_(toolchain),
         store_(store),
         options_(options),
         spec_(spec),
+        sources_(sources),
         work_dir_(std::move(work_dir)),
         on_batch_(on_batch),
         cancel_(cancel) {}
@@ -133,7 +135,7 @@ class BuildRun {
   std::vector<Batch> Process(const Batch& batch, int id) {
     std::string tu = "batch_" + std::to_string(id) + ".cc";
     std::string so = "batch_" + std::to_string(id) + ".so";
-    auto source = toolchain_.GenerateBatch(spec_, batch);
+    auto source = toolchain_.GenerateBatch(spec_, sources_, batch);
     if (!source.ok()) return Fail(source.status());
     Status written = WriteFileAtomic(work_dir_ + "/" + tu, *source);
     if (!written.ok()) return Fail(written);
@@ -197,6 +199,7 @@ class BuildRun {
   ArtifactStore& store_;
   const BuildOptions& options_;
   const v1::KernelSpec& spec_;
+  const std::vector<v1::SourceFile>& sources_;
   const std::string work_dir_;
   const OnBatch& on_batch_;
   const std::atomic<bool>* cancel_;
@@ -248,9 +251,16 @@ Result<BuildStats> BatchBuilder::Build(const v1::KernelSpec& spec,
 
   BuildStats stats;
   stats.configs = static_cast<int64_t>(configs.size());
-  BuildRun run(toolchain_, store_, options_, spec, work_dir, on_batch, cancel);
-  for (size_t i = 0; i < configs.size(); i += options_.batch_size) {
-    size_t end = std::min(configs.size(), i + options_.batch_size);
+  size_t batch_size = static_cast<size_t>(options_.batch_size);
+  if (IsDefineStyle(spec) && batch_size > 1) {
+    if (std::string why = AnalyzeSources(sources).ungroupable; !why.empty()) {
+      batch_size = 1;
+      stats.note = "one configuration per compiler run: " + why;
+    }
+  }
+  BuildRun run(toolchain_, store_, options_, spec, sources, work_dir, on_batch, cancel);
+  for (size_t i = 0; i < configs.size(); i += batch_size) {
+    size_t end = std::min(configs.size(), i + batch_size);
     run.Enqueue(Batch(configs.begin() + i, configs.begin() + end));
     ++stats.batches;
   }

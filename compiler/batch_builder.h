@@ -45,6 +45,8 @@ struct BuildStats {
   int64_t failed_configs = 0;
   double cpu_seconds = 0;  // of all compiler processes
   double wall_seconds = 0;
+  // Set when the spec's batches could not be grouped: why, for the job's log.
+  std::string note;
 };
 
 class BatchBuilder {

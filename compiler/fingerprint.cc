@@ -37,12 +37,15 @@ std::string KernelFingerprint(const ::tunefleet::v1::KernelSpec& spec,
   Canonical c;
   c.Add("tunefleet-kernel-v1").Add(toolchain_version).Add(spec.language()).Add(spec.source());
   c.Add(spec.entry()).AddList(spec.compile_options());
+  // Added only when not the default, so that earlier fingerprints stay valid.
+  if (spec.param_style() == "define") c.Add("param_style=define");
   c.Add(spec.target().vendor()).Add(spec.target().arch());
   c.AddList(spec.launch().grid()).AddList(spec.launch().block());
   c.Add(spec.launch().shared_mem_bytes());
   c.Add(std::to_string(spec.buffers_size()));
   for (const auto& buffer : spec.buffers()) {
     c.Add(buffer.name()).Add(buffer.dtype()).Add(buffer.output() ? "out" : "in");
+    if (buffer.memory() == "constant") c.Add("memory=constant");
   }
   c.AddList(kernelspec::ScalarNames(spec)).Add(spec.verify().reference());
 

@@ -64,6 +64,7 @@ void BuildQueue::Loop() {
           &cancel_running_);
     }
     if (stats.ok()) {
+      if (!stats->note.empty()) spdlog::info("job {}: {}", task.job_id, stats->note);
       observer_.OnBuildFinished(*stats);
       spdlog::info(
           "job {}: built {} configurations in {} compiler runs, {:.1f} s wall, {:.1f} "

@@ -1,6 +1,7 @@
 #include "kernelspec/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "common/files.h"
@@ -146,6 +147,20 @@ std::vector<std::string> ScalarNames(const v1::KernelSpec& spec) {
     for (const auto& v : spec.problems(0).vars()) names.push_back(v.name());
   }
   return names;
+}
+
+std::string CopyNamespace(size_t index) { return "tf_copy" + std::to_string(index); }
+
+int64_t CopyIndexInSymbol(std::string_view symbol) {
+  static constexpr std::string_view kPrefix = "tf_copy";
+  const size_t at = symbol.find(kPrefix);
+  if (at == std::string_view::npos) return -1;
+  int64_t index = -1;
+  for (size_t k = at + kPrefix.size(); k < symbol.size() && std::isdigit(symbol[k]); ++k) {
+    if (index > (int64_t{1} << 40)) return -1;
+    index = (index < 0 ? 0 : index * 10) + (symbol[k] - '0');
+  }
+  return index;
 }
 
 }  // namespace tf::kernelspec

@@ -40,6 +40,14 @@ Result<std::string> InstantiateEntry(std::string_view entry, const v1::Config& c
 std::string CandidateSymbol(const v1::Config& config);
 inline constexpr const char* kReferenceSymbol = "tf_reference";
 
+// Define-style batches (compiler/source_copies.h) put configuration `index`'s
+// copy of the source in namespace "tf_copy<index>"; its kernel's symbol, as the
+// compiler lowered it, contains that name. CopyIndexInSymbol finds it again
+// (for the device side, which looks up the copy's other symbols): the index,
+// or -1 for a symbol of no copy.
+std::string CopyNamespace(size_t index);
+int64_t CopyIndexInSymbol(std::string_view symbol);
+
 // The problem variables passed to the kernel after the buffers, in order:
 // spec.scalars when given, else the first problem's variables in spec order.
 std::vector<std::string> ScalarNames(const v1::KernelSpec& spec);

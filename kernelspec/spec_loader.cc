@@ -28,10 +28,12 @@ double DefaultTolerance(std::string_view dtype) {
 void FillDefaults(const std::set<std::string>& given, v1::KernelSpec* spec) {
   auto missing = [&](const std::string& path) { return !given.count(path); };
   if (missing("language")) spec->set_language("cpp");
+  if (missing("param_style")) spec->set_param_style("template");
 
   for (v1::Buffer& buffer : *spec->mutable_buffers()) {
     std::string path = "buffers." + buffer.name() + ".";
     if (missing(path + "init")) buffer.set_init("random");
+    if (missing(path + "memory")) buffer.set_memory("global");
     bool is_unsigned = buffer.dtype().starts_with("u");
     if (missing(path + "min")) buffer.set_random_min(is_unsigned ? 0 : -1);
     if (missing(path + "max")) buffer.set_random_max(1);
@@ -198,6 +200,7 @@ class SpecParser {
             {"source", Text(spec.mutable_source())},
             {"includes", includes},
             {"entry", Text(spec.mutable_entry())},
+            {"param_style", Text(spec.mutable_param_style())},
             {"params", [this](auto& node, auto& field) { return ParseParams(node, field); }},
             {"constraints", TextList(spec.mutable_constraints())},
             {"problems", [this](auto& node, auto& field) { return ParseProblems(node, field); }},
@@ -319,7 +322,7 @@ class SpecParser {
     return Status::Ok();
   }
 
-  // NAME: {dtype, count, init, output, min, max}.
+  // NAME: {dtype, count, init, output, memory, min, max}.
   Status ParseBuffers(const YAML::Node& node, const std::string& field) {
     if (!node.IsMap()) return Error(node, field, "expected a map of NAME: {dtype, count, ...}");
     for (const auto& entry : node) {
@@ -331,6 +334,7 @@ class SpecParser {
                     {"count", Text(buffer->mutable_count())},
                     {"init", Text(buffer->mutable_init())},
                     {"output", Field<bool>([buffer](bool v) { buffer->set_output(v); })},
+                    {"memory", Text(buffer->mutable_memory())},
                     {"min", Field<double>([buffer](double v) { buffer->set_random_min(v); })},
                     {"max", Field<double>([buffer](double v) { buffer->set_random_max(v); })}}));
     }

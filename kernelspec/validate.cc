@@ -16,6 +16,8 @@ namespace tf::kernelspec {
 namespace {
 
 constexpr std::string_view kInits[] = {"random", "zeros", "ones", "iota"};
+constexpr std::string_view kParamStyles[] = {"template", "define"};
+constexpr std::string_view kMemories[] = {"global", "constant"};
 constexpr std::string_view kStrategies[] = {"exhaustive", "random"};
 constexpr std::string_view kCompileOn[] = {"", "coordinator", "worker"};
 constexpr size_t kMaxReportedErrors = 20;
@@ -156,9 +158,24 @@ class Validator {
     }
   }
 
-  // Every {NAME} of the entry must be a parameter.
+  // Every {NAME} of the entry must be a parameter. Define-style entries name
+  // a plain kernel: every parameter reaches it as a macro.
   void CheckEntry() {
     if (spec_.entry().empty()) Fail("entry", "is empty");
+    // Empty: a client from before param_style, meaning template.
+    if (!spec_.param_style().empty() && !OneOf(spec_.param_style(), kParamStyles)) {
+      Fail("param_style", "'" + spec_.param_style() + "' is not one of " + Choices(kParamStyles));
+      return;
+    }
+    if (spec_.param_style() == "define") {
+      if (!IsIdentifier(spec_.entry())) {
+        Fail("entry", "'" + spec_.entry() +
+                          "' must be the kernel's name (an identifier) when param_style is "
+                          "define: the parameters are macros, not template arguments");
+      }
+      used_params_.insert(params_.begin(), params_.end());
+      return;
+    }
     std::string_view entry = spec_.entry();
     for (size_t open = entry.find('{'); open != std::string_view::npos;
          open = entry.find('{', open + 1)) {
@@ -250,6 +267,11 @@ class Validator {
       size_t element_size = DtypeSize(buffer.dtype());
       if (element_size == 0) {
         Fail(field + ".dtype", "'" + buffer.dtype() + "' is not one of " + DtypeNames());
+      }
+      if (!buffer.memory().empty() && !OneOf(buffer.memory(), kMemories)) {
+        Fail(field + ".memory", "'" + buffer.memory() + "' is not one of " + Choices(kMemories));
+      } else if (buffer.memory() == "constant" && spec_.language() == "cpp") {
+        Fail(field + ".memory", "constant memory is a GPU module's; a cpp kernel has none");
       }
       if (!OneOf(buffer.init(), kInits)) {
         Fail(field + ".init", "'" + buffer.init() + "' is not one of " + Choices(kInits));

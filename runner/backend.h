@@ -35,10 +35,15 @@ struct TensorMapLayout {
 // (ignored by backends that do not launch grids).
 struct Launchable {
   void* function = nullptr;  // backend-specific handle
+  std::string symbol;        // as the artifact names it
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t shared_mem_bytes = 0;
   std::vector<TensorMapLayout> tensor_maps;
+  // Buffers (index, name) with memory: constant: the backend copies each
+  // into the artifact's constant-memory symbol of that name before every run
+  // (GPU backends; ignored by the others).
+  std::vector<std::pair<int, std::string>> constants;
 };
 
 // The device's copies of one problem's buffers: the inputs as uploaded, kept

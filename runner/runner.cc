@@ -36,6 +36,14 @@ std::string JobKey(const v1::Lease& lease) {
 }
 
 // Launch geometry from expressions over `vars`; missing dimensions are 1.
+void SetConstants(const v1::KernelSpec& spec, Launchable* kernel) {
+  for (int index = 0; index < spec.buffers_size(); ++index) {
+    if (spec.buffers(index).memory() == "constant") {
+      kernel->constants.emplace_back(index, spec.buffers(index).name());
+    }
+  }
+}
+
 Status SetGeometry(const google::protobuf::RepeatedPtrField<std::string>& grid,
                    const google::protobuf::RepeatedPtrField<std::string>& block,
                    const std::string& shared_mem_bytes, const std::string& field,
@@ -137,6 +145,7 @@ Result<PreparedProblem> Prepare(const v1::KernelSpec& spec, const v1::Problem& p
   TF_ASSIGN_OR_RETURN(data.buffers, backend.Upload(std::move(initial)));
   if (!reference_symbol.empty()) {
     TF_ASSIGN_OR_RETURN(Launchable reference, backend.Find(reference_symbol));
+    SetConstants(spec, &reference);
     TF_RETURN_IF_ERROR(SetGeometry(spec.verify().grid(), spec.verify().block(), "", "verify",
                                    data.vars, &reference));
     TF_RETURN_IF_ERROR(backend.Reset(*data.buffers, {}));
@@ -189,6 +198,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
                                          const v1::DeviceInfo& device, Backend& backend,
                                          PreparedProblem& data) {
   TF_ASSIGN_OR_RETURN(Launchable kernel, backend.Find(candidate.symbol()));
+  SetConstants(spec, &kernel);
   kernelspec::Bindings vars = data.vars;
   for (const auto& [name, value] : device.properties()) vars["device." + name] = value;
   for (const v1::ParamSetting& setting : candidate.config().settings()) {

@@ -10,6 +10,7 @@ packages=(
   iproute2  # ip netns: the multi-host tests
   python3-grpcio python3-protobuf python3-setuptools  # the Python client (client/python)
   python3-pytest python3-yaml python3-pip python3-venv  # its tests, pip install included
+  python3-jsonschema  # checks `results --format t4` against the T4 schema (tests/data/t4)
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
   libcpp-httplib-dev prometheus-cpp-dev  # the dashboard's HTTP server and its metrics (web/)
 )

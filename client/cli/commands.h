@@ -54,13 +54,28 @@ struct CompileOptions {
   int jobs = 0;                           // 0: one compiler per hardware thread
   std::string out_dir;                    // artifact store
   std::vector<std::string> device_props;  // NAME=VALUE
+  int64_t limit = 0;                      // > 0: a seeded sample of this many configurations
+  uint64_t seed = 1;
+};
+
+struct SpaceOptions {
+  std::string spec_path;
+  std::vector<std::string> device_props;  // NAME=VALUE
+  int show = 5;                           // configurations listed per problem
+};
+
+struct ImportKernelTunerOptions {
+  std::string t1_path;
+  std::string out_path;   // empty: the spec on stdout
+  std::string reference;  // a kernel of the source to check outputs against
 };
 
 int RunSubmit(const GlobalOptions& global, const SubmitOptions& options);
 int RunStatus(const GlobalOptions& global, int64_t job_id);
 int RunJobs(const GlobalOptions& global, int limit);
 int RunCancel(const GlobalOptions& global, int64_t job_id);
-int RunResults(const GlobalOptions& global, int64_t job_id);
+// format: table (or JSON with --json), json, or t4 (client/t4_format.h).
+int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& format);
 int RunWorkers(const GlobalOptions& global);
 int RunBest(const GlobalOptions& global, const BestOptions& options);
 // Tokens (admin only): create prints the new token's text, once.
@@ -72,5 +87,10 @@ int RunTokenRevoke(const GlobalOptions& global, int64_t token_id);
 int RunSpec(const std::string& spec_path);
 // Builds the candidates locally: no coordinator, no workers.
 int RunCompile(const GlobalOptions& global, const CompileOptions& options);
+// The size of each problem's constrained space and its first configurations;
+// builds nothing.
+int RunSpace(const GlobalOptions& global, const SpaceOptions& options);
+// Writes a spec from a Kernel Tuner T1 file (client/kerneltuner_import.h).
+int RunImportKernelTuner(const GlobalOptions& global, const ImportKernelTunerOptions& options);
 
 }  // namespace tf::cli

@@ -9,6 +9,7 @@
 #include "client/cli/build_failures.h"
 #include "client/cli/cli_util.h"
 #include "client/cli/commands.h"
+#include "client/cli/spec_space.h"
 #include "client/cli/text_format.h"
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
@@ -16,7 +17,6 @@
 #include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
-#include "vendors/device_kinds.h"
 #include "vendors/toolchains.h"
 
 namespace tf::cli {
@@ -25,58 +25,13 @@ namespace {
 using client::Json;
 using kernelspec::DeviceProperties;
 
-// The properties of the first device of the target's kind on this host, as a
-// worker here would advertise them (none where there is no such device);
-// overridden by --device-prop NAME=VALUE.
-Result<DeviceProperties> TargetProperties(const v1::KernelSpec& spec,
-                                          const std::vector<std::string>& flags) {
-  DeviceProperties props;
-  if (auto kind = vendors::FindDeviceKind(spec.target().vendor()); kind.ok()) {
-    if (auto local = (*kind)->discover({}, 0, ""); local.ok() && !local->empty()) {
-      props.insert((*local)[0].info.properties().begin(), (*local)[0].info.properties().end());
-    }
-  }
-  for (const std::string& flag : flags) {
-    const size_t eq = flag.find('=');
-    char* end = nullptr;
-    const long long value = eq == std::string::npos ? 0 : std::strtoll(&flag[eq + 1], &end, 10);
-    if (eq == std::string::npos || eq == 0 || end == &flag[eq + 1] || *end != '\0') {
-      return Status::InvalidArgument("--device-prop '" + flag +
-                                     "' is not NAME=INTEGER, e.g. max_shared_mem_per_block=232448");
-    }
-    props[flag.substr(0, eq)] = value;
-  }
-  return props;
-}
-
-// Distinct configurations over all problems, in first-seen order.
-Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
-                                                 const DeviceProperties& props) {
-  std::vector<v1::Config> configs;
-  std::set<std::string> seen;
-  for (const v1::Problem& problem : spec.problems()) {
-    Result<kernelspec::SearchSpace> space = kernelspec::SearchSpace::Create(spec, problem, props);
-    if (!space.ok()) {
-      return Status(
-          space.status().code(),
-          space.status().message() + "\n(set a device property with --device-prop NAME=VALUE)");
-    }
-    TF_ASSIGN_OR_RETURN(std::vector<v1::Config> selected,
-                        space->Select(spec.search(), kernelspec::SpecLimits().max_space_size));
-    for (v1::Config& config : selected) {
-      if (seen.insert(kernelspec::ConfigKey(config)).second) configs.push_back(std::move(config));
-    }
-  }
-  return configs;
-}
-
 // Everything wrong with the spec or the flags, found before building.
 Result<std::vector<v1::Config>> PlanCandidates(const v1::KernelSpec& spec,
                                                const std::vector<v1::SourceFile>& sources,
-                                               const std::vector<std::string>& device_prop_flags) {
+                                               const CompileOptions& options) {
   TF_RETURN_IF_ERROR(kernelspec::ValidateSpec(spec, sources, kernelspec::SpecLimits()));
-  TF_ASSIGN_OR_RETURN(DeviceProperties props, TargetProperties(spec, device_prop_flags));
-  return EnumerateConfigs(spec, props);
+  TF_ASSIGN_OR_RETURN(DeviceProperties props, TargetProperties(spec, options.device_props));
+  return EnumerateConfigs(spec, props, options.limit, options.seed);
 }
 
 // $XDG_CACHE_HOME/tunefleet/artifacts, else ~/.cache/tunefleet/artifacts:
@@ -99,8 +54,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   v1::KernelSpec& spec = loaded->spec;
   if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
   if (Status status = vendors::CompleteTarget(&spec); !status.ok()) return FailUsage(status);
-  Result<std::vector<v1::Config>> configs =
-      PlanCandidates(spec, loaded->sources, options.device_props);
+  Result<std::vector<v1::Config>> configs = PlanCandidates(spec, loaded->sources, options);
   if (!configs.ok()) return FailUsage(configs.status());
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
@@ -140,6 +94,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
                      batch.size() - failed, failed);
       });
   if (!stats.ok()) return Fail(stats.status());
+  if (!stats->note.empty()) std::fprintf(stderr, "%s\n", stats->note.c_str());
 
   if (global.json) {
     Json failed = Json::array();
@@ -157,6 +112,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
                {"wall_seconds", stats->wall_seconds},
                {"cpu_seconds", stats->cpu_seconds},
                {"artifact_dir", (*store)->dir()},
+               {"note", stats->note},
                {"artifacts", Json(artifacts)},
                {"failures", std::move(failed)}});
   } else {

@@ -10,6 +10,7 @@
 #include "client/cli/progress.h"
 #include "client/cli/text_format.h"
 #include "client/job_state.h"
+#include "client/t4_format.h"
 #include "common/files.h"
 #include "kernelspec/config.h"
 #include "kernelspec/spec_loader.h"
@@ -141,12 +142,20 @@ int RunCancel(const GlobalOptions& global, int64_t job_id) {
   return kExitOk;
 }
 
-int RunResults(const GlobalOptions& global, int64_t job_id) {
+int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& format) {
+  if (format != "table" && format != "json" && format != "t4") {
+    return FailUsage(
+        Status::InvalidArgument("--format '" + format + "' is not one of table, json, t4"));
+  }
   auto client = Connect(global);
   if (!client.ok()) return Fail(client.status());
   Result<std::vector<v1::CandidateResult>> results = (*client)->ListResults(job_id);
   if (!results.ok()) return Fail(results.status());
-  if (global.json) {
+  if (format == "t4") {
+    PrintJson(client::T4Results(*results));
+    return kExitOk;
+  }
+  if (global.json || format == "json") {
     Json out = Json::array();
     for (const v1::CandidateResult& result : *results) out.push_back(client::ResultJson(result));
     PrintJson(out);

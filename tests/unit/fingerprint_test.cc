@@ -82,6 +82,11 @@ TEST_F(FingerprintTest, WhatIsCompiledOrCalledChangesIt) {
   EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.add_scalars("M"); }));
   EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_reference("other"); }));
   EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_target()->set_arch("znver4"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_param_style("define"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("constant"); }));
+  // The defaults, written out or not, are the same kernel.
+  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.set_param_style("template"); }));
+  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("global"); }));
 }
 
 // Results stay reusable when only the search around the kernel changes.

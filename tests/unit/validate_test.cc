@@ -90,6 +90,27 @@ TEST_F(ValidateTest, AcceptsAGoodSpec) {
   EXPECT_TRUE(status.ok()) << status.message();
 }
 
+TEST_F(ValidateTest, DefineStyleParamsNeedNoPlaceholderButEntryIsAName) {
+  spec_.set_param_style("define");
+  EXPECT_THAT(Error(), HasSubstr("entry: 'gemm<{BM},{BN},{DT}>' must be the kernel's name"));
+  spec_.set_entry("gemm");
+  // THREADS and DT reach the kernel as macros: no "is used neither" error.
+  EXPECT_TRUE(ValidateSpec(spec_, sources_, limits_).ok())
+      << ValidateSpec(spec_, sources_, limits_).message();
+  spec_.set_param_style("macros");
+  EXPECT_THAT(Error(), HasSubstr("param_style: 'macros' is not one of"));
+}
+
+TEST_F(ValidateTest, ConstantMemoryIsForGpuKernels) {
+  spec_.mutable_buffers(0)->set_memory("constant");
+  EXPECT_TRUE(ValidateSpec(spec_, sources_, limits_).ok());
+  spec_.mutable_buffers(0)->set_memory("texture");
+  EXPECT_THAT(Error(), HasSubstr("buffers.A.memory: 'texture' is not one of"));
+  spec_.mutable_buffers(0)->set_memory("constant");
+  spec_.set_language("cpp");
+  EXPECT_THAT(Error(), HasSubstr("buffers.A.memory: constant memory is a GPU module's"));
+}
+
 TEST_F(ValidateTest, NameAndLanguage) {
   spec_.set_name("gemm f16");
   spec_.clear_language();  // which languages exist is the toolchain table's (vendor_tables_test)

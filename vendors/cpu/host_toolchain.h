@@ -30,6 +30,7 @@ class HostToolchain : public compiler::Toolchain {
   // could load plugins, pass arguments to the linker or write files is refused.
   Status Validate(const v1::KernelSpec& spec) const override;
   Result<std::string> GenerateBatch(const v1::KernelSpec& spec,
+                                    const std::vector<v1::SourceFile>& sources,
                                     const std::vector<v1::Config>& configs) const override;
   Result<compiler::CompileOutcome> Compile(const std::string& work_dir, const std::string& tu_path,
                                            const std::string& out_path, const v1::KernelSpec& spec,

@@ -40,6 +40,7 @@ Result<const CudaDriver*> Load() {
   TF_RESOLVE(cuModuleLoadData);
   TF_RESOLVE(cuModuleUnload);
   TF_RESOLVE(cuModuleGetFunction);
+  TF_RESOLVE(cuModuleGetGlobal);
   TF_RESOLVE(cuFuncSetAttribute);
   TF_RESOLVE(cuLaunchKernel);
   TF_RESOLVE(cuMemAlloc);

@@ -42,6 +42,7 @@ struct CudaDriver {
   TF_CUDA_FUNCTION(cuModuleLoadData);
   TF_CUDA_FUNCTION(cuModuleUnload);
   TF_CUDA_FUNCTION(cuModuleGetFunction);
+  TF_CUDA_FUNCTION(cuModuleGetGlobal);
   TF_CUDA_FUNCTION(cuFuncSetAttribute);
   TF_CUDA_FUNCTION(cuLaunchKernel);
   TF_CUDA_FUNCTION(cuMemAlloc);

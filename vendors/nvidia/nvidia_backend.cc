@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "runner/benchmark.h"
 #include "vendors/nvidia/compare_kernels.h"
+#include "vendors/nvidia/constant_symbol.h"
 #include "vendors/nvidia/cuda_driver.h"
 #include "vendors/nvidia/nvidia_sensors.h"
 
@@ -112,6 +113,7 @@ class NvidiaBackend : public runner::Backend {
     }
     runner::Launchable kernel;
     kernel.function = function;
+    kernel.symbol = symbol;
     return kernel;
   }
 
@@ -148,6 +150,7 @@ class NvidiaBackend : public runner::Backend {
 
   Status Run(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
              const std::vector<int64_t>& scalars) override {
+    TF_RETURN_IF_ERROR(FillConstants(kernel, Cuda(buffers)));
     TF_ASSIGN_OR_RETURN(KernelArguments arguments, Arguments(kernel, Cuda(buffers), scalars));
     TF_RETURN_IF_ERROR(Launch(kernel, arguments));
     return Check(cuda_.cuCtxSynchronize(), "kernel execution");
@@ -211,7 +214,9 @@ class NvidiaBackend : public runner::Backend {
       TF_RETURN_IF_ERROR(Check(cuda_.cuMemAlloc(&flush_buffer_, flush_bytes_),
                                "cuMemAlloc of the L2 flush buffer"));
     }
-    // Encoded once, so that the timed region holds only the launch.
+    // Filled and encoded once, so that the timed region holds only the launch
+    // (kernels cannot write constant memory).
+    TF_RETURN_IF_ERROR(FillConstants(kernel, Cuda(buffers)));
     TF_ASSIGN_OR_RETURN(KernelArguments arguments, Arguments(kernel, Cuda(buffers), scalars));
     unsigned char flush_value = 0;
     TF_ASSIGN_OR_RETURN(
@@ -292,6 +297,34 @@ class NvidiaBackend : public runner::Backend {
     std::vector<CUtensorMap> tensor_maps;
     std::vector<void*> addresses;  // into the vectors above
   };
+
+  // Copies each constant buffer's inputs into the __constant__ symbol of its
+  // name in the kernel's module: the one of the kernel's own copy of the
+  // source in a define-style batch, whose symbols live in its namespace.
+  Status FillConstants(const runner::Launchable& kernel, const NvidiaBuffers& buffers) {
+    for (const auto& [index, name] : kernel.constants) {
+      const std::string symbol = ConstantSymbol(kernel.symbol, name);
+      CUdeviceptr global = 0;
+      size_t global_bytes = 0;
+      const CUresult found =
+          cuda_.cuModuleGetGlobal(&global, &global_bytes, module_, symbol.c_str());
+      // The compiler drops a __constant__ variable that no kernel of the
+      // module reads (a reference using the pointer instead): nothing to fill.
+      if (found == CUDA_ERROR_NOT_FOUND) continue;
+      TF_RETURN_IF_ERROR(Check(found, "buffer '" + name + "' (memory: constant): the module's " +
+                                          "__constant__ symbol " + symbol));
+      if (global_bytes < buffers.sizes[index]) {
+        return Status::InvalidArgument("buffer '" + name + "' (memory: constant) holds " +
+                                       std::to_string(buffers.sizes[index]) +
+                                       " bytes, but the module's __constant__ " + name + " only " +
+                                       std::to_string(global_bytes));
+      }
+      TF_RETURN_IF_ERROR(
+          Check(cuda_.cuMemcpyDtoD(global, buffers.pristine[index], buffers.sizes[index]),
+                "filling __constant__ " + name));
+    }
+    return Status::Ok();
+  }
 
   Result<KernelArguments> Arguments(const runner::Launchable& kernel, const NvidiaBuffers& buffers,
                                     const std::vector<int64_t>& scalars) {

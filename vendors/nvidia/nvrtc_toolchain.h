@@ -45,6 +45,7 @@ class NvrtcToolchain : public compiler::Toolchain {
   // -I<relative dir>): options that write files or reach other tools are refused.
   Status Validate(const v1::KernelSpec& spec) const override;
   Result<std::string> GenerateBatch(const v1::KernelSpec& spec,
+                                    const std::vector<v1::SourceFile>& sources,
                                     const std::vector<v1::Config>& configs) const override;
   // Threads per block, registers per block and shared memory against the
   // device's limits, and spills when the job forbids them (resource_check.h).

@@ -1,5 +1,6 @@
 #include "vendors/cpu/host_toolchain.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -53,7 +54,7 @@ TEST_F(HostToolchainTest, ReportsTheCompilerVersion) {
 }
 
 TEST_F(HostToolchainTest, BatchExportsOneWrapperPerConfigAndTheReference) {
-  auto tu = host_->GenerateBatch(spec_, {Config(1), Config(4)});
+  auto tu = host_->GenerateBatch(spec_, {}, {Config(1), Config(4)});
   ASSERT_TRUE(tu.ok()) << tu.status().ToString();
   EXPECT_NE(tu->find("#include \"kernels/scale.h\""), std::string::npos);
   std::string call =
@@ -70,9 +71,57 @@ TEST_F(HostToolchainTest, BatchExportsOneWrapperPerConfigAndTheReference) {
 
 TEST_F(HostToolchainTest, NoReferenceExportedWithoutVerification) {
   spec_.mutable_verify()->clear_reference();
-  auto tu = host_->GenerateBatch(spec_, {Config(1)});
+  auto tu = host_->GenerateBatch(spec_, {}, {Config(1)});
   ASSERT_TRUE(tu.ok()) << tu.status().ToString();
   EXPECT_EQ(tu->find(kernelspec::kReferenceSymbol), std::string::npos);
+}
+
+// Define-style: three configurations of one macro-configured source in one
+// shared object, each calling its own copy with its own macro values.
+TEST_F(HostToolchainTest, DefineStyleCopiesKeepTheirOwnMacros) {
+  auto dir = MakeTempDir("host_toolchain_test-");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(MakeDirs(*dir + "/kernels").ok());
+  const std::string source =
+      "#include <cstdint>\n"
+      "#ifndef U\n#define U 100\n#endif\n"
+      "#define TIMES(x) ((x) * U)\n"
+      "static int32_t Twice(int32_t v) { return 2 * v; }\n"
+      "void scale(const _Float16*, int32_t* out, int64_t n, int64_t) {\n"
+      "  for (int64_t i = 0; i < n; ++i) out[i] = Twice(TIMES(1));\n"
+      "}\n"
+      "void scale_reference(const _Float16*, int32_t* out, int64_t n, int64_t) {\n"
+      "  for (int64_t i = 0; i < n; ++i) out[i] = -1;\n"
+      "}\n";
+  ASSERT_TRUE(WriteFileAtomic(*dir + "/kernels/scale.h", source).ok());
+  v1::SourceFile file;
+  file.set_path("kernels/scale.h");
+  file.set_content(source);
+  spec_.set_param_style("define");
+  spec_.set_entry("scale");
+  const std::vector<v1::Config> configs = {Config(1), Config(4), Config(7)};
+  auto tu = host_->GenerateBatch(spec_, {file}, configs);
+  ASSERT_TRUE(tu.ok()) << tu.status().ToString();
+  ASSERT_TRUE(WriteFileAtomic(*dir + "/batch.cc", *tu).ok());
+  auto outcome = host_->Compile(*dir, "batch.cc", "batch.so", spec_, configs, 60);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_TRUE(outcome->ok) << outcome->diagnostics << "\n" << *tu;
+  void* so = dlopen((*dir + "/batch.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(so, nullptr) << dlerror();
+  using Entry = void (*)(void* const*, const int64_t*);
+  for (const v1::Config& config : configs) {
+    auto entry = reinterpret_cast<Entry>(dlsym(so, kernelspec::CandidateSymbol(config).c_str()));
+    ASSERT_NE(entry, nullptr) << kernelspec::ConfigKey(config);
+    int32_t out[2] = {0, 0};
+    void* buffers[2] = {nullptr, out};
+    const int64_t scalars[2] = {2, 1};
+    entry(buffers, scalars);
+    EXPECT_EQ(out[1], 2 * config.settings(0).value().int_value()) << kernelspec::ConfigKey(config);
+  }
+  auto reference = reinterpret_cast<Entry>(dlsym(so, kernelspec::kReferenceSymbol));
+  ASSERT_NE(reference, nullptr);
+  dlclose(so);
+  std::filesystem::remove_all(*dir);
 }
 
 TEST_F(HostToolchainTest, UnknownDtypeNamesTheBuffer) {
@@ -132,7 +181,7 @@ TEST_F(HostToolchainTest, HostFilesOutsideTheJobCannotBeIncluded) {
                                 pull + "\ntemplate <int U> void scale(const _Float16*, int*, "
                                        "long, long) {}\n")
                     .ok());
-    auto tu = host_->GenerateBatch(spec_, {Config(1)});
+    auto tu = host_->GenerateBatch(spec_, {}, {Config(1)});
     ASSERT_TRUE(tu.ok());
     ASSERT_TRUE(WriteFileAtomic(*dir + "/batch.cc", *tu).ok());
     auto outcome = host_->Compile(*dir, "batch.cc", "batch.so", spec_, {Config(1)}, 60);

@@ -285,7 +285,7 @@ TEST_F(CudaToolchainTest, IncludesHalfPrecisionHeadersForTheirBuffers) {
   ASSERT_NE(toolchain, nullptr);
   spec_.mutable_buffers(0)->set_dtype("f16");
   spec_.mutable_buffers(1)->set_dtype("bf16");
-  auto tu = toolchain->GenerateBatch(spec_, {Config(8, 2)});
+  auto tu = toolchain->GenerateBatch(spec_, {}, {Config(8, 2)});
   ASSERT_TRUE(tu.ok()) << tu.status().ToString();
   EXPECT_NE(tu->find("#include <cuda_fp16.h>"), std::string::npos) << *tu;
   EXPECT_NE(tu->find("#include <cuda_bf16.h>"), std::string::npos) << *tu;
@@ -311,7 +311,7 @@ TEST_F(CudaToolchainTest, CompilesForTheSpecArchElseTheDevicesOwn) {
   ASSERT_TRUE(unbound.ok()) << unbound.status().ToString();
   EXPECT_EQ((*unbound)->target(), "");
   EXPECT_TRUE((*unbound)->Validate(spec_).ok());
-  auto batch = (*unbound)->GenerateBatch(spec_, {});
+  auto batch = (*unbound)->GenerateBatch(spec_, {}, {});
   EXPECT_EQ(batch.status().code(), Code::kFailedPrecondition);
   EXPECT_NE(batch.status().message().find("target.arch"), std::string::npos);
 
