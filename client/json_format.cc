@@ -90,7 +90,8 @@ Json JobJson(const v1::Job& job) {
               {"builds_done", job.builds_done()},
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()},
-              {"error", job.error()}};
+              {"error", job.error()},
+              {"stop_reason", job.stop_reason()}};
   Json best = Json::array();
   for (const v1::BestEntry& entry : job.best()) {
     Json item = {{"problem", ProblemJson(entry.problem())},

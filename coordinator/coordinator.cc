@@ -35,6 +35,14 @@ db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
           b.resources};
 }
 
+std::map<std::string, int> ProblemIndex(const v1::KernelSpec& spec) {
+  std::map<std::string, int> index;
+  for (int i = 0; i < spec.problems_size(); ++i) {
+    index.emplace(kernelspec::ProblemKey(spec.problems(i)), i);
+  }
+  return index;
+}
+
 Status JobNotFound(int64_t job_id) {
   return Status::NotFound("job " + std::to_string(job_id) + " does not exist");
 }
@@ -106,6 +114,7 @@ Status Coordinator::Load() {
   for (auto& row : rows) {
     Job& job = jobs_[row.id];
     job.row = std::move(row);
+    job.problem_index = ProblemIndex(job.row.spec);
     if (job.row.device_class.empty()) continue;  // still waiting for a device
     // The bound class's limits and arch, from a registered device of it.
     v1::DeviceInfo device;
@@ -120,6 +129,20 @@ Status Coordinator::Load() {
       FailJobLocked(job, target.message());
       continue;
     }
+    // The search starts again from what the job's results say.
+    kernelspec::DeviceProperties properties(device.properties().begin(),
+                                            device.properties().end());
+    auto search =
+        SearchDriver::Create(job.row.spec, properties, options_.limits.max_space_size,
+                             job.row.started_ms > 0 ? job.row.started_ms : NowUnixMs());
+    if (!search.ok()) {
+      FailJobLocked(job, "on " + job.row.device_class + ": " + search.status().message());
+      continue;
+    }
+    job.search = std::move(search).value();
+    TF_ASSIGN_OR_RETURN(auto results, db_->ListResults(job.row.id));
+    std::unordered_map<int64_t, const db::ResultRow*> result_of;
+    for (const auto& r : results) result_of[r.candidate_id] = &r;
     TF_ASSIGN_OR_RETURN(auto candidate_rows, db_->LoadCandidates(job.row.id));
     TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
     std::vector<v1::Config> to_build;
@@ -132,6 +155,7 @@ Status Coordinator::Load() {
       TF_ASSIGN_OR_RETURN(c.config, kernelspec::ParseConfigKey(cr.config_key));
       TF_ASSIGN_OR_RETURN(c.problem, kernelspec::ParseProblem(cr.problem_text));
       c.problem_key = kernelspec::ProblemKey(c.problem);
+      c.problem_index = job.problem_index[c.problem_key];
       c.state = cr.state;
       auto build = builds.find(cr.config_key);
       bool built =
@@ -140,7 +164,14 @@ Status Coordinator::Load() {
       if (built) (void)UseBuildLocked(job, c, build->second);
       job.candidate_ids.push_back(c.id);
       Candidate& stored = candidates_[c.id] = std::move(c);
-      if (stored.state == db::CandidateState::kDone) continue;
+      job.config_keys.insert(stored.config_key);
+      if (stored.state == db::CandidateState::kDone) {
+        if (auto r = result_of.find(stored.id); r != result_of.end()) {
+          TellSearchLocked(job, stored, *r->second);
+        }
+        continue;
+      }
+      job.search->MarkPending(stored.problem_index, stored.config);
       if (stored.state == db::CandidateState::kLeased && lease_of_candidate.count(stored.id) &&
           built) {
         stored.lease_id = lease_of_candidate[stored.id];
@@ -155,15 +186,14 @@ Status Coordinator::Load() {
         if (queued_configs.insert(stored.config_key).second) to_build.push_back(stored.config);
       }
     }
-    std::set<std::string> configs;
-    for (int64_t id : job.candidate_ids) configs.insert(candidates_[id].config_key);
-    job.configurations = static_cast<int64_t>(configs.size());
+    job.configurations = static_cast<int64_t>(job.config_keys.size());
     job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
+    job.building = std::move(queued_configs);
     ScheduleBuildsLocked(job, to_build);
     spdlog::info("resumed job {} ({}): {}/{} candidates done, {} ready, {} to build", job.row.id,
                  job.row.kernel, job.row.candidates_done, job.row.candidates_total,
                  job.ready.size(), to_build.size());
-    FinishIfDoneLocked(job);
+    AdvanceSearchLocked(job);
   }
   // Leases whose candidates were all done or dropped above have nothing left.
   std::erase_if(leases_, [&](const auto& entry) {
@@ -256,6 +286,7 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
   }
   Job& job = jobs_[row.id];
   job.row = std::move(row);
+  job.problem_index = ProblemIndex(job.row.spec);
   spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
                job.row.fingerprint.substr(0, 12));
   BindQueuedJobsLocked();
@@ -282,13 +313,11 @@ void Coordinator::BindQueuedJobsLocked() {
   }
 }
 
-// Fixes the job's device class, enumerates its candidates with that device's
-// properties, reuses earlier results and builds, and starts the builds.
+// Fixes the job's device class, starts its search with that device's
+// properties, reuses earlier results, and proposes the first candidates.
 Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   const auto& spec = job.row.spec;
   kernelspec::DeviceProperties properties(device.properties().begin(), device.properties().end());
-  std::vector<std::pair<v1::Config, v1::Problem>> pairs;
-  std::map<std::string, v1::Config> distinct_configs;
   for (const auto& problem : spec.problems()) {
     // The runner holds every buffer twice (working copies beside pristine
     // inputs and reference outputs); refuse before any build rather than
@@ -303,70 +332,137 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
       FailJobLocked(job, error);
       return Status::ResourceExhausted(error);
     }
-    auto space = kernelspec::SearchSpace::Create(spec, problem, properties);
-    Result<std::vector<v1::Config>> selected =
-        space.ok() ? space->Select(spec.search(), options_.limits.max_space_size) : space.status();
-    if (!selected.ok()) {
-      FailJobLocked(job, "problem " + kernelspec::ProblemText(problem) + " on " +
-                             device.device_class() + ": " + selected.status().message());
-      return selected.status();
-    }
-    for (auto& config : *selected) {
-      distinct_configs.emplace(kernelspec::ConfigKey(config), config);
-      pairs.emplace_back(std::move(config), problem);
-    }
   }
   if (Status target = SetTargetLocked(job, device); !target.ok()) {
     FailJobLocked(job, target.message());
     return target;
   }
+  const int64_t now = NowUnixMs();
+  auto search = SearchDriver::Create(spec, properties, options_.limits.max_space_size, now);
+  if (!search.ok()) {
+    FailJobLocked(job, "on " + device.device_class() + ": " + search.status().message());
+    return search.status();
+  }
   TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
-  std::map<std::string, const db::ResultRow*> earlier_by_key;
-  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
-  TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
 
   db::JobRow updated = job.row;
   updated.device_class = device.device_class();
   updated.state = v1::JOB_STATE_RUNNING;
+  updated.started_ms = updated.updated_ms = now;
+  TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
+  job.row = std::move(updated);
+  job.search = std::move(search).value();
+
+  // Every result the database holds for this kernel on this device class is
+  // reused: the strategies learn from it and the job keeps it as its own.
+  std::vector<NewCandidate> reused;
+  for (const auto& r : earlier) {
+    auto problem = job.problem_index.find(r.problem_key);
+    auto config = kernelspec::ParseConfigKey(r.config_key);
+    if (problem == job.problem_index.end() || !config.ok()) continue;
+    NewCandidate c{problem->second, *std::move(config), r};
+    c.earlier->cached = true;
+    reused.push_back(std::move(c));
+  }
+  TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
+  spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
+               job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
+  AdvanceSearchLocked(job);
+  return Status::Ok();
+}
+
+size_t Coordinator::LiveDevicesLocked(const std::string& device_class) const {
+  const int64_t now = NowUnixMs();
+  size_t count = 0;
+  for (const auto& [id, worker] : workers_) {
+    if (worker.expired || now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) {
+      continue;
+    }
+    for (const auto& d : worker.row.devices) count += d.device_class() == device_class;
+  }
+  return count;
+}
+
+void Coordinator::AdvanceSearchLocked(Job& job) {
+  // Until the search waits for results: proposals whose results were known
+  // at once (reused, pruned, failed builds) make room for more.
+  while (job.row.state == v1::JOB_STATE_RUNNING && job.search) {
+    if (job.unstored.empty()) {
+      const size_t window =
+          kProposalsPerDevice * std::max<size_t>(1, LiveDevicesLocked(job.row.device_class));
+      for (auto& p : job.search->Ask(window, NowUnixMs())) {
+        job.unstored.push_back({p.problem, std::move(p.config), std::nullopt});
+      }
+      if (job.unstored.empty()) break;
+    }
+    if (Status added = AddCandidatesLocked(job, job.unstored); !added.ok()) {
+      spdlog::error("job {}: cannot store proposed candidates: {}; retrying", job.row.id,
+                    added.message());
+      return;  // the reaper tries again
+    }
+    job.unstored.clear();
+  }
+  FinishIfDoneLocked(job);
+}
+
+void Coordinator::TellSearchLocked(Job& job, const Candidate& candidate,
+                                   const db::ResultRow& row) {
+  if (!job.search) return;
+  std::optional<double> time;
+  if (row.status == v1::RESULT_STATUS_OK) time = row.timing.median_ns();
+  job.search->Tell(candidate.problem_index, candidate.config, time);
+}
+
+// New candidates of a bound job: stored with the results already known
+// (earlier ones, compile failures, pruned builds) in one transaction, then
+// queued when built or sent to be built.
+Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate>& news) {
+  if (news.empty()) return Status::Ok();
+  const auto& spec = job.row.spec;
+  TF_ASSIGN_OR_RETURN(auto builds, db_->LoadBuilds(job.row.fingerprint, job.target));
+  db::JobRow updated = job.row;
   updated.updated_ms = NowUnixMs();
-  updated.candidates_total = static_cast<int64_t>(pairs.size());
-  job.device = device;
   std::vector<db::CandidateRow> rows;
   std::vector<Candidate> candidates;
-  std::vector<std::optional<db::ResultRow>> results;  // reused or pruned
-  for (const auto& [config, problem] : pairs) {
+  std::vector<std::optional<db::ResultRow>> results;
+  for (const auto& n : news) {
     Candidate c;
     c.job_id = job.row.id;
-    c.config = config;
-    c.config_key = kernelspec::ConfigKey(config);
-    c.problem = problem;
-    c.problem_key = kernelspec::ProblemKey(problem);
+    c.problem_index = n.problem;
+    c.config = n.config;
+    c.config_key = kernelspec::ConfigKey(c.config);
+    c.problem = spec.problems(n.problem);
+    c.problem_key = kernelspec::ProblemKey(c.problem);
     auto build = builds.find(c.config_key);
-    auto earlier_result = earlier_by_key.find(c.config_key + "|" + c.problem_key);
     bool built =
         build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
-    std::optional<db::ResultRow> result;
-    if (earlier_result != earlier_by_key.end()) {
-      result = *earlier_result->second;
-      result->cached = true;
-    } else if (built) {
+    std::optional<db::ResultRow> result = n.earlier;
+    if (!result && built) {
       result = UseBuildLocked(job, c, build->second);
+    } else if (!result && build != builds.end() && !build->second.ok) {
+      v1::CandidateResult compile_failed;
+      compile_failed.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      compile_failed.set_error(build->second.diagnostics);
+      result = MakeResultRow(job, c, compile_failed, "");
     }
     c.state = result  ? db::CandidateState::kDone
               : built ? db::CandidateState::kReady
                       : db::CandidateState::kWaitingBuild;
-    rows.push_back({0, job.row.id, c.config_key, kernelspec::ProblemText(problem), c.state, 0});
+    if (job.config_keys.insert(c.config_key).second) {
+      job.configurations++;
+      if (build != builds.end()) job.builds_done++;
+    }
+    rows.push_back({0, job.row.id, c.config_key, kernelspec::ProblemText(c.problem), c.state, 0});
     candidates.push_back(std::move(c));
     results.push_back(std::move(result));
   }
-
-  std::vector<db::ResultRow> reused;
   {
     auto txn = db_->Begin();
     TF_RETURN_IF_ERROR(txn->begin_status());
     TF_RETURN_IF_ERROR(db_->InsertCandidates(rows));
     for (size_t i = 0; i < rows.size(); ++i) {
       candidates[i].id = rows[i].id;
+      updated.candidates_total++;
       if (!results[i]) continue;
       db::ResultRow& r = *results[i];
       r.candidate_id = rows[i].id;
@@ -375,33 +471,27 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
       updated.candidates_done++;
       if (r.cached) updated.candidates_cached++;
       if (IsFailure(r.status)) updated.candidates_failed++;
-      if (r.cached) reused.push_back(r);
     }
     TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
   job.row = std::move(updated);
   std::vector<v1::Config> to_build;
-  std::set<std::string> queued_configs;
-  for (auto& c : candidates) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Candidate& c = candidates[i];
     job.candidate_ids.push_back(c.id);
     Candidate& stored = candidates_[c.id] = std::move(c);
-    if (stored.state == db::CandidateState::kReady) {
+    if (results[i]) {
+      TellSearchLocked(job, stored, *results[i]);
+    } else if (stored.state == db::CandidateState::kReady) {
       stored.state = db::CandidateState::kWaitingBuild;  // MarkReadyLocked sets it
       MarkReadyLocked(job, stored);
-    } else if (stored.state == db::CandidateState::kWaitingBuild &&
-               queued_configs.insert(stored.config_key).second) {
-      to_build.push_back(stored.config);
+    } else if (job.building.insert(stored.config_key).second) {
+      to_build.push_back(stored.config);  // else its build is under way
     }
   }
-  job.configurations = static_cast<int64_t>(distinct_configs.size());
-  job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
-  spdlog::info("job {} bound to {}: {} candidates ({} configurations), {} reused, {} to build",
-               job.row.id, job.row.device_class, job.row.candidates_total, distinct_configs.size(),
-               reused.size(), to_build.size());
   ScheduleBuildsLocked(job, to_build);
   ChangedLocked(job);
-  FinishIfDoneLocked(job);
   return Status::Ok();
 }
 
@@ -504,10 +594,14 @@ Status Coordinator::RecordBuildsLocked(int64_t job_id,
   TF_RETURN_IF_ERROR(status);
   job.row = std::move(updated);
   job.builds_done += static_cast<int64_t>(resolved_configs.size());
+  for (const std::string& key : resolved_configs) job.building.erase(key);
   for (auto* c : ready) MarkReadyLocked(job, *c);
-  for (auto& [c, row] : failed) c->state = db::CandidateState::kDone;
+  for (auto& [c, row] : failed) {
+    c->state = db::CandidateState::kDone;
+    TellSearchLocked(job, *c, row);
+  }
   ChangedLocked(job);
-  FinishIfDoneLocked(job);
+  AdvanceSearchLocked(job);
   return Status::Ok();
 }
 
@@ -532,14 +626,14 @@ void Coordinator::FailJobLocked(Job& job, const std::string& error) {
   ChangedLocked(job);
 }
 
-// Ends the job once every candidate has its result, and forgets its
-// candidates (they live on in the database).
+// Forgets the ended job's candidates (they live on in the database).
 void Coordinator::FinishIfDoneLocked(Job& job) {
   if (job.row.state != v1::JOB_STATE_RUNNING ||
-      job.row.candidates_done < job.row.candidates_total) {
+      job.row.candidates_done < job.row.candidates_total || (job.search && !job.search->Done())) {
     return;
   }
   db::JobRow updated = job.row;
+  if (job.search) updated.stop_reason = job.search->StopReason();
   bool any_ok = updated.candidates_failed < updated.candidates_total;
   updated.state = any_ok ? v1::JOB_STATE_SUCCEEDED : v1::JOB_STATE_FAILED;
   if (!any_ok) {
@@ -555,12 +649,14 @@ void Coordinator::FinishIfDoneLocked(Job& job) {
     return;
   }
   job.row = std::move(updated);
-  spdlog::info("job {} {}: {} candidates, {} failed, {} reused", job.row.id,
+  spdlog::info("job {} {}: {} candidates, {} failed, {} reused; {}", job.row.id,
                job.row.state == v1::JOB_STATE_SUCCEEDED ? "succeeded" : "failed",
-               job.row.candidates_total, job.row.candidates_failed, job.row.candidates_cached);
+               job.row.candidates_total, job.row.candidates_failed, job.row.candidates_cached,
+               job.row.stop_reason);
   for (int64_t id : job.candidate_ids) candidates_.erase(id);
   job.candidate_ids.clear();
   job.ready.clear();
+  job.search.reset();
   ChangedLocked(job);
 }
 
@@ -578,6 +674,7 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
   job.set_created_unix_ms(row.created_ms);
   job.set_updated_unix_ms(row.updated_ms);
   job.set_error(row.error);
+  job.set_stop_reason(row.stop_reason);
   job.set_priority(row.priority);
   auto best = db_->JobBest(row.id);
   if (best.ok()) {
@@ -669,6 +766,7 @@ Result<v1::Job> Coordinator::Cancel(int64_t job_id, const auth::Caller& caller) 
   job.candidate_ids.clear();
   job.ready.clear();
   job.active_leases = 0;
+  job.search.reset();
   builds_->CancelJob(job_id);
   spdlog::info("job {} cancelled", job_id);
   ChangedLocked(job);
@@ -1134,6 +1232,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   }
   for (size_t i = 0; i < accepted.size(); ++i) {
     ApplyResultLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row, became_best[i]);
+    TellSearchLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row);
   }
   for (auto& [id, row] : updated_jobs) jobs_[id].row = std::move(row);
   response.set_recorded(static_cast<int32_t>(accepted.size()));
@@ -1150,7 +1249,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   }
   for (auto& [id, row] : updated_jobs) {
     ChangedLocked(jobs_[id]);
-    FinishIfDoneLocked(jobs_[id]);
+    AdvanceSearchLocked(jobs_[id]);
   }
   return response;
 }
@@ -1242,7 +1341,7 @@ void Coordinator::ReaperLoop() {
     std::erase_if(unrecorded_builds_, [&](const auto& entry) {
       return RecordBuildsLocked(entry.first, entry.second).ok();
     });
-    for (auto& [id, job] : jobs_) FinishIfDoneLocked(job);
+    for (auto& [id, job] : jobs_) AdvanceSearchLocked(job);  // search.max_seconds
     for (auto& [id, worker] : workers_) {
       if (!worker.expired && now - worker.last_heartbeat_ms > options_.lease_ttl_ms) {
         worker.expired = true;

@@ -1,6 +1,7 @@
 #include "vendors/device_kinds.h"
 
 #include "vendors/cpu/cpu_devices.h"
+#include "vendors/replay/replay_devices.h"
 #ifdef TF_VENDOR_NVIDIA
 #include "vendors/nvidia/nvidia_backend.h"
 #include "vendors/nvidia/nvidia_devices.h"
@@ -15,6 +16,7 @@ const DeviceKind kDeviceKinds[] = {
     {"nvidia", nvidia::CheckNvidiaDeviceNumbers, nvidia::DiscoverNvidiaDevices,
      nvidia::MakeNvidiaBackend},
 #endif
+    {"replay", nullptr, nullptr, replay::MakeReplayBackend, replay::DiscoverReplayDevice},
 };
 
 }  // namespace

@@ -18,8 +18,9 @@ namespace tf::vendors {
 
 struct DeviceKind {
   const char* name;
-  // Checks the numbers after "kind:" in --devices before anything is
-  // discovered; the message says what they must be.
+  // Kinds of hardware ("kind" or "kind:N,M"): checks the numbers after
+  // "kind:" in --devices before anything is discovered; the message says
+  // what they must be.
   Status (*check_numbers)(const std::vector<int>& numbers);
   // The devices of this kind on this host for those numbers, indices from
   // `first_index`, `label` added to labels and device class.
@@ -28,6 +29,10 @@ struct DeviceKind {
   // The runner's backend for `device` (the vendor's own number `ordinal`).
   Result<std::unique_ptr<runner::Backend>> (*make_backend)(
       const ::tunefleet::v1::DeviceInfo& device, int ordinal);
+  // Kinds backed by a file ("kind:PATH", repeatable) set this instead of
+  // check_numbers and discover: one device per file.
+  Result<runner::Device> (*discover_file)(const std::string& path, int index,
+                                          const std::string& label, double replay_speed) = nullptr;
 };
 
 // InvalidArgument naming the known kinds when `name` is none of them.

@@ -1,6 +1,7 @@
 #include "vendors/toolchains.h"
 
 #include "vendors/cpu/host_toolchain.h"
+#include "vendors/replay/replay_toolchain.h"
 #ifdef TF_VENDOR_NVIDIA
 #include "vendors/nvidia/nvrtc_toolchain.h"
 #endif
@@ -24,6 +25,7 @@ const LanguageRow kLanguages[] = {
     {"cuda", nullptr},
 #endif
     {"hip", nullptr},
+    {"replay", replay::MakeReplayToolchain},
 };
 
 }  // namespace

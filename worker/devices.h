@@ -21,8 +21,11 @@ using runner::Device;
 // GPU found; none on a host without them) or "nvidia:0,1" (these ordinals,
 // which must exist), e.g. "cpu:1,nvidia". The whole flag is checked before
 // anything is discovered; an unknown kind is refused naming the known ones.
+// Kinds backed by a file take a path instead of numbers and may repeat:
+// "replay:a.json.gz,replay:b_cache.json" (a path must not hold a comma), one
+// device each, replaying at `replay_speed`.
 // `label` (may be empty) is added to every device's labels and device class.
 Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
-                                            const std::string& label);
+                                            const std::string& label, double replay_speed = 1.0);
 
 }  // namespace tf::worker

@@ -25,6 +25,7 @@ namespace tf::worker {
 struct WorkerOptions {
   std::string coordinator;  // HOST:PORT
   std::string devices = "cpu:1";
+  double replay_speed = 1.0;  // replay devices: factor on the recorded times they sleep
   std::string label;        // added to every device's labels and class
   std::string cache_dir;    // artifacts, by hash
   std::string runner_path;  // empty: tunefleet-runner beside this executable

@@ -1,0 +1,293 @@
+// The coordinator driving a search (coordinator/search_driver.h) through its
+// real state machine: a real SQLite database and real (replay) builds; the
+// workers are this test, taking leases and reporting the times the A100
+// recording of the convolution kernel holds.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "coordinator/coordinator.h"
+#include "db/sqlite.h"
+#include "kernelspec/config.h"
+#include "search/recorded_space.h"
+#include "tests/test_util.h"
+
+namespace tf::coordinator {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using ::testing::HasSubstr;
+
+class CoordinatorSearchTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto recording = search::ReadRecordedSpace(
+        testing::SourcePath("tests/data/spaces/convolution/A100_T4.json.gz"));
+    ASSERT_TRUE(recording.ok()) << recording.status().ToString();
+    times_ = new std::map<std::string, double>;
+    for (search::ConfigId id = 0; id < recording->space.size(); ++id) {
+      if (recording->results[id].outcome != search::Outcome::kOk) continue;
+      (*times_)[recording->space.Describe(id)] = recording->results[id].time_ms * 1e6;
+    }
+  }
+
+  void Start() {
+    CoordinatorOptions options;
+    options.db_path = dir_ / "tunefleet.db";
+    options.artifact_dir = dir_ / "artifacts";
+    options.db_synchronous_full = false;
+    options.heartbeat_interval_ms = 60000;  // registered devices stay live
+    options.lease_ttl_ms = 60000;
+    options.build_parallelism = 1;
+    auto started = Coordinator::Start(options);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    c_ = std::move(*started);
+  }
+
+  std::string Register(int devices) {
+    v1::RegisterRequest request;
+    request.set_hostname("replay-host");
+    for (int i = 0; i < devices; ++i) {
+      auto* d = request.add_devices();
+      d->set_index(i);
+      d->set_vendor("replay");
+      d->set_arch("replay");
+      d->set_device_class("replay/test");
+    }
+    auto response = c_->Register(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? response->worker_id() : "";
+  }
+
+  int64_t Submit(const std::function<void(v1::Search&)>& edit) {
+    kernelspec::LoadedSpec loaded =
+        testing::LoadTestSpec("tests/data/spaces/convolution/convolution_replay.yaml",
+                              [&](v1::KernelSpec& spec) { edit(*spec.mutable_search()); });
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = loaded.spec;
+    for (const auto& s : loaded.sources) *request.add_sources() = s;
+    auto job = c_->Submit(request);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? job->job_id() : 0;
+  }
+
+  v1::Job Job(int64_t id) {
+    auto job = c_->GetJob(id);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? *job : v1::Job();
+  }
+
+  // Takes leases on each device in turn and reports their recorded times
+  // (or `status` when not OK) until the job ends or `stop_after` results
+  // were reported. Returns the most candidates the job had without a result.
+  int64_t Work(const std::string& worker, int devices, int64_t job_id,
+               v1::ResultStatus status = v1::RESULT_STATUS_OK, int stop_after = 1 << 30) {
+    int64_t most_outstanding = 0;
+    int reported = 0;
+    for (int round = 0; round < 20000 && reported < stop_after; ++round) {
+      v1::Job job = Job(job_id);
+      most_outstanding =
+          std::max(most_outstanding, job.candidates_total() - job.candidates_done());
+      if (job.state() != v1::JOB_STATE_QUEUED && job.state() != v1::JOB_STATE_RUNNING) break;
+      std::vector<v1::Lease> leases;
+      for (int d = 0; d < devices; ++d) {
+        v1::AcquireLeaseRequest request;
+        request.set_worker_id(worker);
+        request.set_device_index(d);
+        request.set_wait_ms(d == 0 ? 50 : 0);
+        auto response = c_->AcquireLease(request);
+        ASSERT_TRUE(response.ok()) << response.status().ToString();
+        if (response->has_lease()) leases.push_back(response->lease());
+      }
+      for (const v1::Lease& lease : leases) {
+        v1::ReportResultsRequest report;
+        report.set_worker_id(worker);
+        report.set_lease_id(lease.lease_id());
+        report.set_lease_finished(true);
+        for (const auto& c : lease.candidates()) {
+          auto* r = report.add_results();
+          r->set_candidate_id(c.candidate_id());
+          auto time = times_->find(kernelspec::ConfigKey(c.config()));
+          if (status != v1::RESULT_STATUS_OK || time == times_->end()) {
+            r->set_status(status == v1::RESULT_STATUS_OK ? v1::RESULT_STATUS_RUNTIME_FAILED
+                                                         : status);
+            continue;
+          }
+          r->set_status(v1::RESULT_STATUS_OK);
+          r->mutable_timing()->set_median_ns(time->second);
+          ++reported;
+        }
+        auto response = c_->ReportResults(report);
+        EXPECT_TRUE(response.ok()) << response.status().ToString();
+        if (status != v1::RESULT_STATUS_OK) reported += lease.candidates_size();
+      }
+    }
+    return most_outstanding;
+  }
+
+  // Configurations with a result in the database, each once.
+  std::set<std::string> ResultConfigs(int64_t job_id) {
+    auto db = db::Database::Open(dir_ / "tunefleet.db", false);
+    EXPECT_TRUE(db.ok());
+    auto stmt = (*db)->Prepare("SELECT config_key FROM results WHERE job_id = ?");
+    stmt->Bind(1, job_id);
+    std::set<std::string> keys;
+    size_t rows = 0;
+    while (*stmt->Step()) {
+      keys.insert(stmt->Text(0));
+      ++rows;
+    }
+    EXPECT_EQ(rows, keys.size()) << "a configuration has two results";
+    return keys;
+  }
+
+  static std::map<std::string, double>* times_;  // recorded A100 times by config key, ns
+  testing::TempDir dir_;
+  std::unique_ptr<Coordinator> c_;
+};
+
+std::map<std::string, double>* CoordinatorSearchTest::times_ = nullptr;
+
+TEST_F(CoordinatorSearchTest, SearchKeepsAWindowPerDeviceAndEndsSucceededWithItsReason) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("auto");
+    s.set_max_candidates(40);
+  });
+  EXPECT_LE(Work(worker, 1, id), static_cast<int64_t>(kProposalsPerDevice));
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.candidates_total(), 40);
+  EXPECT_EQ(job.candidates_done(), 40);
+  EXPECT_EQ(job.stop_reason(), "search.max_candidates (40) evaluated");
+  EXPECT_EQ(ResultConfigs(id).size(), 40u);
+  ASSERT_EQ(job.best_size(), 1);
+}
+
+TEST_F(CoordinatorSearchTest, TwoDevicesGetTwiceTheWindow) {
+  Start();
+  const std::string worker = Register(2);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("bayes");
+    s.set_max_candidates(48);
+  });
+  int64_t most = Work(worker, 2, id);
+  EXPECT_GT(most, static_cast<int64_t>(kProposalsPerDevice));
+  EXPECT_LE(most, static_cast<int64_t>(2 * kProposalsPerDevice));
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(ResultConfigs(id).size(), 48u);
+}
+
+TEST_F(CoordinatorSearchTest, AutoRunsASmallSpaceWholeAtOnce) {
+  Start();
+  const std::string worker = Register(1);
+  kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
+      "tests/data/spaces/convolution/convolution_replay.yaml", [](v1::KernelSpec& spec) {
+        spec.mutable_search()->set_max_candidates(0);
+        spec.add_constraints("block_size_x <= 32 and block_size_y <= 2");
+      });
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = loaded.spec;
+  for (const auto& s : loaded.sources) *request.add_sources() = s;
+  auto submitted = c_->Submit(request);
+  ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+  const int64_t total = Job(submitted->job_id()).candidates_total();
+  EXPECT_GT(total, static_cast<int64_t>(kProposalsPerDevice)) << "not asked in windows";
+  Work(worker, 1, submitted->job_id());
+  v1::Job job = Job(submitted->job_id());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job.candidates_total(), total);
+  EXPECT_EQ(job.stop_reason(), "all " + std::to_string(total) + " valid configurations evaluated");
+}
+
+TEST_F(CoordinatorSearchTest, FailuresAreToldAndCountAgainstTheBudget) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("local");
+    s.set_max_candidates(20);
+  });
+  Work(worker, 1, id, v1::RESULT_STATUS_RUNTIME_FAILED);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_EQ(job.candidates_total(), 20);
+  EXPECT_EQ(job.candidates_failed(), 20);
+  EXPECT_THAT(job.error(), HasSubstr("no candidate succeeded"));
+}
+
+TEST_F(CoordinatorSearchTest, MaxSecondsStopsProposingAndTheJobSucceeds) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("evolutionary");
+    s.set_max_seconds(1);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.stop_reason(), "search.max_seconds (1 s) reached");
+  EXPECT_EQ(job.candidates_total(), static_cast<int64_t>(kProposalsPerDevice))
+      << "only the first window, proposed before the time ran out";
+}
+
+TEST_F(CoordinatorSearchTest, PatienceEndsASearchThatStoppedImproving) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_patience(15);
+    s.set_min_improvement_percent(50);
+  });
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.stop_reason(), "no improvement of 50% in 15 evaluations");
+  EXPECT_LT(job.candidates_total(), 200);
+}
+
+TEST_F(CoordinatorSearchTest, ARestartedCoordinatorResumesTheSearchWithoutRepeats) {
+  Start();
+  std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("bayes");
+    s.set_max_candidates(30);
+  });
+  Work(worker, 1, id, v1::RESULT_STATUS_OK, /*stop_after=*/12);
+  ASSERT_EQ(Job(id).state(), v1::JOB_STATE_RUNNING);
+  c_.reset();
+  Start();
+  worker = Register(1);
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.candidates_total(), 30);
+  EXPECT_EQ(ResultConfigs(id).size(), 30u);
+  EXPECT_EQ(job.stop_reason(), "search.max_candidates (30) evaluated");
+}
+
+TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {
+  Start();
+  const std::string worker = Register(1);
+  auto budget = [](v1::Search& s) {
+    s.set_strategy("local");
+    s.set_max_candidates(16);
+  };
+  const int64_t first = Submit(budget);
+  Work(worker, 1, first);
+  ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
+  const int64_t second = Submit(budget);
+  Work(worker, 1, second);
+  v1::Job job = Job(second);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job.candidates_cached(), 16);
+  EXPECT_EQ(job.candidates_total(), 16);
+  EXPECT_EQ(ResultConfigs(second), ResultConfigs(first));
+}
+
+}  // namespace
+}  // namespace tf::coordinator
