@@ -51,6 +51,8 @@ const char* ResultStatusName(v1::ResultStatus status) {
       return "timeout";
     case v1::RESULT_STATUS_PRUNED:
       return "pruned";
+    case v1::RESULT_STATUS_EARLY_STOPPED:
+      return "early_stopped";
     default:
       return "unknown";
   }

@@ -23,7 +23,9 @@ bool IsTerminal(v1::JobState state) {
          state == v1::JOB_STATE_CANCELLED;
 }
 
-bool IsFailure(v1::ResultStatus status) { return status != v1::RESULT_STATUS_OK; }
+bool IsFailure(v1::ResultStatus status) {
+  return status != v1::RESULT_STATUS_OK && status != v1::RESULT_STATUS_EARLY_STOPPED;
+}
 
 db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
   return {kernelspec::ConfigKey(b.config),
@@ -130,11 +132,9 @@ Status Coordinator::Load() {
       continue;
     }
     // The search starts again from what the job's results say.
-    kernelspec::DeviceProperties properties(device.properties().begin(),
-                                            device.properties().end());
-    auto search =
-        SearchDriver::Create(job.row.spec, properties, options_.limits.max_space_size,
-                             job.row.started_ms > 0 ? job.row.started_ms : NowUnixMs());
+    kernelspec::DeviceProperties properties(device.properties().begin(), device.properties().end());
+    auto search = SearchDriver::Create(job.row.spec, properties, options_.limits.max_space_size,
+                                       job.row.started_ms > 0 ? job.row.started_ms : NowUnixMs());
     if (!search.ok()) {
       FailJobLocked(job, "on " + job.row.device_class + ": " + search.status().message());
       continue;
@@ -355,16 +355,30 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
 
   // Every result the database holds for this kernel on this device class is
   // reused: the strategies learn from it and the job keeps it as its own.
+  std::map<std::string, const db::ResultRow*> earlier_by_key;  // one per pair: the latest
+  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
   std::vector<NewCandidate> reused;
-  for (const auto& r : earlier) {
-    auto problem = job.problem_index.find(r.problem_key);
-    auto config = kernelspec::ParseConfigKey(r.config_key);
+  for (const auto& [key, r] : earlier_by_key) {
+    auto problem = job.problem_index.find(r->problem_key);
+    auto config = kernelspec::ParseConfigKey(r->config_key);
     if (problem == job.problem_index.end() || !config.ok()) continue;
-    NewCandidate c{problem->second, *std::move(config), r};
+    NewCandidate c{problem->second, *std::move(config), *r};
     c.earlier->cached = true;
     reused.push_back(std::move(c));
   }
   TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
+  // Warm start: the kernel's best configuration for the nearest tuned
+  // problem on this device class, then on any device class, go first.
+  for (int i = 0; i < spec.problems_size(); ++i) {
+    for (const std::string& device_class : {device.device_class(), std::string()}) {
+      v1::QueryBestRequest query;
+      query.set_kernel(spec.name());
+      *query.mutable_problem() = spec.problems(i);
+      query.set_device_class(device_class);
+      v1::QueryBestResponse answer = best_.Query(query);
+      if (answer.found()) job.search->Seed(i, answer.config());
+    }
+  }
   spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
                job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
   AdvanceSearchLocked(job);
@@ -405,11 +419,11 @@ void Coordinator::AdvanceSearchLocked(Job& job) {
   FinishIfDoneLocked(job);
 }
 
-void Coordinator::TellSearchLocked(Job& job, const Candidate& candidate,
-                                   const db::ResultRow& row) {
+void Coordinator::TellSearchLocked(Job& job, const Candidate& candidate, const db::ResultRow& row) {
   if (!job.search) return;
   std::optional<double> time;
-  if (row.status == v1::RESULT_STATUS_OK) time = row.timing.median_ns();
+  // An early-stopped candidate's estimate is a time, if a rough one.
+  if (!IsFailure(row.status)) time = row.timing.median_ns();
   job.search->Tell(candidate.problem_index, candidate.config, time);
 }
 
@@ -425,6 +439,7 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
   std::vector<db::CandidateRow> rows;
   std::vector<Candidate> candidates;
   std::vector<std::optional<db::ResultRow>> results;
+  std::vector<bool> built_flags;
   for (const auto& n : news) {
     Candidate c;
     c.job_id = job.row.id;
@@ -439,7 +454,10 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
     std::optional<db::ResultRow> result = n.earlier;
     if (!result && built) {
       result = UseBuildLocked(job, c, build->second);
-    } else if (!result && build != builds.end() && !build->second.ok) {
+    } else if (!result && build != builds.end() && !build->second.ok &&
+               job.config_keys.contains(c.config_key) && !job.building.contains(c.config_key)) {
+      // Failed for another problem of this job; an earlier job's failure is
+      // built again, in case it was the machine's (a time limit under load).
       v1::CandidateResult compile_failed;
       compile_failed.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
       compile_failed.set_error(build->second.diagnostics);
@@ -448,10 +466,7 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
     c.state = result  ? db::CandidateState::kDone
               : built ? db::CandidateState::kReady
                       : db::CandidateState::kWaitingBuild;
-    if (job.config_keys.insert(c.config_key).second) {
-      job.configurations++;
-      if (build != builds.end()) job.builds_done++;
-    }
+    built_flags.push_back(built);
     rows.push_back({0, job.row.id, c.config_key, kernelspec::ProblemText(c.problem), c.state, 0});
     candidates.push_back(std::move(c));
     results.push_back(std::move(result));
@@ -480,6 +495,10 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
   for (size_t i = 0; i < candidates.size(); ++i) {
     Candidate& c = candidates[i];
     job.candidate_ids.push_back(c.id);
+    if (job.config_keys.insert(c.config_key).second) {
+      job.configurations++;
+      if (built_flags[i]) job.builds_done++;
+    }
     Candidate& stored = candidates_[c.id] = std::move(c);
     if (results[i]) {
       TellSearchLocked(job, stored, *results[i]);
@@ -1032,6 +1051,9 @@ v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
     *lc->mutable_config() = c.config;
     *lc->mutable_problem() = c.problem;
     lc->set_symbol(c.symbol);
+    const double early_stop = job.row.spec.search().early_stop();
+    std::optional<double> best = job.search ? job.search->Best(c.problem_index) : std::nullopt;
+    if (early_stop > 0 && best) lc->set_early_stop_ns(early_stop * *best);
   }
   return proto;
 }

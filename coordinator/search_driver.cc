@@ -31,8 +31,8 @@ std::string Number(double value) {
 }  // namespace
 
 Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
-    const v1::KernelSpec& spec, const kernelspec::DeviceProperties& device,
-    uint64_t max_space_size, int64_t started_ms) {
+    const v1::KernelSpec& spec, const kernelspec::DeviceProperties& device, uint64_t max_space_size,
+    int64_t started_ms) {
   std::unique_ptr<SearchDriver> driver(new SearchDriver);
   driver->search_ = spec.search();
   driver->started_ms_ = started_ms;
@@ -125,8 +125,9 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
   }
   const bool budgeted = spec.search().max_candidates() > 0 || spec.search().max_seconds() > 0 ||
                         spec.search().patience() > 0;
-  const bool learns = std::any_of(driver->problems_.begin(), driver->problems_.end(),
-                                  [](const Problem& p) { return p.strategy && p.strategy->Adaptive(); });
+  const bool learns =
+      std::any_of(driver->problems_.begin(), driver->problems_.end(),
+                  [](const Problem& p) { return p.strategy && p.strategy->Adaptive(); });
   if (learns && !budgeted) {
     driver->patience_ = kDefaultPatience;
     driver->min_improvement_ = kDefaultMinImprovementPercent / 100;
@@ -194,6 +195,16 @@ void SearchDriver::MarkPending(int problem, const v1::Config& config) {
   ++p.proposed;
 }
 
+void SearchDriver::Seed(int problem, const v1::Config& config) {
+  Problem& p = problems_[problem];
+  std::optional<search::ConfigId> id = Find(p, config);
+  if (!id || p.state[*id] != kUnseen ||
+      std::find(p.seeds.begin(), p.seeds.end(), *id) != p.seeds.end()) {
+    return;
+  }
+  p.seeds.push_back(*id);
+}
+
 bool SearchDriver::Proposing(const Problem& p) const {
   const uint64_t budget = static_cast<uint64_t>(search_.max_candidates());
   return !p.exhausted && p.stop_reason.empty() && (budget == 0 || p.proposed < budget);
@@ -203,7 +214,8 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
   std::vector<Proposal> proposals;
   if (search_.max_seconds() > 0 && now_ms - started_ms_ >= search_.max_seconds() * 1000) {
     for (Problem& p : problems_) {
-      if (Proposing(p)) p.stop_reason = "search.max_seconds (" + Number(search_.max_seconds()) + " s) reached";
+      if (Proposing(p))
+        p.stop_reason = "search.max_seconds (" + Number(search_.max_seconds()) + " s) reached";
     }
     return proposals;
   }
@@ -219,17 +231,22 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
     }
     const uint64_t budget = static_cast<uint64_t>(search_.max_candidates());
     if (budget > 0) want = std::min<uint64_t>(want, budget - p.proposed);
+    auto propose = [&](search::ConfigId id) {
+      if (p.state[id] != kUnseen) return;  // seeded, or pending since a restart
+      p.state[id] = kPending;
+      ++p.pending;
+      ++p.proposed;
+      --want;
+      proposals.push_back({static_cast<int>(i), ConfigOf(p, id)});
+    };
+    while (want > 0 && !p.seeds.empty()) {
+      propose(p.seeds.front());
+      p.seeds.erase(p.seeds.begin());
+    }
     while (want > 0 && !p.exhausted) {
       std::vector<search::ConfigId> batch = p.strategy->Ask(want);
       if (batch.size() < want) p.exhausted = true;
-      for (search::ConfigId id : batch) {
-        if (p.state[id] != kUnseen) continue;  // pending since a restart
-        p.state[id] = kPending;
-        ++p.pending;
-        ++p.proposed;
-        --want;
-        proposals.push_back({static_cast<int>(i), ConfigOf(p, id)});
-      }
+      for (search::ConfigId id : batch) propose(id);
     }
   }
   return proposals;

@@ -63,6 +63,9 @@ class SearchDriver {
   // A configuration under evaluation whose result comes later (a resumed
   // job's): never proposed again.
   void MarkPending(int problem, const v1::Config& config);
+  // A warm start: proposed before anything the strategy proposes (in the
+  // order seeded), when it is in the problem's space and not yet proposed.
+  void Seed(int problem, const v1::Config& config);
 
   // What to evaluate next: at most `window` configurations in flight per
   // problem for a strategy that learns. Applies max_seconds against `now_ms`.
@@ -75,6 +78,8 @@ class SearchDriver {
   std::string StopReason() const;
 
   size_t Evaluated(int problem) const { return problems_[problem].told; }
+  // The problem's best time told so far.
+  std::optional<double> Best(int problem) const { return problems_[problem].best; }
   size_t SpaceSize(int problem) const { return problems_[problem].space.size(); }
 
  private:
@@ -84,8 +89,9 @@ class SearchDriver {
     std::unique_ptr<search::Strategy> strategy;
     // Per parameter: value text -> the value's index in `space`.
     std::vector<std::vector<std::pair<std::string, uint32_t>>> index_of_value;
-    std::vector<uint8_t> state;  // per configuration: kUnseen, kPending, kTold
-    size_t proposed = 0;         // pending or told
+    std::vector<uint8_t> state;           // per configuration: kUnseen, kPending, kTold
+    std::vector<search::ConfigId> seeds;  // to propose first
+    size_t proposed = 0;                  // pending or told
     size_t pending = 0;
     size_t told = 0;
     std::optional<double> best;

@@ -430,6 +430,9 @@ class Validator {
     if (!(search.min_improvement_percent() >= 0 && search.min_improvement_percent() < 100)) {
       Fail("search.min_improvement_percent", "must be in [0, 100)");
     }
+    if (!(search.early_stop() == 0 || search.early_stop() >= 1)) {
+      Fail("search.early_stop", "must be 0 (off) or a factor >= 1 of the best time");
+    }
     // Only random sampling with a budget draws configurations without
     // enumerating the space.
     bool sampled = search.strategy() == "random" && search.max_candidates() > 0;

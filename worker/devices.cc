@@ -16,8 +16,8 @@ bool IsNumber(std::string_view text) {
 
 }  // namespace
 
-Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
-                                            const std::string& label, double replay_speed) {
+Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const std::string& label,
+                                            double replay_speed) {
   const std::string flag(devices_flag);
   // Items between commas; a number alone continues the previous item's list
   // ("nvidia:0,1").
@@ -51,8 +51,8 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
     }
     if ((*found)->discover_file != nullptr) {
       if (item.size() <= kind.size() + 1) {
-        return Status::InvalidArgument("--devices '" + flag + "': '" + item + "' needs a file: " +
-                                       kind + ":FILE");
+        return Status::InvalidArgument("--devices '" + flag + "': '" + item +
+                                       "' needs a file: " + kind + ":FILE");
       }
       requests.push_back({*found, {}, item.substr(kind.size() + 1)});
       continue;

@@ -25,7 +25,7 @@ using runner::Device;
 // "replay:a.json.gz,replay:b_cache.json" (a path must not hold a comma), one
 // device each, replaying at `replay_speed`.
 // `label` (may be empty) is added to every device's labels and device class.
-Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
-                                            const std::string& label, double replay_speed = 1.0);
+Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const std::string& label,
+                                            double replay_speed = 1.0);
 
 }  // namespace tf::worker

@@ -25,7 +25,6 @@ namespace tf::worker {
 struct WorkerOptions {
   std::string coordinator;  // HOST:PORT
   std::string devices = "cpu:1";
-  double replay_speed = 1.0;  // replay devices: factor on the recorded times they sleep
   std::string label;        // added to every device's labels and class
   std::string cache_dir;    // artifacts, by hash
   std::string runner_path;  // empty: tunefleet-runner beside this executable
@@ -37,6 +36,8 @@ struct WorkerOptions {
   uint64_t runner_file_mb = 1024;
   int max_candidates = 32;  // per lease; each pays a round trip and an artifact load
   int64_t lease_wait_ms = 1000;
+  // Replay devices sleep the recorded compile and run times times this.
+  double replay_speed = 1.0;
 };
 
 class Worker {

@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
   options.sandbox_runners = !no_sandbox;
   if (!devices.empty()) {
     options.devices.clear();
-    for (const std::string& d : devices) options.devices += (options.devices.empty() ? "" : ",") + d;
+    for (const std::string& d : devices)
+      options.devices += (options.devices.empty() ? "" : ",") + d;
   }
   if (!token_file.empty()) {
     auto token = tf::auth::ReadTokenFile(token_file);

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -47,7 +48,7 @@ class CoordinatorSearchTest : public ::testing::Test {
     c_ = std::move(*started);
   }
 
-  std::string Register(int devices) {
+  std::string Register(int devices, const std::string& device_class = "replay/test") {
     v1::RegisterRequest request;
     request.set_hostname("replay-host");
     for (int i = 0; i < devices; ++i) {
@@ -55,17 +56,20 @@ class CoordinatorSearchTest : public ::testing::Test {
       d->set_index(i);
       d->set_vendor("replay");
       d->set_arch("replay");
-      d->set_device_class("replay/test");
+      d->set_device_class(device_class);
     }
     auto response = c_->Register(request);
     EXPECT_TRUE(response.ok()) << response.status().ToString();
     return response.ok() ? response->worker_id() : "";
   }
 
-  int64_t Submit(const std::function<void(v1::Search&)>& edit) {
-    kernelspec::LoadedSpec loaded =
-        testing::LoadTestSpec("tests/data/spaces/convolution/convolution_replay.yaml",
-                              [&](v1::KernelSpec& spec) { edit(*spec.mutable_search()); });
+  int64_t Submit(const std::function<void(v1::Search&)>& edit,
+                 const std::string& device_class = "") {
+    kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
+        "tests/data/spaces/convolution/convolution_replay.yaml", [&](v1::KernelSpec& spec) {
+          edit(*spec.mutable_search());
+          spec.mutable_target()->set_device_class(device_class);
+        });
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded.spec;
     for (const auto& s : loaded.sources) *request.add_sources() = s;
@@ -89,8 +93,7 @@ class CoordinatorSearchTest : public ::testing::Test {
     int reported = 0;
     for (int round = 0; round < 20000 && reported < stop_after; ++round) {
       v1::Job job = Job(job_id);
-      most_outstanding =
-          std::max(most_outstanding, job.candidates_total() - job.candidates_done());
+      most_outstanding = std::max(most_outstanding, job.candidates_total() - job.candidates_done());
       if (job.state() != v1::JOB_STATE_QUEUED && job.state() != v1::JOB_STATE_RUNNING) break;
       std::vector<v1::Lease> leases;
       for (int d = 0; d < devices; ++d) {
@@ -99,8 +102,8 @@ class CoordinatorSearchTest : public ::testing::Test {
         request.set_device_index(d);
         request.set_wait_ms(d == 0 ? 50 : 0);
         auto response = c_->AcquireLease(request);
-        ASSERT_TRUE(response.ok()) << response.status().ToString();
-        if (response->has_lease()) leases.push_back(response->lease());
+        EXPECT_TRUE(response.ok()) << response.status().ToString();
+        if (response.ok() && response->has_lease()) leases.push_back(response->lease());
       }
       for (const v1::Lease& lease : leases) {
         v1::ReportResultsRequest report;
@@ -110,15 +113,23 @@ class CoordinatorSearchTest : public ::testing::Test {
         for (const auto& c : lease.candidates()) {
           auto* r = report.add_results();
           r->set_candidate_id(c.candidate_id());
+          // A lease carries the threshold once its problem has a best time.
+          EXPECT_EQ(c.early_stop_ns(), best_ns_ < 1e300 ? early_stop_ * best_ns_ : 0);
           auto time = times_->find(kernelspec::ConfigKey(c.config()));
           if (status != v1::RESULT_STATUS_OK || time == times_->end()) {
             r->set_status(status == v1::RESULT_STATUS_OK ? v1::RESULT_STATUS_RUNTIME_FAILED
                                                          : status);
             continue;
           }
-          r->set_status(v1::RESULT_STATUS_OK);
+          const bool stopped = c.early_stop_ns() > 0 && time->second > c.early_stop_ns();
+          r->set_status(stopped ? v1::RESULT_STATUS_EARLY_STOPPED : v1::RESULT_STATUS_OK);
           r->mutable_timing()->set_median_ns(time->second);
+          early_stopped_ += stopped;
           ++reported;
+        }
+        for (const auto& r : report.results()) {
+          if (r.status() == v1::RESULT_STATUS_OK)
+            best_ns_ = std::min(best_ns_, r.timing().median_ns());
         }
         auto response = c_->ReportResults(report);
         EXPECT_TRUE(response.ok()) << response.status().ToString();
@@ -144,7 +155,19 @@ class CoordinatorSearchTest : public ::testing::Test {
     return keys;
   }
 
+  std::string FirstCandidate(int64_t job_id) {
+    auto db = db::Database::Open(dir_ / "tunefleet.db", false);
+    EXPECT_TRUE(db.ok());
+    auto stmt =
+        (*db)->Prepare("SELECT config_key FROM candidates WHERE job_id = ? ORDER BY id LIMIT 1");
+    stmt->Bind(1, job_id);
+    return *stmt->Step() ? stmt->Text(0) : "";
+  }
+
   static std::map<std::string, double>* times_;  // recorded A100 times by config key, ns
+  double early_stop_ = 0;   // the job's search.early_stop, to check leases against
+  double best_ns_ = 1e300;  // the best OK time reported so far (one problem)
+  int early_stopped_ = 0;
   testing::TempDir dir_;
   std::unique_ptr<Coordinator> c_;
 };
@@ -287,6 +310,65 @@ TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {
   EXPECT_EQ(job.candidates_cached(), 16);
   EXPECT_EQ(job.candidates_total(), 16);
   EXPECT_EQ(ResultConfigs(second), ResultConfigs(first));
+}
+
+}  // namespace
+}  // namespace tf::coordinator
+
+namespace tf::coordinator {
+namespace {
+
+TEST_F(CoordinatorSearchTest, ANewJobStartsFromTheBestOfTheKernelOnAnotherDeviceClass) {
+  Start();
+  const std::string first_worker = Register(1, "replay/test");
+  auto budget = [](v1::Search& s) {
+    s.set_strategy("bayes");
+    s.set_max_candidates(16);
+  };
+  const int64_t first = Submit(budget, "replay/test");
+  Work(first_worker, 1, first);
+  v1::Job done = Job(first);
+  ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED);
+  ASSERT_EQ(done.best_size(), 1);
+  const std::string winner = kernelspec::ConfigKey(done.best(0).config());
+
+  const std::string second_worker = Register(1, "replay/other");
+  const int64_t second = Submit(budget, "replay/other");
+  EXPECT_EQ(Job(second).device_class(), "replay/other");
+  EXPECT_EQ(FirstCandidate(second), winner);
+  EXPECT_EQ(Job(second).candidates_cached(), 0) << "another device class: nothing to reuse";
+}
+
+}  // namespace
+}  // namespace tf::coordinator
+
+namespace tf::coordinator {
+namespace {
+
+TEST_F(CoordinatorSearchTest, LosersOverTheEarlyStopFactorAreRecordedAsSuchNotAsFailures) {
+  Start();
+  const std::string worker = Register(1);
+  early_stop_ = 1.5;
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_max_candidates(60);
+    s.set_early_stop(1.5);
+  });
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_GT(early_stopped_, 0) << "random picks in this space are often 1.5x the best";
+  auto results = c_->ListResults(id);
+  ASSERT_TRUE(results.ok());
+  int stopped = 0, failed = 0;
+  for (const auto& r : *results) {
+    stopped += r.status() == v1::RESULT_STATUS_EARLY_STOPPED;
+    failed += r.status() != v1::RESULT_STATUS_OK && r.status() != v1::RESULT_STATUS_EARLY_STOPPED;
+  }
+  EXPECT_EQ(stopped, early_stopped_);
+  EXPECT_EQ(job.candidates_failed(), failed) << "early-stopped candidates are not failures";
+  ASSERT_EQ(job.best_size(), 1);
+  EXPECT_EQ(job.best(0).timing().median_ns(), best_ns_);
 }
 
 }  // namespace

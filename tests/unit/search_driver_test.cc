@@ -70,8 +70,8 @@ void CheckProposals(const v1::KernelSpec& spec, const std::vector<SearchDriver::
     const int64_t n = spec.problems(p.problem).vars(0).value();
     EXPECT_LE(Get(p.config, "X") + Get(p.config, "Y"), 50);
     EXPECT_LE(Get(p.config, "X"), n * 40);
-    EXPECT_TRUE(seen->insert(std::to_string(p.problem) + "|" + kernelspec::ConfigKey(p.config))
-                    .second)
+    EXPECT_TRUE(
+        seen->insert(std::to_string(p.problem) + "|" + kernelspec::ConfigKey(p.config)).second)
         << "proposed twice: " << kernelspec::ConfigKey(p.config);
   }
 }
@@ -91,7 +91,8 @@ size_t RunToEnd(SearchDriver& driver, const v1::KernelSpec& spec, size_t window,
     if (max_in_flight) *max_in_flight = std::max(*max_in_flight, in_flight.size());
     const size_t tell = std::min(in_flight.size(), std::max<size_t>(1, window / 2));
     for (size_t i = 0; i < tell; ++i) {
-      EXPECT_TRUE(driver.Tell(in_flight[i].problem, in_flight[i].config, time(in_flight[i].config)));
+      EXPECT_TRUE(
+          driver.Tell(in_flight[i].problem, in_flight[i].config, time(in_flight[i].config)));
       ++evaluated;
     }
     in_flight.erase(in_flight.begin(), in_flight.begin() + static_cast<ptrdiff_t>(tell));
@@ -206,6 +207,29 @@ TEST(SearchDriverTest, PendingConfigurationsOfAResumedJobAreNotProposedAgain) {
   EXPECT_FALSE(resumed->Done()) << "the pending one is still out";
   resumed->Tell(0, all[1].config, 1.0);
   EXPECT_TRUE(resumed->Done());
+}
+
+TEST(SearchDriverTest, SeedsGoFirstWhenInTheSpace) {
+  for (const std::string& strategy : {"bayes", "exhaustive"}) {
+    SCOPED_TRACE(strategy);
+    v1::KernelSpec spec = Spec(strategy);
+    auto driver = Make(spec);
+    ASSERT_NE(driver, nullptr);
+    auto seed = kernelspec::ParseConfigKey("X=30,Y=12");
+    auto outside = kernelspec::ParseConfigKey("X=40,Y=40");  // X + Y > 50
+    auto second = kernelspec::ParseConfigKey("X=2,Y=3");
+    ASSERT_TRUE(seed.ok() && outside.ok() && second.ok());
+    driver->Seed(0, *outside);
+    driver->Seed(0, *seed);
+    driver->Seed(0, *seed);
+    driver->Seed(0, *second);
+    auto batch = driver->Ask(8, kStart);
+    ASSERT_GE(batch.size(), 2u);
+    EXPECT_EQ(kernelspec::ConfigKey(batch[0].config), "X=30,Y=12");
+    EXPECT_EQ(kernelspec::ConfigKey(batch[1].config), "X=2,Y=3");
+    std::set<std::string> seen;
+    CheckProposals(spec, batch, &seen);
+  }
 }
 
 TEST(SearchDriverTest, ProblemsStopForTheirOwnReasons) {

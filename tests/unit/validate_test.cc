@@ -265,7 +265,9 @@ TEST_F(ValidateTest, SearchBudgets) {
   spec_.mutable_search()->set_max_seconds(-1);
   spec_.mutable_search()->set_patience(-2);
   spec_.mutable_search()->set_min_improvement_percent(100);
+  spec_.mutable_search()->set_early_stop(0.5);
   std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("search.early_stop: must be 0 (off) or a factor >= 1"));
   EXPECT_THAT(error, HasSubstr("search.max_seconds: must be >= 0"));
   EXPECT_THAT(error, HasSubstr("search.patience: must be >= 0"));
   EXPECT_THAT(error, HasSubstr("search.min_improvement_percent: must be in [0, 100)"));

@@ -48,8 +48,9 @@ Result<runner::Launchable> ReplayBackend::Find(const std::string& symbol) {
                                 [&](const v1::ParamSetting& s) { return s.name() == param.name; });
     if (setting == config.settings().end()) return outside("it has no " + param.name);
     const std::string value = kernelspec::ValueText(setting->value());
-    auto known = std::find_if(param.values.begin(), param.values.end(),
-                              [&](const search::Value& v) { return search::ValueText(v) == value; });
+    auto known =
+        std::find_if(param.values.begin(), param.values.end(),
+                     [&](const search::Value& v) { return search::ValueText(v) == value; });
     if (known == param.values.end()) {
       return outside(param.name + "=" + value + " was never recorded");
     }
@@ -77,8 +78,8 @@ std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchabl
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spent_ms * speed_));
   }
   v1::CandidateResult result;
-  const std::string recorded = std::string("recorded in ") + recording_.path + ": " +
-                               search::OutcomeName(r.outcome);
+  const std::string recorded =
+      std::string("recorded in ") + recording_.path + ": " + search::OutcomeName(r.outcome);
   switch (r.outcome) {
     case search::Outcome::kOk:
       result.set_status(v1::RESULT_STATUS_OK);

@@ -20,12 +20,9 @@ Result<std::string> ReplayToolchain::GenerateBatch(const v1::KernelSpec&,
   return listing;
 }
 
-Result<compiler::CompileOutcome> ReplayToolchain::Compile(const std::string& work_dir,
-                                                          const std::string& tu_path,
-                                                          const std::string& out_path,
-                                                          const v1::KernelSpec&,
-                                                          const std::vector<v1::Config>& configs,
-                                                          double) const {
+Result<compiler::CompileOutcome> ReplayToolchain::Compile(
+    const std::string& work_dir, const std::string& tu_path, const std::string& out_path,
+    const v1::KernelSpec&, const std::vector<v1::Config>& configs, double) const {
   TF_ASSIGN_OR_RETURN(std::string listing, ReadFile(work_dir + "/" + tu_path));
   TF_RETURN_IF_ERROR(WriteFileAtomic(work_dir + "/" + out_path, listing));
   compiler::CompileOutcome outcome;

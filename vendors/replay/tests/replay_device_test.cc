@@ -34,8 +34,8 @@ v1::Config ConfigOf(const search::Space& space, search::ConfigId id) {
 }
 
 TEST(ReplayToolchainTest, ArtifactListsTheBatchAndSymbolsAreConfigKeys) {
-  kernelspec::LoadedSpec spec = testing::LoadTestSpec(
-      "tests/data/spaces/convolution/convolution_replay.yaml");
+  kernelspec::LoadedSpec spec =
+      testing::LoadTestSpec("tests/data/spaces/convolution/convolution_replay.yaml");
   auto toolchain = vendors::MakeToolchain(spec.spec, "replay");
   ASSERT_TRUE(toolchain.ok()) << toolchain.status().ToString();
   EXPECT_EQ((*toolchain)->target(), "replay");
@@ -119,15 +119,14 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
   outside.mutable_settings(0)->mutable_value()->set_int_value(17);
   auto unrecorded = backend.Find(kernelspec::ConfigKey(outside));
   ASSERT_FALSE(unrecorded.ok());
-  EXPECT_THAT(unrecorded.status().message(),
-              HasSubstr("is outside the recorded space of " +
-                        SpaceFile("A100_kerneltuner_cache.json.gz") +
-                        ": block_size_x=17 was never recorded"));
+  EXPECT_THAT(unrecorded.status().message(), HasSubstr("is outside the recorded space of " +
+                                                       SpaceFile("A100_kerneltuner_cache.json.gz") +
+                                                       ": block_size_x=17 was never recorded"));
 }
 
 TEST(ReplaySpecTest, TheReplaySpecsSpaceIsTheRecordedSpace) {
-  kernelspec::LoadedSpec spec = testing::LoadTestSpec(
-      "tests/data/spaces/convolution/convolution_replay.yaml");
+  kernelspec::LoadedSpec spec =
+      testing::LoadTestSpec("tests/data/spaces/convolution/convolution_replay.yaml");
   ASSERT_TRUE(kernelspec::ValidateSpec(spec.spec, spec.sources, {}).ok());
   auto space = kernelspec::SearchSpace::Create(spec.spec, spec.spec.problems(0), {});
   ASSERT_TRUE(space.ok()) << space.status().ToString();
