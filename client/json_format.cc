@@ -51,6 +51,8 @@ const char* ResultStatusName(v1::ResultStatus status) {
       return "timeout";
     case v1::RESULT_STATUS_PRUNED:
       return "pruned";
+    case v1::RESULT_STATUS_EARLY_STOPPED:
+      return "early_stopped";
     default:
       return "unknown";
   }
@@ -90,7 +92,8 @@ Json JobJson(const v1::Job& job) {
               {"builds_done", job.builds_done()},
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()},
-              {"error", job.error()}};
+              {"error", job.error()},
+              {"stop_reason", job.stop_reason()}};
   Json best = Json::array();
   for (const v1::BestEntry& entry : job.best()) {
     Json item = {{"problem", ProblemJson(entry.problem())},

@@ -23,7 +23,9 @@ bool IsTerminal(v1::JobState state) {
          state == v1::JOB_STATE_CANCELLED;
 }
 
-bool IsFailure(v1::ResultStatus status) { return status != v1::RESULT_STATUS_OK; }
+bool IsFailure(v1::ResultStatus status) {
+  return status != v1::RESULT_STATUS_OK && status != v1::RESULT_STATUS_EARLY_STOPPED;
+}
 
 db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
   return {kernelspec::ConfigKey(b.config),
@@ -33,6 +35,14 @@ db::BuildRow BuildRowOf(const compiler::ConfigBuild& b) {
           b.diagnostics,
           b.reference_symbol,
           b.resources};
+}
+
+std::map<std::string, int> ProblemIndex(const v1::KernelSpec& spec) {
+  std::map<std::string, int> index;
+  for (int i = 0; i < spec.problems_size(); ++i) {
+    index.emplace(kernelspec::ProblemKey(spec.problems(i)), i);
+  }
+  return index;
 }
 
 Status JobNotFound(int64_t job_id) {
@@ -117,6 +127,7 @@ Status Coordinator::Load() {
     job.row = std::move(row);
     TF_ASSIGN_OR_RETURN(job.fingerprint_created_ms,
                         db_->EnsureKernel(job.row.fingerprint, job.row.kernel, job.row.created_ms));
+    job.problem_index = ProblemIndex(job.row.spec);
     if (job.row.device_class.empty()) continue;  // still waiting for a device
     // The bound class's limits and arch, from a registered device of it.
     v1::DeviceInfo device;
@@ -131,6 +142,18 @@ Status Coordinator::Load() {
       FailJobLocked(job, target.message());
       continue;
     }
+    // The search starts again from what the job's results say.
+    kernelspec::DeviceProperties properties(device.properties().begin(), device.properties().end());
+    auto search = SearchDriver::Create(job.row.spec, properties, options_.limits.max_space_size,
+                                       job.row.started_ms > 0 ? job.row.started_ms : NowUnixMs());
+    if (!search.ok()) {
+      FailJobLocked(job, "on " + job.row.device_class + ": " + search.status().message());
+      continue;
+    }
+    job.search = std::move(search).value();
+    TF_ASSIGN_OR_RETURN(auto results, db_->ListResults(job.row.id));
+    std::unordered_map<int64_t, const db::ResultRow*> result_of;
+    for (const auto& r : results) result_of[r.candidate_id] = &r;
     TF_ASSIGN_OR_RETURN(auto candidate_rows, db_->LoadCandidates(job.row.id));
     TF_ASSIGN_OR_RETURN(auto builds, LoadBuildsLocked(job));
     std::vector<v1::Config> to_build;
@@ -143,6 +166,7 @@ Status Coordinator::Load() {
       TF_ASSIGN_OR_RETURN(c.config, kernelspec::ParseConfigKey(cr.config_key));
       TF_ASSIGN_OR_RETURN(c.problem, kernelspec::ParseProblem(cr.problem_text));
       c.problem_key = kernelspec::ProblemKey(c.problem);
+      c.problem_index = job.problem_index[c.problem_key];
       c.state = cr.state;
       auto build = builds.find(cr.config_key);
       bool built =
@@ -151,7 +175,14 @@ Status Coordinator::Load() {
       if (built) (void)UseBuildLocked(job, c, build->second);
       job.candidate_ids.push_back(c.id);
       Candidate& stored = candidates_[c.id] = std::move(c);
-      if (stored.state == db::CandidateState::kDone) continue;
+      job.config_keys.insert(stored.config_key);
+      if (stored.state == db::CandidateState::kDone) {
+        if (auto r = result_of.find(stored.id); r != result_of.end()) {
+          TellSearchLocked(job, stored, *r->second);
+        }
+        continue;
+      }
+      job.search->MarkPending(stored.problem_index, stored.config);
       if (stored.state == db::CandidateState::kLeased && lease_of_candidate.count(stored.id) &&
           built) {
         stored.lease_id = lease_of_candidate[stored.id];
@@ -166,15 +197,14 @@ Status Coordinator::Load() {
         if (queued_configs.insert(stored.config_key).second) to_build.push_back(stored.config);
       }
     }
-    std::set<std::string> configs;
-    for (int64_t id : job.candidate_ids) configs.insert(candidates_[id].config_key);
-    job.configurations = static_cast<int64_t>(configs.size());
+    job.configurations = static_cast<int64_t>(job.config_keys.size());
     job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
+    job.building = std::move(queued_configs);
     ScheduleBuildsLocked(job, to_build);
     spdlog::info("resumed job {} ({}): {}/{} candidates done, {} ready, {} to build", job.row.id,
                  job.row.kernel, job.row.candidates_done, job.row.candidates_total,
                  job.ready.size(), to_build.size());
-    FinishIfDoneLocked(job);
+    AdvanceSearchLocked(job);
   }
   // Leases whose candidates were all done or dropped above have nothing left.
   std::erase_if(leases_, [&](const auto& entry) {
@@ -277,6 +307,7 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
   Job& job = jobs_[row.id];
   job.row = std::move(row);
   job.fingerprint_created_ms = fingerprint_created_ms;
+  job.problem_index = ProblemIndex(job.row.spec);
   spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
                job.row.fingerprint.substr(0, 12));
   BindQueuedJobsLocked();
@@ -303,13 +334,11 @@ void Coordinator::BindQueuedJobsLocked() {
   }
 }
 
-// Fixes the job's device class, enumerates its candidates with that device's
-// properties, reuses earlier results and builds, and starts the builds.
+// Fixes the job's device class, starts its search with that device's
+// properties, reuses earlier results, and proposes the first candidates.
 Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   const auto& spec = job.row.spec;
   kernelspec::DeviceProperties properties(device.properties().begin(), device.properties().end());
-  std::vector<std::pair<v1::Config, v1::Problem>> pairs;
-  std::map<std::string, v1::Config> distinct_configs;
   for (const auto& problem : spec.problems()) {
     // The runner holds every buffer twice (working copies beside pristine
     // inputs and reference outputs); refuse before any build rather than
@@ -324,70 +353,152 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
       FailJobLocked(job, error);
       return Status::ResourceExhausted(error);
     }
-    auto space = kernelspec::SearchSpace::Create(spec, problem, properties);
-    Result<std::vector<v1::Config>> selected =
-        space.ok() ? space->Select(spec.search(), options_.limits.max_space_size) : space.status();
-    if (!selected.ok()) {
-      FailJobLocked(job, "problem " + kernelspec::ProblemText(problem) + " on " +
-                             device.device_class() + ": " + selected.status().message());
-      return selected.status();
-    }
-    for (auto& config : *selected) {
-      distinct_configs.emplace(kernelspec::ConfigKey(config), config);
-      pairs.emplace_back(std::move(config), problem);
-    }
   }
   if (Status target = SetTargetLocked(job, device); !target.ok()) {
     FailJobLocked(job, target.message());
     return target;
   }
+  const int64_t now = NowUnixMs();
+  auto search = SearchDriver::Create(spec, properties, options_.limits.max_space_size, now);
+  if (!search.ok()) {
+    FailJobLocked(job, "on " + device.device_class() + ": " + search.status().message());
+    return search.status();
+  }
   TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
-  std::map<std::string, const db::ResultRow*> earlier_by_key;
-  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
-  TF_ASSIGN_OR_RETURN(auto builds, LoadBuildsLocked(job));
 
   db::JobRow updated = job.row;
   updated.device_class = device.device_class();
   updated.state = v1::JOB_STATE_RUNNING;
+  updated.started_ms = updated.updated_ms = now;
+  TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
+  job.row = std::move(updated);
+  job.search = std::move(search).value();
+
+  // Every result the database holds for this kernel on this device class is
+  // reused: the strategies learn from it and the job keeps it as its own.
+  std::map<std::string, const db::ResultRow*> earlier_by_key;  // one per pair: the latest
+  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
+  std::vector<NewCandidate> reused;
+  for (const auto& [key, r] : earlier_by_key) {
+    auto problem = job.problem_index.find(r->problem_key);
+    auto config = kernelspec::ParseConfigKey(r->config_key);
+    if (problem == job.problem_index.end() || !config.ok()) continue;
+    NewCandidate c{problem->second, *std::move(config), *r};
+    c.earlier->cached = true;
+    reused.push_back(std::move(c));
+  }
+  TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
+  // Warm start: the kernel's best configuration for the nearest tuned
+  // problem on this device class, then on any device class, go first.
+  for (int i = 0; i < spec.problems_size(); ++i) {
+    for (const std::string& device_class : {device.device_class(), std::string()}) {
+      v1::QueryBestRequest query;
+      query.set_kernel(spec.name());
+      *query.mutable_problem() = spec.problems(i);
+      query.set_device_class(device_class);
+      v1::QueryBestResponse answer = best_.Query(query);
+      if (answer.found()) job.search->Seed(i, answer.config());
+    }
+  }
+  spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
+               job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
+  AdvanceSearchLocked(job);
+  return Status::Ok();
+}
+
+size_t Coordinator::LiveDevicesLocked(const std::string& device_class) const {
+  const int64_t now = NowUnixMs();
+  size_t count = 0;
+  for (const auto& [id, worker] : workers_) {
+    if (worker.expired || now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) {
+      continue;
+    }
+    for (const auto& d : worker.row.devices) count += d.device_class() == device_class;
+  }
+  return count;
+}
+
+void Coordinator::AdvanceSearchLocked(Job& job) {
+  // Until the search waits for results: proposals whose results were known
+  // at once (reused, pruned, failed builds) make room for more.
+  while (job.row.state == v1::JOB_STATE_RUNNING && job.search) {
+    if (job.unstored.empty()) {
+      const size_t window =
+          kProposalsPerDevice * std::max<size_t>(1, LiveDevicesLocked(job.row.device_class));
+      for (auto& p : job.search->Ask(window, NowUnixMs())) {
+        job.unstored.push_back({p.problem, std::move(p.config), std::nullopt});
+      }
+      if (job.unstored.empty()) break;
+    }
+    if (Status added = AddCandidatesLocked(job, job.unstored); !added.ok()) {
+      spdlog::error("job {}: cannot store proposed candidates: {}; retrying", job.row.id,
+                    added.message());
+      return;  // the reaper tries again
+    }
+    job.unstored.clear();
+  }
+  FinishIfDoneLocked(job);
+}
+
+void Coordinator::TellSearchLocked(Job& job, const Candidate& candidate, const db::ResultRow& row) {
+  if (!job.search) return;
+  std::optional<double> time;
+  // An early-stopped candidate's estimate is a time, if a rough one.
+  if (!IsFailure(row.status)) time = row.timing.median_ns();
+  job.search->Tell(candidate.problem_index, candidate.config, time);
+}
+
+// New candidates of a bound job: stored with the results already known
+// (earlier ones, compile failures, pruned builds) in one transaction, then
+// queued when built or sent to be built.
+Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate>& news) {
+  if (news.empty()) return Status::Ok();
+  const auto& spec = job.row.spec;
+  TF_ASSIGN_OR_RETURN(auto builds, LoadBuildsLocked(job));
+  db::JobRow updated = job.row;
   updated.updated_ms = NowUnixMs();
-  updated.candidates_total = static_cast<int64_t>(pairs.size());
-  job.device = device;
   std::vector<db::CandidateRow> rows;
   std::vector<Candidate> candidates;
-  std::vector<std::optional<db::ResultRow>> results;  // reused or pruned
-  for (const auto& [config, problem] : pairs) {
+  std::vector<std::optional<db::ResultRow>> results;
+  std::vector<bool> built_flags;
+  for (const auto& n : news) {
     Candidate c;
     c.job_id = job.row.id;
-    c.config = config;
-    c.config_key = kernelspec::ConfigKey(config);
-    c.problem = problem;
-    c.problem_key = kernelspec::ProblemKey(problem);
+    c.problem_index = n.problem;
+    c.config = n.config;
+    c.config_key = kernelspec::ConfigKey(c.config);
+    c.problem = spec.problems(n.problem);
+    c.problem_key = kernelspec::ProblemKey(c.problem);
     auto build = builds.find(c.config_key);
-    auto earlier_result = earlier_by_key.find(c.config_key + "|" + c.problem_key);
     bool built =
         build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
-    std::optional<db::ResultRow> result;
-    if (earlier_result != earlier_by_key.end()) {
-      result = *earlier_result->second;
-      result->cached = true;
-    } else if (built) {
+    std::optional<db::ResultRow> result = n.earlier;
+    if (!result && built) {
       result = UseBuildLocked(job, c, build->second);
+    } else if (!result && build != builds.end() && !build->second.ok &&
+               job.config_keys.contains(c.config_key) && !job.building.contains(c.config_key)) {
+      // Failed for another problem of this job; an earlier job's failure is
+      // built again, in case it was the machine's (a time limit under load).
+      v1::CandidateResult compile_failed;
+      compile_failed.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      compile_failed.set_error(build->second.diagnostics);
+      result = MakeResultRow(job, c, compile_failed, "");
     }
     c.state = result  ? db::CandidateState::kDone
               : built ? db::CandidateState::kReady
                       : db::CandidateState::kWaitingBuild;
-    rows.push_back({0, job.row.id, c.config_key, kernelspec::ProblemText(problem), c.state, 0});
+    built_flags.push_back(built);
+    rows.push_back({0, job.row.id, c.config_key, kernelspec::ProblemText(c.problem), c.state, 0});
     candidates.push_back(std::move(c));
     results.push_back(std::move(result));
   }
-
-  std::vector<db::ResultRow> reused;
   {
     auto txn = db_->Begin();
     TF_RETURN_IF_ERROR(txn->begin_status());
     TF_RETURN_IF_ERROR(db_->InsertCandidates(rows));
     for (size_t i = 0; i < rows.size(); ++i) {
       candidates[i].id = rows[i].id;
+      updated.candidates_total++;
       if (!results[i]) continue;
       db::ResultRow& r = *results[i];
       r.candidate_id = rows[i].id;
@@ -396,7 +507,6 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
       updated.candidates_done++;
       if (r.cached) updated.candidates_cached++;
       if (IsFailure(r.status)) updated.candidates_failed++;
-      if (r.cached) reused.push_back(r);
     }
     TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
     TF_RETURN_IF_ERROR(txn->Commit());
@@ -406,26 +516,25 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     if (r) observer_->OnResultRecorded(*r);
   }
   std::vector<v1::Config> to_build;
-  std::set<std::string> queued_configs;
-  for (auto& c : candidates) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Candidate& c = candidates[i];
     job.candidate_ids.push_back(c.id);
+    if (job.config_keys.insert(c.config_key).second) {
+      job.configurations++;
+      if (built_flags[i]) job.builds_done++;
+    }
     Candidate& stored = candidates_[c.id] = std::move(c);
-    if (stored.state == db::CandidateState::kReady) {
+    if (results[i]) {
+      TellSearchLocked(job, stored, *results[i]);
+    } else if (stored.state == db::CandidateState::kReady) {
       stored.state = db::CandidateState::kWaitingBuild;  // MarkReadyLocked sets it
       MarkReadyLocked(job, stored);
-    } else if (stored.state == db::CandidateState::kWaitingBuild &&
-               queued_configs.insert(stored.config_key).second) {
-      to_build.push_back(stored.config);
+    } else if (job.building.insert(stored.config_key).second) {
+      to_build.push_back(stored.config);  // else its build is under way
     }
   }
-  job.configurations = static_cast<int64_t>(distinct_configs.size());
-  job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
-  spdlog::info("job {} bound to {}: {} candidates ({} configurations), {} reused, {} to build",
-               job.row.id, job.row.device_class, job.row.candidates_total, distinct_configs.size(),
-               reused.size(), to_build.size());
   ScheduleBuildsLocked(job, to_build);
   ChangedLocked(job);
-  FinishIfDoneLocked(job);
   return Status::Ok();
 }
 
@@ -481,7 +590,7 @@ void Coordinator::ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& 
 
 Result<std::map<std::string, db::BuildRow>> Coordinator::LoadBuildsLocked(const Job& job) {
   if (job.build_on_worker) return std::map<std::string, db::BuildRow>{};  // none here
-  return db_->LoadBuilds(job.row.fingerprint, job.target);
+  return LoadBuildsLocked(job);
 }
 
 Status Coordinator::PackBundlesLocked(Job& job, const std::vector<v1::Config>& configs) {
@@ -577,13 +686,15 @@ Status Coordinator::RecordBuildsLocked(int64_t job_id,
   TF_RETURN_IF_ERROR(status);
   job.row = std::move(updated);
   job.builds_done += static_cast<int64_t>(resolved_configs.size());
+  for (const std::string& key : resolved_configs) job.building.erase(key);
   for (auto* c : ready) MarkReadyLocked(job, *c);
   for (auto& [c, row] : failed) {
     c->state = db::CandidateState::kDone;
     observer_->OnResultRecorded(row);
+    TellSearchLocked(job, *c, row);
   }
   ChangedLocked(job);
-  FinishIfDoneLocked(job);
+  AdvanceSearchLocked(job);
   return Status::Ok();
 }
 
@@ -608,14 +719,14 @@ void Coordinator::FailJobLocked(Job& job, const std::string& error) {
   ChangedLocked(job);
 }
 
-// Ends the job once every candidate has its result, and forgets its
-// candidates (they live on in the database).
+// Forgets the ended job's candidates (they live on in the database).
 void Coordinator::FinishIfDoneLocked(Job& job) {
   if (job.row.state != v1::JOB_STATE_RUNNING ||
-      job.row.candidates_done < job.row.candidates_total) {
+      job.row.candidates_done < job.row.candidates_total || (job.search && !job.search->Done())) {
     return;
   }
   db::JobRow updated = job.row;
+  if (job.search) updated.stop_reason = job.search->StopReason();
   bool any_ok = updated.candidates_failed < updated.candidates_total;
   updated.state = any_ok ? v1::JOB_STATE_SUCCEEDED : v1::JOB_STATE_FAILED;
   if (!any_ok) {
@@ -631,12 +742,14 @@ void Coordinator::FinishIfDoneLocked(Job& job) {
     return;
   }
   job.row = std::move(updated);
-  spdlog::info("job {} {}: {} candidates, {} failed, {} reused", job.row.id,
+  spdlog::info("job {} {}: {} candidates, {} failed, {} reused; {}", job.row.id,
                job.row.state == v1::JOB_STATE_SUCCEEDED ? "succeeded" : "failed",
-               job.row.candidates_total, job.row.candidates_failed, job.row.candidates_cached);
+               job.row.candidates_total, job.row.candidates_failed, job.row.candidates_cached,
+               job.row.stop_reason);
   for (int64_t id : job.candidate_ids) candidates_.erase(id);
   job.candidate_ids.clear();
   job.ready.clear();
+  job.search.reset();
   ChangedLocked(job);
 }
 
@@ -654,6 +767,7 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
   job.set_created_unix_ms(row.created_ms);
   job.set_updated_unix_ms(row.updated_ms);
   job.set_error(row.error);
+  job.set_stop_reason(row.stop_reason);
   job.set_priority(row.priority);
   auto best = db_->JobBest(row.id);
   if (best.ok()) {
@@ -748,6 +862,7 @@ Result<v1::Job> Coordinator::Cancel(int64_t job_id, const auth::Caller& caller) 
   job.candidate_ids.clear();
   job.ready.clear();
   job.active_leases = 0;
+  job.search.reset();
   builds_->CancelJob(job_id);
   spdlog::info("job {} cancelled", job_id);
   ChangedLocked(job);
@@ -1021,6 +1136,9 @@ v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
     *lc->mutable_config() = c.config;
     *lc->mutable_problem() = c.problem;
     lc->set_symbol(c.symbol);
+    const double early_stop = job.row.spec.search().early_stop();
+    std::optional<double> best = job.search ? job.search->Best(c.problem_index) : std::nullopt;
+    if (early_stop > 0 && best) lc->set_early_stop_ns(early_stop * *best);
   }
   return proto;
 }
@@ -1223,6 +1341,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   }
   for (size_t i = 0; i < accepted.size(); ++i) {
     ApplyResultLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row, became_best[i]);
+    TellSearchLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row);
   }
   for (auto& [id, row] : updated_jobs) jobs_[id].row = std::move(row);
   response.set_recorded(static_cast<int32_t>(accepted.size()));
@@ -1239,7 +1358,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   }
   for (auto& [id, row] : updated_jobs) {
     ChangedLocked(jobs_[id]);
-    FinishIfDoneLocked(jobs_[id]);
+    AdvanceSearchLocked(jobs_[id]);
   }
   return response;
 }
@@ -1332,7 +1451,7 @@ void Coordinator::ReaperLoop() {
     std::erase_if(unrecorded_builds_, [&](const auto& entry) {
       return RecordBuildsLocked(entry.first, entry.second).ok();
     });
-    for (auto& [id, job] : jobs_) FinishIfDoneLocked(job);
+    for (auto& [id, job] : jobs_) AdvanceSearchLocked(job);  // search.max_seconds
     for (auto& [id, worker] : workers_) {
       if (!worker.expired && now - worker.last_heartbeat_ms > options_.lease_ttl_ms) {
         worker.expired = true;

@@ -28,6 +28,7 @@
 #include "coordinator/best_index.h"
 #include "coordinator/build_queue.h"
 #include "coordinator/observer.h"
+#include "coordinator/search_driver.h"
 #include "db/tuning_db.h"
 #include "kernelspec/validate.h"
 #include "tunefleet/v1/tunefleet.pb.h"
@@ -79,6 +80,10 @@ struct Activity {
   // coordinator started.
   std::map<v1::JobState, int64_t> jobs;
 };
+
+// A strategy that learns is asked for this many configurations per problem
+// and live device of the job's class at a time (coordinator/search_driver.h).
+inline constexpr size_t kProposalsPerDevice = 8;
 
 class Coordinator {
  public:
@@ -138,6 +143,7 @@ class Coordinator {
     std::string config_key;
     v1::Problem problem;
     std::string problem_key;
+    int problem_index = 0;  // in spec.problems
     db::CandidateState state = db::CandidateState::kWaitingBuild;
     int64_t lease_id = 0;
     std::string artifact_sha256;
@@ -147,6 +153,12 @@ class Coordinator {
     // Every worker it was leased to since this coordinator started (or, for
     // leases active then, since they were granted): who may report it.
     std::vector<std::string> leased_to;
+  };
+  // A candidate to add to a bound job, with its result when already known.
+  struct NewCandidate {
+    int problem = 0;
+    v1::Config config;
+    std::optional<db::ResultRow> earlier;
   };
   struct Job {
     db::JobRow row;
@@ -169,6 +181,13 @@ class Coordinator {
     int64_t lease_ms_total = 0;
     uint64_t last_lease_seq = 0;  // when it last got a lease, in grants
     uint64_t version = 0;         // bumped on every change, for watchers
+    // Once bound: what to evaluate next, and the spec's problems by key.
+    std::unique_ptr<SearchDriver> search;
+    std::map<std::string, int> problem_index;
+    std::set<std::string> config_keys;  // of its candidates
+    std::set<std::string> building;     // configurations sent to be built
+    // Proposed, but not stored yet: a write failed; the reaper retries.
+    std::vector<NewCandidate> unstored;
   };
   struct Lease {
     int64_t id = 0;
@@ -202,7 +221,14 @@ class Coordinator {
   void BindQueuedJobsLocked();
   Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
   void FailJobLocked(Job& job, const std::string& error);
+  // Ends the job once its search is done and every candidate has its result.
   void FinishIfDoneLocked(Job& job);
+  // Asks the job's search for more candidates as results come back, then
+  // FinishIfDoneLocked.
+  void AdvanceSearchLocked(Job& job);
+  void TellSearchLocked(Job& job, const Candidate& candidate, const db::ResultRow& row);
+  Status AddCandidatesLocked(Job& job, const std::vector<NewCandidate>& news);
+  size_t LiveDevicesLocked(const std::string& device_class) const;
   void MarkReadyLocked(Job& job, Candidate& candidate);
   // Takes a successful build for the candidate; a PRUNED result when the
   // build exceeds the bound device's limits.

@@ -117,6 +117,12 @@ ALTER TABLE jobs ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX jobs_by_owner ON jobs(owner_token);
 ALTER TABLE workers ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 5: searched jobs: when a job started on a device (the origin of
+      // search.max_seconds) and why its search stopped proposing.
+      R"sql(
+ALTER TABLE jobs ADD COLUMN started_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }

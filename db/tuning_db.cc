@@ -21,7 +21,7 @@ std::vector<v1::SourceFile> ParseSources(const std::string& bytes) {
 constexpr const char* kJobColumns =
     "id, kernel, fingerprint, spec, sources, state, priority, device_class, error, "
     "candidates_total, candidates_done, candidates_failed, candidates_cached, created_ms, "
-    "updated_ms, owner_token";
+    "updated_ms, owner_token, started_ms, stop_reason";
 
 JobRow ReadJob(const Statement& s) {
   JobRow job;
@@ -41,6 +41,8 @@ JobRow ReadJob(const Statement& s) {
   job.created_ms = s.Int(13);
   job.updated_ms = s.Int(14);
   job.owner_token = s.Int(15);
+  job.started_ms = s.Int(16);
+  job.stop_reason = s.Text(17);
   return job;
 }
 
@@ -135,7 +137,8 @@ Status TuningDb::UpdateJob(const JobRow& job) {
   TF_ASSIGN_OR_RETURN(auto stmt,
                       db_->Prepare("UPDATE jobs SET state=?, device_class=?, error=?, "
                                    "candidates_total=?, candidates_done=?, candidates_failed=?, "
-                                   "candidates_cached=?, updated_ms=? WHERE id=?"));
+                                   "candidates_cached=?, updated_ms=?, started_ms=?, "
+                                   "stop_reason=? WHERE id=?"));
   stmt.Bind(1, static_cast<int64_t>(job.state))
       .Bind(2, job.device_class)
       .Bind(3, job.error)
@@ -144,7 +147,9 @@ Status TuningDb::UpdateJob(const JobRow& job) {
       .Bind(6, job.candidates_failed)
       .Bind(7, job.candidates_cached)
       .Bind(8, job.updated_ms)
-      .Bind(9, job.id);
+      .Bind(9, job.started_ms)
+      .Bind(10, job.stop_reason)
+      .Bind(11, job.id);
   return stmt.Run();
 }
 

@@ -37,6 +37,8 @@ struct JobRow {
   int64_t created_ms = 0;
   int64_t updated_ms = 0;
   int64_t owner_token = 0;  // the submitter's token; 0: anonymous
+  int64_t started_ms = 0;   // when it was bound to a device class; 0: not yet
+  std::string stop_reason;  // why its search stopped proposing
 };
 
 enum class CandidateState { kWaitingBuild = 0, kReady = 1, kLeased = 2, kDone = 3 };

@@ -224,10 +224,7 @@ void SearchSpace::Enumerate(const std::function<bool(const v1::Config&)>& visit)
 Result<std::vector<v1::Config>> SearchSpace::Select(const v1::Search& search,
                                                     uint64_t limit) const {
   uint64_t max_candidates = static_cast<uint64_t>(std::max<int64_t>(search.max_candidates(), 0));
-  if (search.strategy() == "random") {
-    if (max_candidates == 0) {
-      return Status::InvalidArgument("search.strategy random needs search.max_candidates > 0");
-    }
+  if (search.strategy() == "random" && max_candidates > 0) {
     uint64_t count = std::min(max_candidates, limit);
     if (cartesian_size_ != kSaturated &&
         ProductOfSizes(0, constrained_depth_) <= kMaxExactSamplingPrefixes) {
@@ -235,17 +232,13 @@ Result<std::vector<v1::Config>> SearchSpace::Select(const v1::Search& search,
     }
     return SampleByRejection(count, search.seed());
   }
-  if (search.strategy() != "exhaustive") {
-    return Status::InvalidArgument("search.strategy '" + search.strategy() +
-                                   "' is not one of exhaustive, random");
-  }
-  if (max_candidates > 0) limit = std::min(limit, max_candidates);
   uint64_t valid = CountValid();
   if (valid > limit) {
     return Status::ResourceExhausted("the space has " + std::to_string(valid) +
                                      " valid configurations, more than the limit of " +
                                      std::to_string(limit) +
-                                     "; add constraints, or use search.strategy random");
+                                     "; add constraints, or use search.strategy random with "
+                                     "search.max_candidates");
   }
   std::vector<v1::Config> configs;
   configs.reserve(valid);

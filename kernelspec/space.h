@@ -47,10 +47,10 @@ class SearchSpace {
   void EnumerateIndices(const std::function<bool(const uint32_t* value_index)>& visit) const;
   v1::Config MakeConfig(const uint32_t* value_index) const;
 
-  // exhaustive: every valid configuration, an error when there are more than
-  // `limit` (or search.max_candidates when set). random: min(max_candidates,
-  // limit) distinct valid configurations drawn uniformly, the same for the
-  // same seed; all of them when the space is smaller.
+  // Random with search.max_candidates: min(max_candidates, limit) distinct
+  // valid configurations drawn uniformly, the same for the same seed; all of
+  // them when the space is smaller. Otherwise every valid configuration, an
+  // error when there are more than `limit` (strategies then choose among them).
   Result<std::vector<v1::Config>> Select(const v1::Search& search, uint64_t limit) const;
 
  private:

@@ -58,7 +58,7 @@ void FillDefaults(const std::set<std::string>& given, v1::KernelSpec* spec) {
   if (missing("benchmark.flush_l2")) benchmark->set_flush_l2(true);
   if (missing("benchmark.timeout_s")) benchmark->set_timeout_s(10);
 
-  if (missing("search.strategy")) spec->mutable_search()->set_strategy("exhaustive");
+  if (missing("search.strategy")) spec->mutable_search()->set_strategy("auto");
 }
 
 template <typename T>
@@ -234,7 +234,12 @@ class SpecParser {
              nested({{"strategy", Text(search->mutable_strategy())},
                      {"max_candidates",
                       Field<int64_t>([=](int64_t v) { search->set_max_candidates(v); })},
-                     {"seed", Field<uint64_t>([=](uint64_t v) { search->set_seed(v); })}})},
+                     {"seed", Field<uint64_t>([=](uint64_t v) { search->set_seed(v); })},
+                     {"max_seconds", Field<double>([=](double v) { search->set_max_seconds(v); })},
+                     {"patience", Field<int64_t>([=](int64_t v) { search->set_patience(v); })},
+                     {"min_improvement_percent",
+                      Field<double>([=](double v) { search->set_min_improvement_percent(v); })},
+                     {"early_stop", Field<double>([=](double v) { search->set_early_stop(v); })}})},
             {"compile_options", TextList(spec.mutable_compile_options())},
             {"forbid_spills", Field<bool>([s = &spec](bool v) { s->set_forbid_spills(v); })},
             {"tensor_maps",

@@ -18,7 +18,9 @@ namespace {
 constexpr std::string_view kInits[] = {"random", "zeros", "ones", "iota"};
 constexpr std::string_view kParamStyles[] = {"template", "define"};
 constexpr std::string_view kMemories[] = {"global", "constant"};
-constexpr std::string_view kStrategies[] = {"exhaustive", "random"};
+// search/strategy.h's StrategyNames(); search_driver_test checks that they agree.
+constexpr std::string_view kStrategies[] = {"auto",  "exhaustive",   "random",
+                                            "bayes", "evolutionary", "local"};
 constexpr std::string_view kCompileOn[] = {"", "coordinator", "worker"};
 constexpr size_t kMaxReportedErrors = 20;
 constexpr int kMaxTensorMapRank = 5;
@@ -406,10 +408,17 @@ class Validator {
       Fail("search.strategy", "'" + search.strategy() + "' is not one of " + Choices(kStrategies));
     }
     if (search.max_candidates() < 0) Fail("search.max_candidates", "must be >= 0");
-    bool sampled = search.strategy() == "random";
-    if (sampled && search.max_candidates() <= 0) {
-      Fail("search.max_candidates", "strategy random needs max_candidates > 0");
+    if (!(search.max_seconds() >= 0)) Fail("search.max_seconds", "must be >= 0");
+    if (search.patience() < 0) Fail("search.patience", "must be >= 0");
+    if (!(search.min_improvement_percent() >= 0 && search.min_improvement_percent() < 100)) {
+      Fail("search.min_improvement_percent", "must be in [0, 100)");
     }
+    if (!(search.early_stop() == 0 || search.early_stop() >= 1)) {
+      Fail("search.early_stop", "must be 0 (off) or a factor >= 1 of the best time");
+    }
+    // Only random sampling with a budget draws configurations without
+    // enumerating the space.
+    bool sampled = search.strategy() == "random" && search.max_candidates() > 0;
     uint64_t budget = static_cast<uint64_t>(std::max<int64_t>(search.max_candidates(), 0));
     if (budget > limits_.max_space_size) {
       Fail("search.max_candidates", std::to_string(budget) + " is above the limit of " +

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,10 @@ class Backend {
   virtual Result<v1::TimingStats> Time(const Launchable& kernel, DeviceBuffers& buffers,
                                        const std::vector<int64_t>& scalars,
                                        const v1::BenchmarkSettings& settings) = 0;
+  // A backend that answers from a recording instead of running (replay)
+  // returns the recorded outcome of `kernel`, found by Find; the runner then
+  // neither checks nor times it. Others return std::nullopt.
+  virtual std::optional<v1::CandidateResult> Answer(const Launchable&) { return std::nullopt; }
   // True after an error that leaves the device unusable by this process
   // (a sticky driver error): the runner must exit so that a fresh one starts.
   virtual bool lost() const { return false; }

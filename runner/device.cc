@@ -18,4 +18,6 @@ std::string SanitizeForDeviceClass(const std::string& model) {
   return out.empty() ? "unknown" : out;
 }
 
+std::string DeviceFileName(size_t n) { return "device-file-" + std::to_string(n); }
+
 }  // namespace tf::runner

@@ -15,7 +15,14 @@ struct Device {
   ::tunefleet::v1::DeviceInfo info;  // as registered; info.index numbers devices on this worker
   std::vector<int> cpus;  // host cores the device's runner is pinned to; empty: not pinned
   int ordinal = 0;        // the vendor's own number of the device (its driver's ordinal)
+  // Files its runner's backend reads (a replayed recording): the worker
+  // places a copy of files[n] in the runner's folder, which is the runner's
+  // current directory, as DeviceFileName(n), where a confined runner can
+  // read it.
+  std::vector<std::string> files;
 };
+
+std::string DeviceFileName(size_t n);
 
 // "Model X 200" -> "Model-X-200": a model name as a device class part.
 std::string SanitizeForDeviceClass(const std::string& model);

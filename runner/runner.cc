@@ -19,6 +19,11 @@
 namespace tf::runner {
 namespace {
 
+// The estimate a candidate under an early-stop threshold gets first (as
+// TileLang's autotuner does): this many timed runs after a brief warm-up.
+constexpr int kEarlyStopRuns = 5;
+constexpr double kEarlyStopWarmupMs = 1;
+
 // What a problem's preparation depends on besides the problem itself.
 // Artifacts of one job share its reference, while another job's may have
 // been built by another toolchain: the job id is part of it. The spec guards
@@ -199,6 +204,10 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
                                          PreparedProblem& data) {
   TF_ASSIGN_OR_RETURN(Launchable kernel, backend.Find(candidate.symbol()));
   SetConstants(spec, &kernel);
+  if (std::optional<v1::CandidateResult> answer = backend.Answer(kernel)) {
+    answer->set_candidate_id(candidate.candidate_id());
+    return *answer;
+  }
   kernelspec::Bindings vars = data.vars;
   for (const auto& [name, value] : device.properties()) vars["device." + name] = value;
   for (const v1::ParamSetting& setting : candidate.config().settings()) {
@@ -220,6 +229,24 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
     if (!mismatch.empty()) {
       result.set_status(v1::RESULT_STATUS_WRONG_RESULT);
       result.set_error(mismatch);
+      return result;
+    }
+  }
+  if (candidate.early_stop_ns() > 0) {
+    // A short estimate first: a clear loser is not worth the full timing.
+    v1::BenchmarkSettings brief = spec.benchmark();
+    brief.set_warmup_ms(std::min(brief.warmup_ms(), kEarlyStopWarmupMs));
+    brief.set_min_repeats(kEarlyStopRuns);
+    brief.set_max_repeats(kEarlyStopRuns);
+    TF_ASSIGN_OR_RETURN(v1::TimingStats estimate,
+                        backend.Time(kernel, *data.buffers, data.scalars, brief));
+    if (estimate.median_ns() > candidate.early_stop_ns()) {
+      if (data.flops > 0) estimate.set_gflops(data.flops / estimate.median_ns());
+      *result.mutable_timing() = estimate;
+      result.set_status(v1::RESULT_STATUS_EARLY_STOPPED);
+      result.set_error("estimate of " + std::to_string(kEarlyStopRuns) + " runs " +
+                       Number(estimate.median_ns()) + " ns is over the early-stop threshold " +
+                       Number(candidate.early_stop_ns()) + " ns");
       return result;
     }
   }

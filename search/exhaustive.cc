@@ -18,6 +18,7 @@ class Exhaustive : public Strategy {
   }
 
   void Tell(ConfigId config, std::optional<double>) override { proposed_.Add(config); }
+  bool Adaptive() const override { return false; }
 
  private:
   ProposedSet proposed_;

@@ -20,6 +20,7 @@ class RandomSearch : public Strategy {
   }
 
   void Tell(ConfigId config, std::optional<double>) override { order_.Skip(config); }
+  bool Adaptive() const override { return false; }
 
  private:
   RandomOrder order_;

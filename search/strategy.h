@@ -37,6 +37,10 @@ class Strategy {
   virtual std::vector<ConfigId> Ask(size_t n) = 0;
   // objective: lower is better (a time); std::nullopt: the evaluation failed.
   virtual void Tell(ConfigId config, std::optional<double> objective) = 0;
+  // False when its proposals do not depend on what it is told (exhaustive,
+  // random): the caller may then ask for all of them at once and build them
+  // together, as it would without a strategy.
+  virtual bool Adaptive() const { return true; }
 };
 
 struct StrategyOptions {

@@ -1,6 +1,7 @@
 #include "vendors/device_kinds.h"
 
 #include "vendors/cpu/cpu_devices.h"
+#include "vendors/replay/replay_devices.h"
 #ifdef TF_VENDOR_NVIDIA
 #include "vendors/nvidia/nvidia_backend.h"
 #include "vendors/nvidia/nvidia_devices.h"
@@ -17,6 +18,11 @@ const DeviceKind kDeviceKinds[] = {
      nvidia::CheckNvidiaDeviceNumbers, nvidia::DiscoverNvidiaDevices, nvidia::MakeNvidiaBackend,
      nvidia::ConfineNvidiaRunner, false},
 #endif
+    {"replay",
+     "replay:FILE (repeatable) answers from a recorded space, a Kernel Tuner cache or T4 file, "
+     "gzip or not, instead of running",
+     nullptr, nullptr, replay::MakeReplayBackend, replay::ConfineReplayRunner, false,
+     replay::DiscoverReplayDevice},
 };
 
 }  // namespace

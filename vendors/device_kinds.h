@@ -21,8 +21,9 @@ struct DeviceKind {
   const char* name;
   // How --devices writes it, for the worker's --help.
   const char* usage;
-  // Checks the numbers after "kind:" in --devices before anything is
-  // discovered; the message says what they must be.
+  // Kinds of hardware ("kind" or "kind:N,M"): checks the numbers after
+  // "kind:" in --devices before anything is discovered; the message says
+  // what they must be.
   Status (*check_numbers)(const std::vector<int>& numbers);
   // The devices of this kind on this host for those numbers, indices from
   // `first_index`, `label` added to labels and device class.
@@ -38,6 +39,10 @@ struct DeviceKind {
   // Its devices compute in the host's memory, so the runner's memory limit
   // also bounds what a job may use of the device.
   bool shares_host_memory;
+  // Kinds backed by a file ("kind:PATH", repeatable) set this instead of
+  // check_numbers and discover: one device per file.
+  Result<runner::Device> (*discover_file)(const std::string& path, int index,
+                                          const std::string& label, double replay_speed) = nullptr;
 };
 
 // InvalidArgument naming the known kinds when `name` is none of them.

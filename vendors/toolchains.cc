@@ -1,6 +1,7 @@
 #include "vendors/toolchains.h"
 
 #include "vendors/cpu/host_toolchain.h"
+#include "vendors/replay/replay_toolchain.h"
 #ifdef TF_VENDOR_NVIDIA
 #include "vendors/nvidia/nvrtc_toolchain.h"
 #endif
@@ -30,6 +31,7 @@ const LanguageRow kLanguages[] = {
     {"cuda", "nvidia", "", nullptr, nullptr},
 #endif
     {"hip", "amd", "", nullptr, nullptr},
+    {"replay", "replay", "", replay::MakeReplayToolchain, nullptr},
 };
 
 Result<const LanguageRow*> FindLanguage(const std::string& language) {

@@ -16,8 +16,8 @@ bool IsNumber(std::string_view text) {
 
 }  // namespace
 
-Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
-                                            const std::string& label) {
+Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const std::string& label,
+                                            double replay_speed) {
   const std::string flag(devices_flag);
   // Items between commas; a number alone continues the previous item's list
   // ("kind:0,1").
@@ -39,11 +39,24 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
   struct Request {
     const vendors::DeviceKind* kind;
     std::vector<int> numbers;  // after the colon
+    std::string path;          // after the colon, for kinds backed by a file
   };
   std::vector<Request> requests;
   std::set<std::string> kinds_seen;
   for (const std::string& item : items) {
     const std::string kind = item.substr(0, item.find(':'));
+    auto found = vendors::FindDeviceKind(kind);
+    if (!found.ok()) {
+      return Status::InvalidArgument("--devices '" + flag + "': " + found.status().message());
+    }
+    if ((*found)->discover_file != nullptr) {
+      if (item.size() <= kind.size() + 1) {
+        return Status::InvalidArgument("--devices '" + flag + "': '" + item +
+                                       "' needs a file: " + kind + ":FILE");
+      }
+      requests.push_back({*found, {}, item.substr(kind.size() + 1)});
+      continue;
+    }
     std::vector<int> numbers;
     for (size_t at = kind.size(); at < item.size();) {
       size_t end = item.find(',', at + 1);
@@ -62,21 +75,22 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
       return Status::InvalidArgument("--devices '" + flag + "': kind '" + kind +
                                      "' is given twice");
     }
-    auto found = vendors::FindDeviceKind(kind);
-    if (!found.ok()) {
-      return Status::InvalidArgument("--devices '" + flag + "': " + found.status().message());
-    }
     if (Status checked = (*found)->check_numbers(numbers); !checked.ok()) {
       return Status::InvalidArgument("--devices '" + flag + "': in '" + item +
                                      "': " + checked.message());
     }
-    Request request{*found, std::move(numbers)};
-    requests.push_back(std::move(request));
+    requests.push_back({*found, std::move(numbers), ""});
   }
 
   std::vector<Device> devices;
   for (const Request& request : requests) {
     const int first_index = static_cast<int>(devices.size());
+    if (request.kind->discover_file != nullptr) {
+      auto found = request.kind->discover_file(request.path, first_index, label, replay_speed);
+      if (!found.ok()) return found.status();
+      devices.push_back(*std::move(found));
+      continue;
+    }
     auto found = request.kind->discover(request.numbers, first_index, label);
     if (!found.ok()) return found.status();
     devices.insert(devices.end(), found->begin(), found->end());

@@ -20,8 +20,11 @@ using runner::Device;
 // colon, which each kind checks (vendors::DeviceKindsUsage() says how), e.g.
 // "cpu:1,KIND:0,1". The whole flag is checked before anything is discovered;
 // an unknown kind is refused naming the known ones.
+// Kinds backed by a file take a path instead of numbers and may repeat:
+// "replay:a.json.gz,replay:b_cache.json" (a path must not hold a comma), one
+// device each, replaying at `replay_speed`.
 // `label` (may be empty) is added to every device's labels and device class.
-Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag,
-                                            const std::string& label);
+Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const std::string& label,
+                                            double replay_speed = 1.0);
 
 }  // namespace tf::worker

@@ -81,6 +81,26 @@ Status RunnerSupervisor::EnsureRunner() {
     remove_work_dir_ = true;
   }
   TF_RETURN_IF_ERROR(MakeDirs(sandbox_.work_dir));
+  for (size_t n = 0; n < device_.files.size(); ++n) {
+    // A copy readable by the runner when it runs as nobody; the original's
+    // mode is left alone.
+    const std::string staged = sandbox_.work_dir + "/" + runner::DeviceFileName(n);
+    std::error_code error;
+    std::filesystem::remove(staged, error);
+    std::filesystem::copy_file(device_.files[n], staged, error);
+    if (!error) {
+      std::filesystem::permissions(staged,
+                                   std::filesystem::perms::owner_read |
+                                       std::filesystem::perms::group_read |
+                                       std::filesystem::perms::others_read,
+                                   error);
+    }
+    if (error) {
+      return Status::FailedPrecondition("cannot place " + device_.files[n] +
+                                        " in the runner's folder " + sandbox_.work_dir + ": " +
+                                        error.message());
+    }
+  }
   std::vector<std::string> argv = {runner_path_, "--work-dir", sandbox_.work_dir};
   if (sandbox_.enabled) {
     argv.insert(argv.end(), {"--sandbox", device_.info.vendor(), "--memory-mb",

@@ -95,7 +95,8 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   }
   TF_RETURN_IF_ERROR(MakeDirs(options.cache_dir));
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
-  TF_ASSIGN_OR_RETURN(auto devices, DiscoverDevices(options.devices, options.label));
+  TF_ASSIGN_OR_RETURN(auto devices,
+                      DiscoverDevices(options.devices, options.label, options.replay_speed));
   // A runner computing in host memory can use no more than its memory limit:
   // that is the device's memory as far as jobs are concerned.
   for (Device& device : devices) {

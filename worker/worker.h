@@ -37,6 +37,8 @@ struct WorkerOptions {
   uint64_t runner_file_mb = 1024;
   int max_candidates = 32;  // per lease; each pays a round trip and an artifact load
   int64_t lease_wait_ms = 1000;
+  // Replay devices sleep the recorded compile and run times times this.
+  double replay_speed = 1.0;
 };
 
 class Worker {

@@ -14,9 +14,14 @@ int main(int argc, char** argv) {
   tf::worker::WorkerOptions options;
   CLI::App app{"TuneFleet worker: benchmarks candidates on this host's devices for a coordinator."};
   app.add_option("--coordinator", options.coordinator, "coordinator address HOST:PORT")->required();
-  app.add_option("--devices", options.devices,
-                 "devices to offer, kinds joined by commas: " + tf::vendors::DeviceKindsUsage())
-      ->capture_default_str();
+  std::vector<std::string> devices;
+  app.add_option("--devices", devices,
+                 "devices to offer (default cpu:1; repeatable), kinds joined by commas: " +
+                     tf::vendors::DeviceKindsUsage());
+  app.add_option("--replay-speed", options.replay_speed,
+                 "replay devices sleep the recorded compile and run times times this (0: none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--cache", options.cache_dir, "directory for downloaded artifacts")->required();
   app.add_option("--label", options.label, "label added to every device and its device class");
   app.add_option("--max-candidates", options.max_candidates, "candidates per lease")
@@ -47,6 +52,11 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (verbose) spdlog::set_level(spdlog::level::debug);
   options.sandbox_runners = !no_sandbox;
+  if (!devices.empty()) {
+    options.devices.clear();
+    for (const std::string& d : devices)
+      options.devices += (options.devices.empty() ? "" : ",") + d;
+  }
   if (!token_file.empty()) {
     auto token = tf::auth::ReadTokenFile(token_file);
     if (!token.ok()) {

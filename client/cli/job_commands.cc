@@ -46,6 +46,7 @@ void PrintJobSummary(const v1::Job& job) {
               static_cast<long long>(job.candidates_cached()));
   std::printf("builds: %lld of %lld configurations\n", static_cast<long long>(job.builds_done()),
               static_cast<long long>(job.configurations()));
+  if (!job.stop_reason().empty()) std::printf("stopped: %s\n", job.stop_reason().c_str());
   if (!job.error().empty()) std::printf("error: %s\n", job.error().c_str());
 }
 

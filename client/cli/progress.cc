@@ -35,6 +35,7 @@ std::string JobProgress::Line(const v1::Job& job) const {
   if (progressed > 0 && done < total && !client::IsTerminal(job.state())) {
     line += ", ETA " + FormatSeconds(elapsed * static_cast<double>(total - done) / progressed);
   }
+  if (!job.stop_reason().empty()) line += "; stopped: " + job.stop_reason();
   return line;
 }
 

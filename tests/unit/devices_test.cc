@@ -62,5 +62,27 @@ TEST(DevicesTest, BadDeviceFlagsNameTheProblem) {
   EXPECT_TRUE(one->front().info.labels().empty());
 }
 
+TEST(DevicesTest, ReplayDevicesTakeAFileEachAndRepeat) {
+  const std::string dir = TF_SOURCE_DIR "/tests/data/spaces/convolution/";
+  auto devices = DiscoverDevices(
+      "cpu:1,replay:" + dir + "A100_T4.json.gz,replay:" + dir + "A100_kerneltuner_cache.json.gz",
+      "", 0.25);
+  ASSERT_TRUE(devices.ok()) << devices.status().ToString();
+  ASSERT_EQ(devices->size(), 3u);
+  for (int d = 0; d < 3; ++d) EXPECT_EQ((*devices)[d].info.index(), d);
+  EXPECT_EQ((*devices)[1].info.vendor(), "replay");
+  EXPECT_EQ((*devices)[2].info.vendor(), "replay");
+  EXPECT_EQ((*devices)[1].files.size(), 1u);
+  EXPECT_NE((*devices)[1].files[0], (*devices)[2].files[0]);
+  EXPECT_EQ((*devices)[2].info.properties().at("replay_speed_permille"), 250);
+  EXPECT_NE(DiscoverDevices("replay:", "").status().message().find("needs a file: replay:FILE"),
+            std::string::npos);
+  EXPECT_NE(DiscoverDevices("replay:/nonexistent.json", "")
+                .status()
+                .message()
+                .find("replay:/nonexistent.json"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tf::worker

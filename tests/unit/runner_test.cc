@@ -238,6 +238,24 @@ TEST_F(RunnerTest, CorrectCandidateIsTimedWithSpreadAndThroughput) {
   EXPECT_DOUBLE_EQ(t.gflops(), 4096 / t.median_ns());
 }
 
+TEST_F(RunnerTest, ALoserOverTheEarlyStopThresholdKeepsItsShortEstimate) {
+  v1::Lease lease = MakeLease({{"good", 4096}, {"good", 4096}, {"off_by_one_at_7", 64}});
+  lease.mutable_candidates(0)->set_early_stop_ns(1);     // anything is slower than 1 ns
+  lease.mutable_candidates(1)->set_early_stop_ns(1e12);  // nothing is slower than 1000 s
+  lease.mutable_candidates(2)->set_early_stop_ns(1);     // but it must be correct first
+  auto results = Results(RunInProcess(lease, ArtifactPath()));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_EARLY_STOPPED);
+  EXPECT_EQ(results[1].timing().repeats(), 5) << "the estimate's runs";
+  EXPECT_GT(results[1].timing().median_ns(), 1);
+  EXPECT_DOUBLE_EQ(results[1].timing().gflops(), 4096 / results[1].timing().median_ns());
+  EXPECT_NE(results[1].error().find("over the early-stop threshold 1 ns"), std::string::npos)
+      << results[1].error();
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
+  EXPECT_GE(results[2].timing().repeats(), 3);
+  EXPECT_EQ(results[3].status(), v1::RESULT_STATUS_WRONG_RESULT);
+}
+
 TEST_F(RunnerTest, WrongAndUnwrittenOutputsAreCaught) {
   auto results = Results(
       RunInProcess(MakeLease({{"off_by_one_at_7", 64}, {"writes_half", 64}}), ArtifactPath()));

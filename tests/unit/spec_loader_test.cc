@@ -55,7 +55,8 @@ verify: {reference: gemm_ref, rtol: 0.05, atol: 0.01, grid: ["ceil_div(M, 16)"],
 objective: {minimize: time, flops: "2*M*K"}
 benchmark: {warmup_ms: 25, min_time_ms: 100, min_repeats: 3, max_repeats: 50, flush_l2: false, timeout_s: 4}
 target: {vendor: nvidia, arch: sm_90, device_class: "NVIDIA H200", label: fast}
-search: {strategy: random, max_candidates: 20, seed: 7}
+search: {strategy: random, max_candidates: 20, seed: 7, max_seconds: 30, patience: 40,
+         min_improvement_percent: 0.5, early_stop: 2}
 compile_options: [-O3, --use_fast_math]
 forbid_spills: true
 )yaml",
@@ -91,6 +92,10 @@ forbid_spills: true
   EXPECT_FALSE(spec->benchmark().flush_l2());
   EXPECT_EQ(spec->target().device_class(), "NVIDIA H200");
   EXPECT_EQ(spec->search().seed(), 7u);
+  EXPECT_EQ(spec->search().max_seconds(), 30);
+  EXPECT_EQ(spec->search().patience(), 40);
+  EXPECT_EQ(spec->search().min_improvement_percent(), 0.5);
+  EXPECT_EQ(spec->search().early_stop(), 2);
   EXPECT_THAT(spec->compile_options(), ::testing::ElementsAre("-O3", "--use_fast_math"));
 }
 
@@ -111,7 +116,7 @@ TEST(SpecLoaderTest, FillsDefaults) {
   EXPECT_EQ(spec->benchmark().max_repeats(), 1000);
   EXPECT_EQ(spec->benchmark().timeout_s(), 10);
   EXPECT_TRUE(spec->benchmark().flush_l2());
-  EXPECT_EQ(spec->search().strategy(), "exhaustive");
+  EXPECT_EQ(spec->search().strategy(), "auto");
 }
 
 TEST(SpecLoaderTest, DefaultToleranceFollowsTheOutputType) {

@@ -264,12 +264,25 @@ TEST_F(ValidateTest, SpaceSizeLimitUnlessSampled) {
   limits_.max_space_size = 10;  // the space has 2 * 4 * 2 * 2 = 32
   EXPECT_THAT(Error(), HasSubstr("params: the space has 32 configurations, above the limit of 10"));
   spec_.mutable_search()->set_strategy("random");
-  EXPECT_THAT(Error(),
-              HasSubstr("search.max_candidates: strategy random needs max_candidates > 0"));
+  EXPECT_THAT(Error(), HasSubstr("params: the space has 32 configurations"))
+      << "random without a budget enumerates the space";
   spec_.mutable_search()->set_max_candidates(8);
   EXPECT_TRUE(ValidateSpec(spec_, sources_, limits_).ok());
   spec_.mutable_search()->set_strategy("bayesian");
-  EXPECT_THAT(Error(), HasSubstr("search.strategy: 'bayesian' is not one of exhaustive, random"));
+  EXPECT_THAT(Error(), HasSubstr("search.strategy: 'bayesian' is not one of auto, exhaustive, "
+                                 "random, bayes, evolutionary, local"));
+}
+
+TEST_F(ValidateTest, SearchBudgets) {
+  spec_.mutable_search()->set_max_seconds(-1);
+  spec_.mutable_search()->set_patience(-2);
+  spec_.mutable_search()->set_min_improvement_percent(100);
+  spec_.mutable_search()->set_early_stop(0.5);
+  std::string error = Error();
+  EXPECT_THAT(error, HasSubstr("search.early_stop: must be 0 (off) or a factor >= 1"));
+  EXPECT_THAT(error, HasSubstr("search.max_seconds: must be >= 0"));
+  EXPECT_THAT(error, HasSubstr("search.patience: must be >= 0"));
+  EXPECT_THAT(error, HasSubstr("search.min_improvement_percent: must be in [0, 100)"));
 }
 
 TEST_F(ValidateTest, Sources) {

@@ -93,6 +93,7 @@ class Job:
     updated_unix_ms: int
     error: str
     best: list[BestEntry] = field(default_factory=list)
+    stop_reason: str = ""  # why the search stopped proposing, once it has
 
     @property
     def done(self) -> bool:
@@ -117,6 +118,7 @@ class Job:
             created_unix_ms=j.created_unix_ms,
             updated_unix_ms=j.updated_unix_ms,
             error=j.error,
+            stop_reason=j.stop_reason,
             best=[
                 BestEntry(
                     problem_dict(b.problem),

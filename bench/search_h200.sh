@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# On a GPU host: what search strategies and early stopping cost and find.
+# Tunes SPEC (default: the Hopper GEMM) four times, each with a fresh
+# coordinator, database and worker (bench/gpu_tune.sh, programs from a folder
+# made by bench/carry.sh):
+#   exhaustive            every configuration, timed in full: the baseline
+#   exhaustive+early-stop the same, losers stopped after a 5-run estimate
+#   auto                  search.strategy auto with max_candidates BUDGET per problem
+#   auto+early-stop       both
+# and prints, for each, the wall time, the evaluations (and how many were
+# early-stopped), and per problem the winner's median time relative to the
+# exhaustive winner's (1.000: the same time; above: slower).
+#   [BUDGET=40] [EARLY_STOP=2.0] bench/search_h200.sh CARRY_DIR [SPEC] [STATE_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+carry="$(cd "$1" && pwd)"
+spec="$(cd "$(dirname "${2:-$here/../examples/cuda/hopper_gemm/hopper_gemm_f16_tn.yaml}")" && pwd)/$(basename "${2:-hopper_gemm_f16_tn.yaml}")"
+state="${3:-/tmp/tunefleet-search}"
+budget="${BUDGET:-40}" early_stop="${EARLY_STOP:-2.0}"
+if grep -q '^search:' "$spec"; then
+  echo "$spec has its own search: section; give a spec without one" >&2
+  exit 2
+fi
+rm -rf "$state" && mkdir -p "$state"
+
+variants=(
+  "exhaustive|{strategy: exhaustive}"
+  "exhaustive+early-stop|{strategy: exhaustive, early_stop: $early_stop}"
+  "auto|{strategy: auto, max_candidates: $budget, seed: 1}"
+  "auto+early-stop|{strategy: auto, max_candidates: $budget, seed: 1, early_stop: $early_stop}"
+)
+for variant in "${variants[@]}"; do
+  name="${variant%%|*}" search="${variant#*|}"
+  # The spec's folder holds its sources: the variant is a copy of it.
+  copy="$state/$name/spec"
+  mkdir -p "$copy"
+  cp -r "$(dirname "$spec")"/. "$copy/"
+  printf '\nsearch: %s\n' "$search" >>"$copy/$(basename "$spec")"
+  echo "== $name: search: $search"
+  start=$(date +%s.%N)
+  TUNE_TIMEOUT_S="${TUNE_TIMEOUT_S:-900}" "$here/gpu_tune.sh" "$carry" "$copy/$(basename "$spec")" \
+    "$state/$name/run" | sed 's/^/   /'
+  end=$(date +%s.%N)
+  echo "$name $start $end" >>"$state/walls"
+done
+
+python3 - "$state" <<'PY'
+import json, sqlite3, sys
+state = sys.argv[1]
+walls = {}
+for line in open(f"{state}/walls"):
+    name, start, end = line.split()
+    walls[name] = float(end) - float(start)
+
+def summary(name):
+    run = f"{state}/{name}/run"
+    status = json.load(open(f"{run}/status.json"))
+    best = {json.dumps(b["problem"], sort_keys=True): b["median_ns"] for b in status["best"]}
+    db = sqlite3.connect(f"{run}/t.db")
+    early = db.execute("SELECT COUNT(*) FROM results WHERE status = 7").fetchone()[0]
+    return status, best, early
+
+base_status, base_best, _ = summary("exhaustive")
+print(f"\n{'variant':24} {'wall s':>8} {'evaluations':>12} {'early-stopped':>14}  winner / exhaustive winner")
+for name in walls:
+    status, best, early = summary(name)
+    ratios = []
+    for problem, ns in base_best.items():
+        ratios.append(f"{best[problem] / ns:.3f}" if problem in best else "none")
+    print(f"{name:24} {walls[name]:8.1f} {status['candidates_total']:12d} {early:14d}  "
+          + " ".join(ratios) + f"  ({status['state']}; {status.get('stop_reason', '')})")
+print("\nproblems in order:", ", ".join(base_best))
+PY

@@ -1,0 +1,116 @@
+// One job's search: for each of its problems, a search strategy
+// (search/strategy.h) over the configurations that satisfy the constraints on
+// the bound device, asked what to evaluate next and told every result, and
+// the job's budgets (spec.search: max_candidates per problem, max_seconds for
+// the job, patience and min_improvement_percent per problem).
+//
+// Strategies that learn are asked for a window of configurations per problem
+// at a time (sized by the caller to the devices free) and asked again when
+// half of the window has come back, so that results steer what follows while
+// every device stays busy. Strategies that do not learn (exhaustive, random)
+// are asked for everything at once when no budget depends on the results
+// (max_seconds, patience), so that the builds batch as well as they can.
+//
+// A problem stops proposing when its strategy has proposed its whole space,
+// when max_candidates configurations were proposed, when `patience`
+// evaluations in a row improved its best by less than min_improvement_percent,
+// or when the job has run max_seconds; configurations already proposed are
+// still evaluated. Failures count as evaluations. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "kernelspec/space.h"
+#include "search/space.h"
+#include "search/strategy.h"
+#include "tunefleet/v1/common.pb.h"
+#include "tunefleet/v1/spec.pb.h"
+
+namespace tf::coordinator {
+
+namespace v1 = ::tunefleet::v1;
+
+// A strategy that learns, given none of max_candidates, max_seconds and
+// patience, stops a problem after this many evaluations without a 1%
+// improvement rather than walk the whole space.
+inline constexpr int64_t kDefaultPatience = 100;
+inline constexpr double kDefaultMinImprovementPercent = 1.0;
+
+class SearchDriver {
+ public:
+  struct Proposal {
+    int problem = 0;  // index into spec.problems
+    v1::Config config;
+  };
+
+  // Enumerates each problem's valid configurations with the device's
+  // properties (random with max_candidates samples them instead), at most
+  // `max_space_size` each. `started_ms`: when the job started on a device,
+  // the origin of max_seconds. Errors name the problem.
+  static Result<std::unique_ptr<SearchDriver>> Create(const v1::KernelSpec& spec,
+                                                      const kernelspec::DeviceProperties& device,
+                                                      uint64_t max_space_size, int64_t started_ms);
+
+  // The result of `config` on problem `problem`: its time, std::nullopt for
+  // a failure. False (and ignored) when the configuration is not in the
+  // problem's space or was told before.
+  bool Tell(int problem, const v1::Config& config, std::optional<double> time);
+  // A configuration under evaluation whose result comes later (a resumed
+  // job's): never proposed again.
+  void MarkPending(int problem, const v1::Config& config);
+  // A warm start: proposed before anything the strategy proposes (in the
+  // order seeded), when it is in the problem's space and not yet proposed.
+  void Seed(int problem, const v1::Config& config);
+
+  // What to evaluate next: at most `window` configurations in flight per
+  // problem for a strategy that learns. Applies max_seconds against `now_ms`.
+  std::vector<Proposal> Ask(size_t window, int64_t now_ms);
+
+  // True once no problem will propose more and every proposal was told.
+  bool Done() const;
+  // Why each problem stopped (one reason when they agree); empty while any
+  // problem may still propose.
+  std::string StopReason() const;
+
+  size_t Evaluated(int problem) const { return problems_[problem].told; }
+  // The problem's best time told so far.
+  std::optional<double> Best(int problem) const { return problems_[problem].best; }
+  size_t SpaceSize(int problem) const { return problems_[problem].space.size(); }
+
+ private:
+  struct Problem {
+    std::string text;  // "M=256,N=256" for reasons
+    search::Space space;
+    std::unique_ptr<search::Strategy> strategy;
+    // Per parameter: value text -> the value's index in `space`.
+    std::vector<std::vector<std::pair<std::string, uint32_t>>> index_of_value;
+    std::vector<uint8_t> state;           // per configuration: kUnseen, kPending, kTold
+    std::vector<search::ConfigId> seeds;  // to propose first
+    size_t proposed = 0;                  // pending or told
+    size_t pending = 0;
+    size_t told = 0;
+    std::optional<double> best;
+    int64_t since_improvement = 0;
+    bool exhausted = false;   // the strategy has nothing more to propose
+    std::string stop_reason;  // set when it stopped for a budget
+  };
+
+  SearchDriver() = default;
+  std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
+  v1::Config ConfigOf(const Problem& p, search::ConfigId id) const;
+  bool Proposing(const Problem& p) const;
+  std::string ReasonOf(const Problem& p) const;
+
+  v1::Search search_;
+  int64_t patience_ = 0;
+  double min_improvement_ = 0;  // a fraction
+  int64_t started_ms_ = 0;
+  std::vector<Problem> problems_;
+};
+
+}  // namespace tf::coordinator

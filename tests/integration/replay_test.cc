@@ -1,0 +1,132 @@
+// Whole jobs on recorded hardware: a real coordinator and a real worker
+// process whose device replays a recorded convolution space
+// (--devices replay:FILE), searched with `auto` on a budget.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "client/client.h"
+#include "kernelspec/config.h"
+#include "search/evaluate.h"
+#include "search/recorded_space.h"
+#include "tests/test_util.h"
+
+namespace tf::testing {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+
+const char* const kSpec = "tests/data/spaces/convolution/convolution_replay.yaml";
+
+class ReplayTest : public ::testing::Test {
+ protected:
+  void StartFleet(const std::string& recording, const std::string& speed = "0") {
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir_.path());
+    coordinator_->Start();
+    worker_ = StartWorker(coordinator_->address(), dir_.path(), "replay-worker",
+                          "replay:" + SourcePath(recording), {"--replay-speed", speed});
+    auto client = client::Client::Connect(coordinator_->address(), {});
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(*client);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+  std::unique_ptr<Process> worker_;
+  std::unique_ptr<client::Client> client_;
+};
+
+TEST_F(ReplayTest, AutoWithABudgetOf100BeatsRandomSamplingAndRecordsEachCandidateOnce) {
+  const std::string file = "tests/data/spaces/convolution/A100_T4.json.gz";
+  auto recording = search::ReadRecordedSpace(SourcePath(file));
+  ASSERT_TRUE(recording.ok()) << recording.status().ToString();
+  std::map<std::string, const search::RecordedResult*> recorded;
+  double optimum_ns = 1e300;
+  for (search::ConfigId id = 0; id < recording->space.size(); ++id) {
+    const search::RecordedResult& r = recording->results[id];
+    recorded[recording->space.Describe(id)] = &r;
+    if (r.outcome == search::Outcome::kOk) optimum_ns = std::min(optimum_ns, r.time_ms * 1e6);
+  }
+
+  StartFleet(file);
+  kernelspec::LoadedSpec spec = LoadTestSpec(kSpec);
+  ASSERT_EQ(spec.spec.search().strategy(), "auto");
+  ASSERT_EQ(spec.spec.search().max_candidates(), 100);
+  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(300));
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
+                                                  << coordinator_->Log() << worker_->Log();
+  EXPECT_EQ(job.stop_reason(), "search.max_candidates (100) evaluated");
+  EXPECT_EQ(job.candidates_total(), 100);
+  EXPECT_THAT(job.device_class(), HasSubstr("replay/"));
+  ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
+
+  // Each result is the recording's: its time, or its failure.
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  ASSERT_EQ(results->size(), 100u);
+  std::set<std::string> configs;
+  for (const v1::CandidateResult& r : *results) {
+    const std::string key = kernelspec::ConfigKey(r.config());
+    configs.insert(key);
+    auto it = recorded.find(key);
+    ASSERT_NE(it, recorded.end()) << key << " is outside the recorded space";
+    if (it->second->outcome == search::Outcome::kOk) {
+      EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << key << ": " << r.error();
+      EXPECT_DOUBLE_EQ(r.timing().median_ns(), it->second->time_ms * 1e6) << key;
+    } else {
+      EXPECT_NE(r.status(), v1::RESULT_STATUS_OK) << key;
+      EXPECT_THAT(r.error(), HasSubstr("recorded in"));
+    }
+  }
+  EXPECT_EQ(configs.size(), 100u) << "a configuration evaluated twice";
+
+  // The search must beat what 100 uniform draws are expected to find.
+  ASSERT_EQ(job.best_size(), 1);
+  const double found_ns = job.best(0).timing().median_ns();
+  const double fraction = optimum_ns / found_ns;
+  const double random = search::RandomFractionCurve(*recording, 100).back();
+  std::printf(
+      "auto, 100 evaluations: best %.4f ms, recorded optimum %.4f ms: %.3f of the optimum "
+      "(random sampling: %.3f expected)\n",
+      found_ns / 1e6, optimum_ns / 1e6, fraction, random);
+  EXPECT_GT(fraction, random);
+}
+
+TEST_F(ReplayTest, AConfigurationOutsideTheRecordingIsAnErrorResult) {
+  StartFleet("tests/data/spaces/convolution/A100_kerneltuner_cache.json.gz", "0.001");
+  kernelspec::LoadedSpec spec = LoadTestSpec(kSpec, [](v1::KernelSpec& s) {
+    // block_size_x=17 was never recorded; 16 was.
+    s.mutable_params(0)->clear_values();
+    *s.mutable_params(0)->add_values() = kernelspec::IntValue(16);
+    *s.mutable_params(0)->add_values() = kernelspec::IntValue(17);
+    s.add_constraints("block_size_y == 1 and tile_size_x == 1 and tile_size_y == 1");
+    s.mutable_search()->set_strategy("exhaustive");
+    s.mutable_search()->set_max_candidates(0);
+  });
+  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(120));
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << worker_->Log();
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok());
+  int outside = 0, inside = 0;
+  for (const v1::CandidateResult& r : *results) {
+    if (r.config().settings(0).value().int_value() == 17) {
+      ++outside;
+      EXPECT_EQ(r.status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+      EXPECT_THAT(r.error(), HasSubstr("block_size_x=17 was never recorded"));
+    } else {
+      ++inside;
+      EXPECT_THAT(r.error(), ::testing::Not(HasSubstr("outside the recorded space")));
+    }
+  }
+  EXPECT_GT(outside, 0);
+  EXPECT_GT(inside, 0);
+  EXPECT_EQ(job.stop_reason(),
+            "all " + std::to_string(inside + outside) + " valid configurations evaluated");
+}
+
+}  // namespace
+}  // namespace tf::testing

@@ -1,0 +1,375 @@
+// The coordinator driving a search (coordinator/search_driver.h) through its
+// real state machine: a real SQLite database and real (replay) builds; the
+// workers are this test, taking leases and reporting the times the A100
+// recording of the convolution kernel holds.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "coordinator/coordinator.h"
+#include "db/sqlite.h"
+#include "kernelspec/config.h"
+#include "search/recorded_space.h"
+#include "tests/test_util.h"
+
+namespace tf::coordinator {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using ::testing::HasSubstr;
+
+class CoordinatorSearchTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto recording = search::ReadRecordedSpace(
+        testing::SourcePath("tests/data/spaces/convolution/A100_T4.json.gz"));
+    ASSERT_TRUE(recording.ok()) << recording.status().ToString();
+    times_ = new std::map<std::string, double>;
+    for (search::ConfigId id = 0; id < recording->space.size(); ++id) {
+      if (recording->results[id].outcome != search::Outcome::kOk) continue;
+      (*times_)[recording->space.Describe(id)] = recording->results[id].time_ms * 1e6;
+    }
+  }
+
+  void Start() {
+    CoordinatorOptions options;
+    options.db_path = dir_ / "tunefleet.db";
+    options.artifact_dir = dir_ / "artifacts";
+    options.db_synchronous_full = false;
+    options.heartbeat_interval_ms = 60000;  // registered devices stay live
+    options.lease_ttl_ms = 60000;
+    options.build_parallelism = 1;
+    auto started = Coordinator::Start(options);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    c_ = std::move(*started);
+  }
+
+  std::string Register(int devices, const std::string& device_class = "replay/test") {
+    v1::RegisterRequest request;
+    request.set_hostname("replay-host");
+    for (int i = 0; i < devices; ++i) {
+      auto* d = request.add_devices();
+      d->set_index(i);
+      d->set_vendor("replay");
+      d->set_arch("replay");
+      d->set_device_class(device_class);
+    }
+    auto response = c_->Register(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? response->worker_id() : "";
+  }
+
+  int64_t Submit(const std::function<void(v1::Search&)>& edit,
+                 const std::string& device_class = "") {
+    kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
+        "tests/data/spaces/convolution/convolution_replay.yaml", [&](v1::KernelSpec& spec) {
+          edit(*spec.mutable_search());
+          spec.mutable_target()->set_device_class(device_class);
+        });
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = loaded.spec;
+    for (const auto& s : loaded.sources) *request.add_sources() = s;
+    auto job = c_->Submit(request);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? job->job_id() : 0;
+  }
+
+  v1::Job Job(int64_t id) {
+    auto job = c_->GetJob(id);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? *job : v1::Job();
+  }
+
+  // Takes leases on each device in turn and reports their recorded times
+  // (or `status` when not OK) until the job ends or `stop_after` results
+  // were reported. Returns the most candidates the job had without a result.
+  int64_t Work(const std::string& worker, int devices, int64_t job_id,
+               v1::ResultStatus status = v1::RESULT_STATUS_OK, int stop_after = 1 << 30) {
+    int64_t most_outstanding = 0;
+    int reported = 0;
+    for (int round = 0; round < 20000 && reported < stop_after; ++round) {
+      v1::Job job = Job(job_id);
+      most_outstanding = std::max(most_outstanding, job.candidates_total() - job.candidates_done());
+      if (job.state() != v1::JOB_STATE_QUEUED && job.state() != v1::JOB_STATE_RUNNING) break;
+      std::vector<v1::Lease> leases;
+      for (int d = 0; d < devices; ++d) {
+        v1::AcquireLeaseRequest request;
+        request.set_worker_id(worker);
+        request.set_device_index(d);
+        request.set_wait_ms(d == 0 ? 50 : 0);
+        auto response = c_->AcquireLease(request);
+        EXPECT_TRUE(response.ok()) << response.status().ToString();
+        if (response.ok() && response->has_lease()) leases.push_back(response->lease());
+      }
+      for (const v1::Lease& lease : leases) {
+        v1::ReportResultsRequest report;
+        report.set_worker_id(worker);
+        report.set_lease_id(lease.lease_id());
+        report.set_lease_finished(true);
+        for (const auto& c : lease.candidates()) {
+          auto* r = report.add_results();
+          r->set_candidate_id(c.candidate_id());
+          // A lease carries the threshold once its problem has a best time.
+          EXPECT_EQ(c.early_stop_ns(), best_ns_ < 1e300 ? early_stop_ * best_ns_ : 0);
+          auto time = times_->find(kernelspec::ConfigKey(c.config()));
+          if (status != v1::RESULT_STATUS_OK || time == times_->end()) {
+            r->set_status(status == v1::RESULT_STATUS_OK ? v1::RESULT_STATUS_RUNTIME_FAILED
+                                                         : status);
+            continue;
+          }
+          const bool stopped = c.early_stop_ns() > 0 && time->second > c.early_stop_ns();
+          r->set_status(stopped ? v1::RESULT_STATUS_EARLY_STOPPED : v1::RESULT_STATUS_OK);
+          r->mutable_timing()->set_median_ns(time->second);
+          early_stopped_ += stopped;
+          ++reported;
+        }
+        for (const auto& r : report.results()) {
+          if (r.status() == v1::RESULT_STATUS_OK)
+            best_ns_ = std::min(best_ns_, r.timing().median_ns());
+        }
+        auto response = c_->ReportResults(report);
+        EXPECT_TRUE(response.ok()) << response.status().ToString();
+        if (status != v1::RESULT_STATUS_OK) reported += lease.candidates_size();
+      }
+    }
+    return most_outstanding;
+  }
+
+  // Configurations with a result in the database, each once.
+  std::set<std::string> ResultConfigs(int64_t job_id) {
+    auto db = db::Database::Open(dir_ / "tunefleet.db", false);
+    EXPECT_TRUE(db.ok());
+    auto stmt = (*db)->Prepare("SELECT config_key FROM results WHERE job_id = ?");
+    stmt->Bind(1, job_id);
+    std::set<std::string> keys;
+    size_t rows = 0;
+    while (*stmt->Step()) {
+      keys.insert(stmt->Text(0));
+      ++rows;
+    }
+    EXPECT_EQ(rows, keys.size()) << "a configuration has two results";
+    return keys;
+  }
+
+  std::string FirstCandidate(int64_t job_id) {
+    auto db = db::Database::Open(dir_ / "tunefleet.db", false);
+    EXPECT_TRUE(db.ok());
+    auto stmt =
+        (*db)->Prepare("SELECT config_key FROM candidates WHERE job_id = ? ORDER BY id LIMIT 1");
+    stmt->Bind(1, job_id);
+    return *stmt->Step() ? stmt->Text(0) : "";
+  }
+
+  static std::map<std::string, double>* times_;  // recorded A100 times by config key, ns
+  double early_stop_ = 0;   // the job's search.early_stop, to check leases against
+  double best_ns_ = 1e300;  // the best OK time reported so far (one problem)
+  int early_stopped_ = 0;
+  testing::TempDir dir_;
+  std::unique_ptr<Coordinator> c_;
+};
+
+std::map<std::string, double>* CoordinatorSearchTest::times_ = nullptr;
+
+TEST_F(CoordinatorSearchTest, SearchKeepsAWindowPerDeviceAndEndsSucceededWithItsReason) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("auto");
+    s.set_max_candidates(40);
+  });
+  EXPECT_LE(Work(worker, 1, id), static_cast<int64_t>(kProposalsPerDevice));
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.candidates_total(), 40);
+  EXPECT_EQ(job.candidates_done(), 40);
+  EXPECT_EQ(job.stop_reason(), "search.max_candidates (40) evaluated");
+  EXPECT_EQ(ResultConfigs(id).size(), 40u);
+  ASSERT_EQ(job.best_size(), 1);
+}
+
+TEST_F(CoordinatorSearchTest, TwoDevicesGetTwiceTheWindow) {
+  Start();
+  const std::string worker = Register(2);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("bayes");
+    s.set_max_candidates(48);
+  });
+  int64_t most = Work(worker, 2, id);
+  EXPECT_GT(most, static_cast<int64_t>(kProposalsPerDevice));
+  EXPECT_LE(most, static_cast<int64_t>(2 * kProposalsPerDevice));
+  EXPECT_EQ(Job(id).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(ResultConfigs(id).size(), 48u);
+}
+
+TEST_F(CoordinatorSearchTest, AutoRunsASmallSpaceWholeAtOnce) {
+  Start();
+  const std::string worker = Register(1);
+  kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
+      "tests/data/spaces/convolution/convolution_replay.yaml", [](v1::KernelSpec& spec) {
+        spec.mutable_search()->set_max_candidates(0);
+        spec.add_constraints("block_size_x <= 32 and block_size_y <= 2");
+      });
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = loaded.spec;
+  for (const auto& s : loaded.sources) *request.add_sources() = s;
+  auto submitted = c_->Submit(request);
+  ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+  const int64_t total = Job(submitted->job_id()).candidates_total();
+  EXPECT_GT(total, static_cast<int64_t>(kProposalsPerDevice)) << "not asked in windows";
+  Work(worker, 1, submitted->job_id());
+  v1::Job job = Job(submitted->job_id());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job.candidates_total(), total);
+  EXPECT_EQ(job.stop_reason(), "all " + std::to_string(total) + " valid configurations evaluated");
+}
+
+TEST_F(CoordinatorSearchTest, FailuresAreToldAndCountAgainstTheBudget) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("local");
+    s.set_max_candidates(20);
+  });
+  Work(worker, 1, id, v1::RESULT_STATUS_RUNTIME_FAILED);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_EQ(job.candidates_total(), 20);
+  EXPECT_EQ(job.candidates_failed(), 20);
+  EXPECT_THAT(job.error(), HasSubstr("no candidate succeeded"));
+}
+
+TEST_F(CoordinatorSearchTest, MaxSecondsStopsProposingAndTheJobSucceeds) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("evolutionary");
+    s.set_max_seconds(1);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.stop_reason(), "search.max_seconds (1 s) reached");
+  EXPECT_EQ(job.candidates_total(), static_cast<int64_t>(kProposalsPerDevice))
+      << "only the first window, proposed before the time ran out";
+}
+
+TEST_F(CoordinatorSearchTest, PatienceEndsASearchThatStoppedImproving) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_patience(15);
+    s.set_min_improvement_percent(50);
+  });
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.stop_reason(), "no improvement of 50% in 15 evaluations");
+  EXPECT_LT(job.candidates_total(), 200);
+}
+
+TEST_F(CoordinatorSearchTest, ARestartedCoordinatorResumesTheSearchWithoutRepeats) {
+  Start();
+  std::string worker = Register(1);
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("bayes");
+    s.set_max_candidates(30);
+  });
+  Work(worker, 1, id, v1::RESULT_STATUS_OK, /*stop_after=*/12);
+  ASSERT_EQ(Job(id).state(), v1::JOB_STATE_RUNNING);
+  c_.reset();
+  Start();
+  worker = Register(1);
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_EQ(job.candidates_total(), 30);
+  EXPECT_EQ(ResultConfigs(id).size(), 30u);
+  EXPECT_EQ(job.stop_reason(), "search.max_candidates (30) evaluated");
+}
+
+TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {
+  Start();
+  const std::string worker = Register(1);
+  auto budget = [](v1::Search& s) {
+    s.set_strategy("local");
+    s.set_max_candidates(16);
+  };
+  const int64_t first = Submit(budget);
+  Work(worker, 1, first);
+  ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
+  const int64_t second = Submit(budget);
+  Work(worker, 1, second);
+  v1::Job job = Job(second);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job.candidates_cached(), 16);
+  EXPECT_EQ(job.candidates_total(), 16);
+  EXPECT_EQ(ResultConfigs(second), ResultConfigs(first));
+}
+
+}  // namespace
+}  // namespace tf::coordinator
+
+namespace tf::coordinator {
+namespace {
+
+TEST_F(CoordinatorSearchTest, ANewJobStartsFromTheBestOfTheKernelOnAnotherDeviceClass) {
+  Start();
+  const std::string first_worker = Register(1, "replay/test");
+  auto budget = [](v1::Search& s) {
+    s.set_strategy("bayes");
+    s.set_max_candidates(16);
+  };
+  const int64_t first = Submit(budget, "replay/test");
+  Work(first_worker, 1, first);
+  v1::Job done = Job(first);
+  ASSERT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED);
+  ASSERT_EQ(done.best_size(), 1);
+  const std::string winner = kernelspec::ConfigKey(done.best(0).config());
+
+  const std::string second_worker = Register(1, "replay/other");
+  const int64_t second = Submit(budget, "replay/other");
+  EXPECT_EQ(Job(second).device_class(), "replay/other");
+  EXPECT_EQ(FirstCandidate(second), winner);
+  EXPECT_EQ(Job(second).candidates_cached(), 0) << "another device class: nothing to reuse";
+}
+
+}  // namespace
+}  // namespace tf::coordinator
+
+namespace tf::coordinator {
+namespace {
+
+TEST_F(CoordinatorSearchTest, LosersOverTheEarlyStopFactorAreRecordedAsSuchNotAsFailures) {
+  Start();
+  const std::string worker = Register(1);
+  early_stop_ = 1.5;
+  const int64_t id = Submit([](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_max_candidates(60);
+    s.set_early_stop(1.5);
+  });
+  Work(worker, 1, id);
+  v1::Job job = Job(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error();
+  EXPECT_GT(early_stopped_, 0) << "random picks in this space are often 1.5x the best";
+  auto results = c_->ListResults(id);
+  ASSERT_TRUE(results.ok());
+  int stopped = 0, failed = 0;
+  for (const auto& r : *results) {
+    stopped += r.status() == v1::RESULT_STATUS_EARLY_STOPPED;
+    failed += r.status() != v1::RESULT_STATUS_OK && r.status() != v1::RESULT_STATUS_EARLY_STOPPED;
+  }
+  EXPECT_EQ(stopped, early_stopped_);
+  EXPECT_EQ(job.candidates_failed(), failed) << "early-stopped candidates are not failures";
+  ASSERT_EQ(job.best_size(), 1);
+  EXPECT_EQ(job.best(0).timing().median_ns(), best_ns_);
+}
+
+}  // namespace
+}  // namespace tf::coordinator

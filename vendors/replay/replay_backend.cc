@@ -1,0 +1,140 @@
+#include "vendors/replay/replay_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "kernelspec/config.h"
+
+namespace tf::replay {
+namespace {
+
+class NoBuffers : public runner::DeviceBuffers {
+ public:
+  int64_t bytes() const override { return 0; }
+};
+
+v1::TimingStats Timing(const search::RecordedResult& r) {
+  v1::TimingStats t;
+  std::vector<double> runs = r.runtimes_ms;
+  std::sort(runs.begin(), runs.end());
+  auto at = [&](double q) { return runs[static_cast<size_t>(q * (runs.size() - 1) + 0.5)]; };
+  t.set_median_ns(r.time_ms * 1e6);
+  t.set_p10_ns((runs.empty() ? r.time_ms : at(0.1)) * 1e6);
+  t.set_p90_ns((runs.empty() ? r.time_ms : at(0.9)) * 1e6);
+  t.set_min_ns((runs.empty() ? r.time_ms : runs.front()) * 1e6);
+  t.set_mean_ns(r.time_ms * 1e6);
+  t.set_repeats(std::max<int>(1, static_cast<int>(runs.size())));
+  return t;
+}
+
+}  // namespace
+
+ReplayBackend::ReplayBackend(search::RecordedSpace recording, double speed)
+    : recording_(std::move(recording)), speed_(speed) {}
+
+Status ReplayBackend::Load(const std::string&) { return Status::Ok(); }
+
+Result<runner::Launchable> ReplayBackend::Find(const std::string& symbol) {
+  TF_ASSIGN_OR_RETURN(v1::Config config, kernelspec::ParseConfigKey(symbol));
+  const search::Space& space = recording_.space;
+  auto outside = [&](const std::string& why) {
+    return Status::NotFound("configuration " + symbol + " is outside the recorded space of " +
+                            recording_.path + ": " + why);
+  };
+  std::vector<uint32_t> indices;
+  for (const search::Parameter& param : space.params()) {
+    auto setting = std::find_if(config.settings().begin(), config.settings().end(),
+                                [&](const v1::ParamSetting& s) { return s.name() == param.name; });
+    if (setting == config.settings().end()) return outside("it has no " + param.name);
+    const std::string value = kernelspec::ValueText(setting->value());
+    auto known =
+        std::find_if(param.values.begin(), param.values.end(),
+                     [&](const search::Value& v) { return search::ValueText(v) == value; });
+    if (known == param.values.end()) {
+      return outside(param.name + "=" + value + " was never recorded");
+    }
+    indices.push_back(static_cast<uint32_t>(known - param.values.begin()));
+  }
+  if (static_cast<size_t>(config.settings_size()) != space.num_params()) {
+    return outside("the recording has " + std::to_string(space.num_params()) + " parameters");
+  }
+  std::optional<search::ConfigId> id = space.Find(indices.data());
+  if (!id) return outside("not recorded");
+  runner::Launchable kernel;
+  kernel.function = const_cast<search::RecordedResult*>(&recording_.results[*id]);
+  return kernel;
+}
+
+std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchable& kernel) {
+  const search::RecordedResult& r = ResultOf(kernel);
+  double spent_ms = std::max(0.0, r.compile_ms);
+  if (r.benchmark_ms >= 0) {
+    spent_ms += r.benchmark_ms;
+  } else {
+    for (double run : r.runtimes_ms) spent_ms += run;
+  }
+  if (speed_ > 0 && spent_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spent_ms * speed_));
+  }
+  v1::CandidateResult result;
+  const std::string recorded =
+      std::string("recorded in ") + recording_.path + ": " + search::OutcomeName(r.outcome);
+  switch (r.outcome) {
+    case search::Outcome::kOk:
+      result.set_status(v1::RESULT_STATUS_OK);
+      *result.mutable_timing() = Timing(r);
+      return result;
+    case search::Outcome::kCompileFailed:
+      result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      break;
+    case search::Outcome::kRuntimeFailed:
+      result.set_status(v1::RESULT_STATUS_RUNTIME_FAILED);
+      break;
+    case search::Outcome::kWrongResult:
+      result.set_status(v1::RESULT_STATUS_WRONG_RESULT);
+      break;
+    case search::Outcome::kTimeout:
+      result.set_status(v1::RESULT_STATUS_TIMEOUT);
+      break;
+    case search::Outcome::kInvalid:
+      result.set_status(v1::RESULT_STATUS_PRUNED);
+      break;
+  }
+  result.set_error(recorded);
+  return result;
+}
+
+Result<std::unique_ptr<runner::DeviceBuffers>> ReplayBackend::Upload(
+    std::vector<runner::HostBuffer>) {
+  return std::unique_ptr<runner::DeviceBuffers>(new NoBuffers);
+}
+
+Status ReplayBackend::Reset(runner::DeviceBuffers&, const std::vector<int>&) {
+  return Status::Ok();
+}
+
+Status ReplayBackend::Run(const runner::Launchable&, runner::DeviceBuffers&,
+                          const std::vector<int64_t>&) {
+  return Status::Ok();
+}
+
+Status ReplayBackend::KeepReference(runner::DeviceBuffers&, const std::vector<int>&) {
+  return Status::Ok();
+}
+
+Result<runner::Comparison> ReplayBackend::Compare(runner::DeviceBuffers&, int, double, double) {
+  return runner::Comparison{};
+}
+
+Result<v1::TimingStats> ReplayBackend::Time(const runner::Launchable& kernel,
+                                            runner::DeviceBuffers&, const std::vector<int64_t>&,
+                                            const v1::BenchmarkSettings&) {
+  const search::RecordedResult& r = ResultOf(kernel);
+  if (r.outcome != search::Outcome::kOk) {
+    return Status::FailedPrecondition(std::string("recorded as ") + search::OutcomeName(r.outcome));
+  }
+  return Timing(r);
+}
+
+}  // namespace tf::replay
