@@ -1,17 +1,24 @@
-// The coordinator at fleet scale: a real coordinator process (real SQLite
-// database, real build) and, in this process, N lightweight workers over
-// loopback gRPC that register, heartbeat at the coordinator's interval, take
-// leases and report synthetic results at once (nothing is run). Measures
-// results recorded per second (checked against the database), heartbeats per
+// The coordinator at fleet scale: a real coordinator process (real build,
+// real database) and, in this process, N lightweight workers over loopback
+// gRPC that register, heartbeat at the coordinator's interval, take leases
+// and report synthetic results at once (nothing is run). Measures results
+// recorded per second (checked against the database), heartbeats per
 // second, and lease and report latency, with the coordinator's CPU time per
-// result: where the time of a result goes.
+// result: where the time of a result goes. It does so on each database in
+// turn, in one run: an SQLite file, and a throwaway PostgreSQL server of its
+// own (tests/test_util's PostgresCluster, on 127.0.0.1), and prints their
+// ratio. Then, on PostgreSQL, the standby's takeover: a second coordinator
+// stands by, the active one is SIGKILLed, and the time until the standby
+// serves (and until a client given both addresses gets an answer) is taken,
+// --takeovers times.
 //
 // The job is one cheap real build shared by many candidates: a trivial
 // kernel with --configs instantiations, compiled in one batch, times 64
 // problem shapes.
 //
 //   scale_bench [--workers 500] [--threads 8] [--configs 1024] [--seconds 10]
-//               [--db-sync full|normal] [--coordinator-binary PATH]
+//               [--db-sync full|normal] [--databases sqlite,postgresql]
+//               [--takeovers 5] [--coordinator-binary PATH]
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -23,13 +30,15 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "client/client.h"
 #include "common/files.h"
 #include "common/subprocess.h"
-#include "db/sqlite.h"
+#include "db/database.h"
 #include "kernelspec/spec_loader.h"
+#include "tests/test_util.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
 namespace {
@@ -206,61 +215,66 @@ int64_t CountResults(const std::string& db_path, int64_t job_id) {
   return row.ok() && *row ? stmt->Int(0) : -1;
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"Coordinator throughput with many lightweight workers over loopback gRPC."};
+struct Settings {
   int workers = 500, threads = 8, configs = 1024;
   double seconds = 10;
   std::string sync = "full";
   std::string binary = tf::ExecutableDir() + "/../bin/tunefleet-coordinator";
-  app.add_option("--workers", workers, "registered, heartbeating workers")->capture_default_str();
-  app.add_option("--threads", threads,
-                 "client threads taking leases (and as many heartbeating), each for a share of "
-                 "the workers")
-      ->capture_default_str();
-  app.add_option("--configs", configs, "configurations (x64 problems = candidates)")
-      ->capture_default_str();
-  app.add_option("--seconds", seconds, "measurement window at most")->capture_default_str();
-  app.add_option("--db-sync", sync, "the coordinator's --db-sync")
-      ->check(CLI::IsMember({"full", "normal"}))
-      ->capture_default_str();
-  app.add_option("--coordinator-binary", binary,
-                 "the coordinator to measure (another build, for a before/after comparison)")
-      ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+};
 
-  std::string dir = (std::filesystem::temp_directory_path() / "tunefleet-scale-XXXXXX").string();
-  if (!mkdtemp(dir.data())) return 1;
-  if (auto written = WriteSpec(dir, configs); !written.ok()) {
-    std::fprintf(stderr, "%s\n", written.message().c_str());
-    return 1;
-  }
-  const std::string db_path = dir + "/tunefleet.db";
-  const std::string port_file = dir + "/port";
-  const int64_t heartbeat_ms = 1000;
+// What one database sustained.
+struct Figures {
+  double results_per_s = 0;
+  double coordinator_us_per_result = 0;
+};
+
+// A coordinator process on `db` in `dir`, serving on a port of its own (or
+// `port`); nullptr (and a message) when it does not start within 30 s, or
+// with `wait` false, at once: a standby serves later (WaitForPort).
+std::unique_ptr<tf::ChildProcess> StartCoordinator(const Settings& settings, const std::string& dir,
+                                                   const std::string& db, int64_t heartbeat_ms,
+                                                   int port = 0) {
+  std::filesystem::create_directories(dir);
   tf::SpawnOptions logged;
   logged.log_path = dir + "/coordinator.log";
+  std::filesystem::remove(dir + "/port");
   auto spawned = tf::ChildProcess::Spawn(
-      {binary, "--plaintext", "--allow-anonymous", "--listen", "127.0.0.1:0", "--db", db_path,
-       "--artifacts", dir + "/artifacts", "--port-file", port_file, "--db-sync", sync,
-       "--batch-size", std::to_string(configs), "--heartbeat-ms", std::to_string(heartbeat_ms)},
+      {settings.binary, "--plaintext", "--allow-anonymous", "--listen",
+       "127.0.0.1:" + std::to_string(port), "--db", db, "--admin-token-file",
+       dir + "/admin.token", "--artifacts", dir + "/artifacts", "--port-file", dir + "/port",
+       "--db-sync", settings.sync, "--batch-size", std::to_string(settings.configs),
+       "--heartbeat-ms", std::to_string(heartbeat_ms)},
       logged);
   if (!spawned.ok()) {
     std::fprintf(stderr, "%s\n", spawned.status().message().c_str());
-    return 1;
+    return nullptr;
   }
-  const auto coordinator = std::move(*spawned);  // SIGKILLed if we return early
-  auto ready = Clock::now() + std::chrono::seconds(30);
-  while (!std::filesystem::exists(port_file) && Clock::now() < ready) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return std::move(*spawned);
+}
+
+// The port a coordinator in `dir` serves on, once it does; 0 after `timeout`.
+int WaitForPort(const std::string& dir, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (!std::filesystem::exists(dir + "/port") && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  auto port = tf::ReadFile(port_file);
-  if (!port.ok()) {
+  auto port = tf::ReadFile(dir + "/port");
+  return port.ok() ? std::stoi(*port) : 0;
+}
+
+std::optional<Figures> Measure(const Settings& settings, const std::string& dir,
+                               const std::string& db, const std::string& db_label) {
+  const int workers = settings.workers, threads = settings.threads, configs = settings.configs;
+  const int64_t heartbeat_ms = 1000;
+  const auto coordinator = StartCoordinator(settings, dir, db, heartbeat_ms);
+  if (!coordinator) return std::nullopt;  // SIGKILLed if we return early
+  const int port = WaitForPort(dir, std::chrono::seconds(30));
+  if (port == 0) {
     std::fprintf(stderr, "coordinator did not start; see %s/coordinator.log\n", dir.c_str());
-    return 1;
+    return std::nullopt;
   }
-  const std::string address = "127.0.0.1:" + std::to_string(std::stoi(*port));
+  const std::string address = "127.0.0.1:" + std::to_string(port);
 
   // Register everyone first, each a host of one CPU device labelled "scale".
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
@@ -279,7 +293,7 @@ int main(int argc, char** argv) {
     grpc::ClientContext context;
     if (!stub->Register(&context, request, &response).ok()) {
       std::fprintf(stderr, "register failed\n");
-      return 1;
+      return std::nullopt;
     }
     // Spread heartbeats over the interval, as real workers would be.
     auto first = Clock::now() + std::chrono::milliseconds(heartbeat_ms * i / workers);
@@ -298,17 +312,20 @@ int main(int argc, char** argv) {
                          std::chrono::milliseconds(heartbeat_ms), std::cref(stop),
                          std::cref(measuring), std::ref(counters), std::ref(latencies));
   }
+  auto stop_drivers = [&] {
+    stop = true;
+    for (auto& d : drivers) d.join();
+  };
 
   auto client = tf::client::Client::Connect(address);
-  auto loaded = tf::kernelspec::LoadSpecFile(dir + "/scale.yaml");
-  if (!client.ok() || !loaded.ok()) {
-    std::fprintf(stderr, "cannot submit: %s\n", loaded.status().message().c_str());
-    return 1;
-  }
-  auto job = (*client)->Submit(loaded->spec, loaded->sources, 0);
+  auto loaded = tf::kernelspec::LoadSpecFile(dir + "/../scale.yaml");
+  auto job = client.ok() && loaded.ok()
+                 ? (*client)->Submit(loaded->spec, loaded->sources, 0)
+                 : tf::Result<v1::Job>(tf::Status::Internal("cannot load the spec"));
   if (!job.ok()) {
     std::fprintf(stderr, "submit: %s\n", job.status().message().c_str());
-    return 1;
+    stop_drivers();
+    return std::nullopt;
   }
   // Wait for the build; the workers heartbeat meanwhile.
   auto build_start = Clock::now();
@@ -321,15 +338,15 @@ int main(int argc, char** argv) {
   }
   const double build_s = std::chrono::duration<double>(Clock::now() - build_start).count();
 
-  std::fprintf(stderr, "built in %.1f s; measuring (coordinator pid %d)\n", build_s,
-               static_cast<int>(coordinator->pid()));
+  std::fprintf(stderr, "%s: built in %.1f s; measuring (coordinator pid %d)\n", db_label.c_str(),
+               build_s, static_cast<int>(coordinator->pid()));
   const int64_t recorded_before = counters.recorded, leases_before = counters.leases;
   const double cpu_before = CpuSeconds(coordinator->pid());
   const double bench_cpu_before = CpuSeconds(getpid());
   const auto start = Clock::now();
   measuring = true;
   while (counters.recorded < now.candidates_total() &&
-         std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
+         std::chrono::duration<double>(Clock::now() - start).count() < settings.seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   measuring = false;
@@ -339,12 +356,11 @@ int main(int argc, char** argv) {
   const int64_t heartbeats = counters.heartbeats;
   const double cpu = CpuSeconds(coordinator->pid()) - cpu_before;
   const double bench_cpu = CpuSeconds(getpid()) - bench_cpu_before;
-  stop = true;
-  for (auto& d : drivers) d.join();
-  const int64_t in_db = CountResults(db_path, job->job_id());
+  stop_drivers();
+  const int64_t in_db = CountResults(db, job->job_id());
 
-  std::printf("scale_bench: %d workers on 2 x %d client threads, db-sync %s, coordinator %s\n",
-              workers, threads, sync.c_str(), address.c_str());
+  std::printf("\n[%s] %d workers on 2 x %d client threads, db-sync %s, coordinator %s\n",
+              db_label.c_str(), workers, threads, settings.sync.c_str(), address.c_str());
   std::printf("job: %lld candidates (%d configurations x %d problems), built in %.1f s\n",
               static_cast<long long>(now.candidates_total()), configs, kProblems, build_s);
   std::printf("registration: %d workers in %.2f s\n", workers, register_s);
@@ -362,7 +378,130 @@ int main(int argc, char** argv) {
               cpu, recorded ? 1e6 * cpu / recorded : 0.0, bench_cpu,
               static_cast<long long>(counters.errors.load()));
   coordinator->Terminate(10);  // a clean shutdown before its files go
+  if (recorded == 0) return std::nullopt;
+  return Figures{recorded / window, 1e6 * cpu / static_cast<double>(recorded)};
+}
+
+// The standby's takeover, `rounds` times: two coordinators on `url`, the
+// active one SIGKILLed once the other stands by; seconds until the standby
+// serves, and until a client given both addresses is answered.
+void MeasureTakeovers(const Settings& settings, const std::string& dir, const std::string& url,
+                      int rounds) {
+  const int ports[2] = {tf::testing::FreePort(), tf::testing::FreePort()};
+  const std::string dirs[2] = {dir + "/a", dir + "/b"};
+  const std::string both =
+      "127.0.0.1:" + std::to_string(ports[0]) + ",127.0.0.1:" + std::to_string(ports[1]);
+  auto client = tf::client::Client::Connect(both);
+  std::unique_ptr<tf::ChildProcess> running[2];
+  running[0] = StartCoordinator(settings, dirs[0], url, 1000, ports[0]);
+  if (!running[0] || WaitForPort(dirs[0], std::chrono::seconds(30)) == 0 || !client.ok()) {
+    std::fprintf(stderr, "takeover: the first coordinator did not start\n");
+    return;
+  }
+  std::vector<double> serve_s, answer_s;
+  int active = 0;
+  for (int round = 0; round < rounds; ++round) {
+    const int standby = 1 - active;
+    running[standby] = StartCoordinator(settings, dirs[standby], url, 1000, ports[standby]);
+    auto standing_by = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < standing_by) {
+      auto log = tf::ReadFile(dirs[standby] + "/coordinator.log");
+      if (log.ok() && log->find("standing by") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!(*client)->ListJobs(1).ok()) {
+      std::fprintf(stderr, "takeover: the active coordinator does not answer\n");
+      return;
+    }
+    const auto killed = Clock::now();
+    running[active]->Kill();
+    if (WaitForPort(dirs[standby], std::chrono::seconds(60)) == 0) {
+      std::fprintf(stderr, "takeover: the standby did not take over; see %s/coordinator.log\n",
+                   dirs[standby].c_str());
+      return;
+    }
+    serve_s.push_back(std::chrono::duration<double>(Clock::now() - killed).count());
+    while (!(*client)->ListJobs(1).ok()) {
+    }
+    answer_s.push_back(std::chrono::duration<double>(Clock::now() - killed).count());
+    active = standby;
+  }
+  std::printf(
+      "\n[takeover] %d SIGKILLs of the active coordinator: the standby served after median "
+      "%.2f s (max %.2f s); a client given both addresses was answered after median %.2f s "
+      "(max %.2f s)\n",
+      rounds, Percentile(serve_s, 0.5), *std::max_element(serve_s.begin(), serve_s.end()),
+      Percentile(answer_s, 0.5), *std::max_element(answer_s.begin(), answer_s.end()));
+  running[active]->Terminate(10);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Coordinator throughput with many lightweight workers over loopback gRPC, on "
+               "SQLite and on PostgreSQL; and the standby's takeover time."};
+  Settings settings;
+  std::string databases = "sqlite,postgresql";
+  int takeovers = 5;
+  app.add_option("--workers", settings.workers, "registered, heartbeating workers")
+      ->capture_default_str();
+  app.add_option("--threads", settings.threads,
+                 "client threads taking leases (and as many heartbeating), each for a share of "
+                 "the workers")
+      ->capture_default_str();
+  app.add_option("--configs", settings.configs, "configurations (x64 problems = candidates)")
+      ->capture_default_str();
+  app.add_option("--seconds", settings.seconds, "measurement window at most, per database")
+      ->capture_default_str();
+  app.add_option("--db-sync", settings.sync, "the coordinator's --db-sync")
+      ->check(CLI::IsMember({"full", "normal"}))
+      ->capture_default_str();
+  app.add_option("--databases", databases,
+                 "which to measure: sqlite, postgresql (a throwaway server of its own), or both")
+      ->check(CLI::IsMember({"sqlite", "postgresql", "sqlite,postgresql"}))
+      ->capture_default_str();
+  app.add_option("--takeovers", takeovers, "standby takeovers to time on PostgreSQL (0: none)")
+      ->capture_default_str();
+  app.add_option("--coordinator-binary", settings.binary,
+                 "the coordinator to measure (another build, for a before/after comparison)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  std::string dir = (std::filesystem::temp_directory_path() / "tunefleet-scale-XXXXXX").string();
+  if (!mkdtemp(dir.data())) return 1;
+  if (auto written = WriteSpec(dir, settings.configs); !written.ok()) {
+    std::fprintf(stderr, "%s\n", written.message().c_str());
+    return 1;
+  }
+  std::optional<Figures> sqlite, postgres;
+  if (databases.find("sqlite") != std::string::npos) {
+    sqlite = Measure(settings, dir + "/sqlite", dir + "/sqlite/tunefleet.db", "sqlite");
+    if (!sqlite) return 1;
+  }
+  if (databases.find("postgresql") != std::string::npos) {
+    try {
+      tf::testing::PostgresCluster cluster;
+      postgres = Measure(settings, dir + "/postgresql", cluster.CreateDatabase("scale"),
+                         "postgresql");
+      if (!postgres) return 1;
+      if (takeovers > 0) {
+        MeasureTakeovers(settings, dir + "/takeover", cluster.CreateDatabase("takeover"),
+                         takeovers);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "postgresql: %s\n", e.what());
+      return 1;
+    }
+  }
+  if (sqlite && postgres) {
+    std::printf(
+        "\nresults/s: sqlite %.0f, postgresql %.0f: postgresql/sqlite = %.2f; coordinator CPU "
+        "per result %.1f vs %.1f us\n",
+        sqlite->results_per_s, postgres->results_per_s,
+        postgres->results_per_s / sqlite->results_per_s, sqlite->coordinator_us_per_result,
+        postgres->coordinator_us_per_result);
+  }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  return recorded > 0 ? 0 : 1;
+  return 0;
 }

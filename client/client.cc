@@ -18,27 +18,19 @@ namespace {
 // gRPC's 4 MiB default.
 constexpr int kMaxMessageBytes = 256 << 20;
 
-// The one place channels are made.
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
-                                           std::shared_ptr<grpc::ChannelCredentials> credentials) {
+// How long a call waits for one of several coordinator addresses to
+// connect: a standby takes over within a few seconds.
+constexpr auto kTakeoverWait = std::chrono::seconds(5);
+
+// The one place the channels' settings are made.
+grpc::ChannelArguments ChannelArgs() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
   // A restarted coordinator is found again within a few seconds, however
   // long it was away (gRPC's own default grows to two minutes).
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  return grpc::CreateCustomChannel(address, credentials, args);
-}
-
-// Accepts HOST:PORT, [IPv6]:PORT and gRPC target URIs (dns:///..., unix:...).
-Status CheckAddress(const std::string& address) {
-  if (address.empty())
-    return Status::InvalidArgument("coordinator address is empty; use HOST:PORT");
-  if (address.find(':') == std::string::npos || address.back() == ':') {
-    return Status::InvalidArgument("coordinator address '" + address +
-                                   "' has no port; use HOST:PORT, e.g. 127.0.0.1:50051");
-  }
-  return Status::Ok();
+  return args;
 }
 
 v1::GetJobRequest JobRequest(int64_t job_id) {
@@ -50,20 +42,21 @@ v1::GetJobRequest JobRequest(int64_t job_id) {
 }  // namespace
 
 Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, ClientOptions options) {
-  TF_RETURN_IF_ERROR(CheckAddress(address));
   if (options.call_timeout_s <= 0) {
     return Status::InvalidArgument("call_timeout_s must be positive, got " +
                                    std::to_string(options.call_timeout_s));
   }
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
-  return std::unique_ptr<Client>(new Client(address, options, std::move(credentials)));
+  TF_ASSIGN_OR_RETURN(auto channels,
+                      CoordinatorChannels::Make(address, credentials, ChannelArgs()));
+  return std::unique_ptr<Client>(new Client(std::move(channels), options));
 }
 
-Client::Client(std::string address, ClientOptions options,
-               std::shared_ptr<grpc::ChannelCredentials> credentials)
-    : address_(std::move(address)),
-      options_(options),
-      stub_(v1::TuneFleet::NewStub(MakeChannel(address_, std::move(credentials)))) {}
+std::unique_ptr<v1::TuneFleet::Stub> Client::Stub() {
+  const auto wait = std::min<std::chrono::milliseconds>(
+      kTakeoverWait, std::chrono::milliseconds(static_cast<int64_t>(options_.call_timeout_s * 1000)));
+  return v1::TuneFleet::NewStub(channels_->Pick(wait));
+}
 
 template <typename Request, typename Response>
 Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::ClientContext*,
@@ -76,7 +69,7 @@ Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::
                            std::chrono::duration<double>(options_.call_timeout_s)));
   auth::AttachToken(context, options_.token);
   Response response;
-  TF_RETURN_IF_ERROR(FromGrpc((stub_.get()->*method)(&context, request, &response)));
+  TF_RETURN_IF_ERROR(FromGrpc((Stub().get()->*method)(&context, request, &response)));
   return response;
 }
 
@@ -86,10 +79,10 @@ Status Client::FromGrpc(const grpc::Status& status) const {
     case Code::kOk:
       return Status::Ok();
     case Code::kUnavailable:
-      return Status::Unavailable("cannot reach coordinator at " + address_ + ": " +
+      return Status::Unavailable("cannot reach coordinator at " + address() + ": " +
                                  status.error_message());
     case Code::kDeadlineExceeded:
-      return Status::DeadlineExceeded("coordinator at " + address_ + " did not answer within " +
+      return Status::DeadlineExceeded("coordinator at " + address() + " did not answer within " +
                                       std::to_string(options_.call_timeout_s) + " s");
     default:
       return Status(code, status.error_message());
@@ -121,8 +114,9 @@ Result<v1::Job> Client::WatchJob(int64_t job_id,
   for (;;) {
     grpc::ClientContext context;
     auth::AttachToken(context, options_.token);
+    auto stub = Stub();
     std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader =
-        stub_->WatchJob(&context, JobRequest(job_id));
+        stub->WatchJob(&context, JobRequest(job_id));
     v1::JobEvent event;
     while (reader->Read(&event)) {
       if (lost_contact) {
@@ -140,7 +134,7 @@ Result<v1::Job> Client::WatchJob(int64_t job_id,
     if (IsTerminal(last.state())) return last;
     Status lost = FromGrpc(status);
     if (lost.ok()) {
-      lost = Status::Unavailable("coordinator at " + address_ + " ended the watch of job " +
+      lost = Status::Unavailable("coordinator at " + address() + " ended the watch of job " +
                                  std::to_string(job_id) + " while it was " +
                                  (last.job_id() == 0 ? "unknown" : JobStateName(last.state())));
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "auth/tls.h"
+#include "client/coordinator_channels.h"
 #include "common/status.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
@@ -29,12 +30,14 @@ struct ClientOptions {
 
 class Client {
  public:
+  // `address`: HOST:PORT, or several separated by commas (a coordinator and
+  // its standbys: each call goes to the one that serves, CoordinatorChannels).
   // Fails on a malformed address; does not wait for the coordinator, so the
   // first call reports an unreachable one.
   static Result<std::unique_ptr<Client>> Connect(const std::string& address,
                                                  ClientOptions options = {});
 
-  const std::string& address() const { return address_; }
+  const std::string& address() const { return channels_->addresses(); }
 
   Result<v1::Job> Submit(const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,
                          int priority);
@@ -65,8 +68,10 @@ class Client {
   Result<v1::TokenInfo> RevokeToken(int64_t token_id);
 
  private:
-  Client(std::string address, ClientOptions options,
-         std::shared_ptr<grpc::ChannelCredentials> credentials);
+  Client(std::unique_ptr<CoordinatorChannels> channels, ClientOptions options)
+      : options_(std::move(options)), channels_(std::move(channels)) {}
+  // A stub on the channel of the coordinator that serves now.
+  std::unique_ptr<v1::TuneFleet::Stub> Stub();
 
   // One unary call with the configured deadline.
   template <typename Request, typename Response>
@@ -75,9 +80,8 @@ class Client {
                         const Request& request);
   Status FromGrpc(const grpc::Status& status) const;
 
-  std::string address_;
   ClientOptions options_;
-  std::unique_ptr<v1::TuneFleet::Stub> stub_;
+  std::unique_ptr<CoordinatorChannels> channels_;
 };
 
 }  // namespace tf::client

@@ -14,6 +14,7 @@
 #include "common/files.h"
 #include "coordinator/grpc_services.h"
 #include "coordinator/health_server.h"
+#include "db/database.h"
 #include "web/dashboard_server.h"
 #include "web/rpc_metrics.h"
 
@@ -56,13 +57,20 @@ int main(int argc, char** argv) {
       "workers and keeps the best configurations in the tuning database.\n"
       "Example: tunefleet-coordinator --listen 127.0.0.1:50051 --db tunefleet.db --tls-cert "
       "server.pem --tls-key server.key "
-      "--artifacts artifacts/"};
+      "--artifacts artifacts/\n"
+      "With PostgreSQL: --db postgresql://tunefleet@db.example/tunefleet --admin-token-file "
+      "admin.token; a second coordinator on the same database stands by and takes over when "
+      "the first one's connection ends."};
   tf::coordinator::CoordinatorOptions options;
   std::string listen = "127.0.0.1:50051";
   std::string sync = "full";
   std::string port_file;
   app.add_option("--listen", listen, "address to serve on, HOST:PORT")->capture_default_str();
-  app.add_option("--db", options.db_path, "tuning database file (SQLite, created if missing)")
+  app.add_option("--db", options.db_path,
+                 "tuning database: an SQLite file (created if missing), or a PostgreSQL "
+                 "connection URI postgresql://USER@HOST:PORT/DATABASE (the password from "
+                 "PGPASSWORD or ~/.pgpass, not the command line); coordinators on one "
+                 "PostgreSQL database take turns: one serves, the others stand by")
       ->required();
   app.add_option("--artifacts", options.artifact_dir, "directory of compiled artifacts")
       ->required();
@@ -77,8 +85,9 @@ int main(int argc, char** argv) {
                  "compiler processes in parallel (0: one per core)")
       ->capture_default_str();
   app.add_option("--db-sync", sync,
-                 "full: fsync every commit (survives power loss); normal: survives process "
-                 "crashes only")
+                 "full: every commit is on disk before it is acknowledged (survives power loss; "
+                 "PostgreSQL: synchronous_commit on); normal: survives crashes of the "
+                 "coordinator only")
       ->check(CLI::IsMember({"full", "normal"}))
       ->capture_default_str();
   int max_message_mb = 64;
@@ -108,7 +117,7 @@ int main(int argc, char** argv) {
   std::string admin_token_file;
   app.add_option("--admin-token-file", admin_token_file,
                  "file holding the admin token (created with a new one, mode 0600, when missing; "
-                 "default: the database's path + .admin-token)");
+                 "default: the SQLite database's path + .admin-token; required with PostgreSQL)");
   bool allow_anonymous = false;
   app.add_flag("--allow-anonymous", allow_anonymous,
                "serve calls without a bearer token with every right (calls with one are still "
@@ -131,6 +140,12 @@ int main(int argc, char** argv) {
                  "write the port of --http to this file once listening");
   CLI11_PARSE(app, argc, argv);
   options.db_synchronous_full = sync == "full";
+  if (admin_token_file.empty() && tf::db::Database::IsPostgresUrl(options.db_path)) {
+    spdlog::critical(
+        "--db is a PostgreSQL URI: pass --admin-token-file too (there is no database file to "
+        "keep the admin token beside)");
+    return 2;
+  }
 
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (plaintext == !tls.cert_file.empty()) {
@@ -240,7 +255,8 @@ int main(int argc, char** argv) {
         "act as a worker",
         port);
   }
-  spdlog::info("database {}, artifacts {}", options.db_path, options.artifact_dir);
+  spdlog::info("database {}, artifacts {}", tf::db::Database::DisplayName(options.db_path),
+               options.artifact_dir);
   if (!port_file.empty()) {
     tf::Status written = tf::WriteFileAtomic(port_file, std::to_string(port) + "\n");
     if (!written.ok()) spdlog::error("{}", written.message());

@@ -132,8 +132,8 @@ ALTER TABLE jobs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
 
 Result<int> SchemaVersion(Database& db) {
-  TF_RETURN_IF_ERROR(
-      db.Exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)"));
+  TF_RETURN_IF_ERROR(db.Exec(
+      db.SchemaSql("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)")));
   TF_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT MAX(version) FROM schema_version"));
   TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
   return row && !stmt.IsNull(0) ? static_cast<int>(stmt.Int(0)) : 0;
@@ -143,14 +143,14 @@ Status Migrate(Database& db, int target) {
   TF_ASSIGN_OR_RETURN(int version, SchemaVersion(db));
   if (version > LatestSchemaVersion()) {
     return Status::FailedPrecondition(
-        db.path() + " has tuning-database schema version " + std::to_string(version) +
+        db.name() + " has tuning-database schema version " + std::to_string(version) +
         ", newer than this build understands (" + std::to_string(LatestSchemaVersion()) +
         "); use a newer tunefleet");
   }
   for (int next = version + 1; next <= target; ++next) {
     Transaction txn(db);
     TF_RETURN_IF_ERROR(txn.begin_status());
-    Status applied = db.Exec(Migrations()[next - 1]);
+    Status applied = db.Exec(db.SchemaSql(Migrations()[next - 1]));
     if (!applied.ok()) {
       return Status::Internal("migration to schema version " + std::to_string(next) +
                               " failed: " + applied.message());

@@ -1,9 +1,11 @@
-// The tuning database's schema as an ordered list of migrations. A database
-// records the version it is at; opening it applies the missing migrations in
-// one transaction each, and refuses a database newer than this code.
+// The tuning database's schema as an ordered list of migrations, written
+// once (in SQLite's type names, see Database::SchemaSql) for every backend.
+// A database records the version it is at; opening it applies the missing
+// migrations in one transaction each, and refuses a database newer than this
+// code.
 #pragma once
 
-#include "db/sqlite.h"
+#include "db/database.h"
 
 namespace tf::db {
 

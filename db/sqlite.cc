@@ -20,63 +20,66 @@ Status SqliteError(sqlite3* db, int rc, std::string_view what) {
   }
 }
 
-Statement::~Statement() {
-  if (stmt_ == nullptr) return;
-  if (in_use_ == nullptr) {
-    sqlite3_finalize(stmt_);
-    return;
+namespace {
+
+class SqliteCursor : public Cursor {
+ public:
+  // `in_use`: set when the statement belongs to its database's cache, which
+  // gets it back (reset, not finalized) when this cursor goes away.
+  SqliteCursor(sqlite3* db, sqlite3_stmt* stmt, bool* in_use)
+      : db_(db), stmt_(stmt), in_use_(in_use) {}
+  ~SqliteCursor() override {
+    if (in_use_ == nullptr) {
+      sqlite3_finalize(stmt_);
+      return;
+    }
+    Reset();
+    *in_use_ = false;
   }
-  sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
-  *in_use_ = false;
-}
 
-Statement& Statement::Bind(int index, int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
-  return *this;
-}
-Statement& Statement::Bind(int index, double value) {
-  sqlite3_bind_double(stmt_, index, value);
-  return *this;
-}
-Statement& Statement::Bind(int index, std::string_view text) {
-  sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-  return *this;
-}
-Statement& Statement::BindBlob(int index, std::string_view bytes) {
-  sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
-  return *this;
-}
-Statement& Statement::BindNull(int index) {
-  sqlite3_bind_null(stmt_, index);
-  return *this;
-}
+  void BindInt(int index, int64_t value) override { sqlite3_bind_int64(stmt_, index, value); }
+  void BindDouble(int index, double value) override { sqlite3_bind_double(stmt_, index, value); }
+  void BindText(int index, std::string_view text) override {
+    sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
+  void BindBlob(int index, std::string_view bytes) override {
+    sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
+                      SQLITE_TRANSIENT);
+  }
+  void BindNull(int index) override { sqlite3_bind_null(stmt_, index); }
 
-Result<bool> Statement::Step() {
-  int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  return SqliteError(db_, rc, sqlite3_sql(stmt_));
-}
+  Result<bool> Step() override {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return SqliteError(db_, rc, sqlite3_sql(stmt_));
+  }
+  void Reset() override {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
 
-Status Statement::Run() {
-  auto stepped = Step();
-  Reset();
-  return stepped.status();
-}
+  int64_t Int(int column) const override { return sqlite3_column_int64(stmt_, column); }
+  double Double(int column) const override { return sqlite3_column_double(stmt_, column); }
+  std::string Text(int column) const override {
+    const void* data = sqlite3_column_blob(stmt_, column);
+    int size = sqlite3_column_bytes(stmt_, column);
+    return data ? std::string(static_cast<const char*>(data), size) : std::string();
+  }
+  bool IsNull(int column) const override {
+    return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+  }
 
-void Statement::Reset() {
-  sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
-}
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+  bool* in_use_;
+};
 
-std::string Statement::Text(int column) const {
-  const void* data = sqlite3_column_blob(stmt_, column);
-  int size = sqlite3_column_bytes(stmt_, column);
-  return data ? std::string(static_cast<const char*>(data), size) : std::string();
-}
+}  // namespace
 
-Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool synchronous_full) {
+Result<std::unique_ptr<Database>> SqliteDatabase::Open(const std::string& path,
+                                                       bool synchronous_full) {
   sqlite3* raw = nullptr;
   int rc =
       sqlite3_open_v2(path.c_str(), &raw,
@@ -86,7 +89,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool s
     sqlite3_close(raw);
     return status;
   }
-  std::unique_ptr<Database> db(new Database(raw, path, synchronous_full));
+  std::unique_ptr<SqliteDatabase> db(new SqliteDatabase(raw, path, synchronous_full));
   // SQLite quietly opens what it cannot write read-only; every write would
   // then fail. Say so now.
   if (sqlite3_db_readonly(raw, "main") == 1) {
@@ -98,15 +101,15 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool s
   TF_RETURN_IF_ERROR(
       db->Exec(synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
   TF_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
-  return db;
+  return std::unique_ptr<Database>(std::move(db));
 }
 
-Database::~Database() {
+SqliteDatabase::~SqliteDatabase() {
   for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
   sqlite3_close(db_);
 }
 
-Status Database::Exec(std::string_view sql) {
+Status SqliteDatabase::Exec(std::string_view sql) {
   std::string owned(sql);
   char* error = nullptr;
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &error);
@@ -115,46 +118,45 @@ Status Database::Exec(std::string_view sql) {
   return SqliteError(db_, rc, owned.size() <= 40 ? owned : owned.substr(0, 37) + "...");
 }
 
-Result<Statement> Database::Prepare(std::string_view sql) {
+Result<Statement> SqliteDatabase::Prepare(std::string_view sql) {
   Cached& cached = cache_[std::string(sql)];
   if (cached.stmt != nullptr && !cached.in_use) {
     cached.in_use = true;
-    return Statement(db_, cached.stmt, &cached.in_use);
+    return Statement(std::make_unique<SqliteCursor>(db_, cached.stmt, &cached.in_use));
   }
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return SqliteError(db_, rc, "prepare " + std::string(sql));
-  if (cached.stmt != nullptr) return Statement(db_, stmt);  // the cached one is busy
+  if (cached.stmt != nullptr) {  // the cached one is busy
+    return Statement(std::make_unique<SqliteCursor>(db_, stmt, nullptr));
+  }
   cached.stmt = stmt;
   cached.in_use = true;
-  return Statement(db_, stmt, &cached.in_use);
+  return Statement(std::make_unique<SqliteCursor>(db_, stmt, &cached.in_use));
 }
 
-namespace {
-
-Status RelaxSync(Database& db, bool relax) {
-  return relax ? db.Exec("PRAGMA synchronous=NORMAL") : Status::Ok();
+Status SqliteDatabase::RelaxSync(bool relax) {
+  relaxed_ = relax;
+  return Exec(relax ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
 }
 
-}  // namespace
-
-Transaction::Transaction(Database& db, bool fsync)
-    : db_(db), relaxed_(!fsync && db.synchronous_full()) {
-  begin_ = RelaxSync(db, relaxed_);
-  if (begin_.ok()) begin_ = db.Exec("BEGIN IMMEDIATE");
+Status SqliteDatabase::Begin(bool fsync) {
+  if (!fsync && synchronous_full()) TF_RETURN_IF_ERROR(RelaxSync(true));
+  Status begun = Exec("BEGIN IMMEDIATE");
+  if (!begun.ok() && relaxed_) (void)RelaxSync(false);
+  return begun;
 }
 
-Transaction::~Transaction() {
-  if (!done_ && begin_.ok()) (void)db_.Exec("ROLLBACK");
-  if (relaxed_) (void)db_.Exec("PRAGMA synchronous=FULL");
+Status SqliteDatabase::Commit() {
+  TF_RETURN_IF_ERROR(Exec("COMMIT"));  // else Rollback() follows
+  if (relaxed_) (void)RelaxSync(false);
+  return Status::Ok();
 }
 
-Status Transaction::Commit() {
-  TF_RETURN_IF_ERROR(begin_);
-  Status status = db_.Exec("COMMIT");
-  if (status.ok()) done_ = true;
-  return status;
+void SqliteDatabase::Rollback() {
+  (void)Exec("ROLLBACK");
+  if (relaxed_) (void)RelaxSync(false);
 }
 
 }  // namespace tf::db

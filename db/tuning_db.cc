@@ -1,5 +1,7 @@
 #include "db/tuning_db.h"
 
+#include <spdlog/spdlog.h>
+
 #include "common/files.h"
 #include "db/schema.h"
 
@@ -80,6 +82,15 @@ ResultRow ReadResult(const Statement& s) {
   return r;
 }
 
+// The id an INSERT ... RETURNING id gave its row.
+Result<int64_t> InsertedId(Statement& insert) {
+  TF_ASSIGN_OR_RETURN(bool row, insert.Step());
+  int64_t id = row ? insert.Int(0) : 0;
+  insert.Reset();
+  if (!row) return Status::Internal("tuning database: an insert returned no id");
+  return id;
+}
+
 template <typename Row, typename Reader>
 Result<std::vector<Row>> Collect(Statement& stmt, Reader read) {
   std::vector<Row> rows;
@@ -93,16 +104,22 @@ Result<std::vector<Row>> Collect(Statement& stmt, Reader read) {
 
 }  // namespace
 
-Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& path, bool synchronous_full) {
-  TF_ASSIGN_OR_RETURN(auto database, Database::Open(path, synchronous_full));
+Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& location,
+                                                 bool synchronous_full) {
+  TF_ASSIGN_OR_RETURN(auto database, Database::Open(location, synchronous_full));
+  TF_RETURN_IF_ERROR(database->HoldAsOnlyWriter([&] {
+    spdlog::warn(
+        "tuning database {} has another coordinator: standing by until its connection ends",
+        database->name());
+  }));
   TF_RETURN_IF_ERROR(Migrate(*database, LatestSchemaVersion()));
   return std::unique_ptr<TuningDb>(new TuningDb(std::move(database)));
 }
 
 Result<int64_t> TuningDb::EnsureKernel(const std::string& fingerprint, const std::string& name,
                                        int64_t now_ms) {
-  TF_ASSIGN_OR_RETURN(auto insert, db_->Prepare("INSERT OR IGNORE INTO kernels(fingerprint, name, "
-                                                "created_ms) VALUES(?, ?, ?)"));
+  TF_ASSIGN_OR_RETURN(auto insert, db_->Prepare("INSERT INTO kernels(fingerprint, name, "
+                                                "created_ms) VALUES(?, ?, ?) ON CONFLICT DO NOTHING"));
   TF_RETURN_IF_ERROR(insert.Bind(1, fingerprint).Bind(2, name).Bind(3, now_ms).Run());
   TF_ASSIGN_OR_RETURN(auto select,
                       db_->Prepare("SELECT created_ms FROM kernels WHERE fingerprint = ?"));
@@ -115,7 +132,8 @@ Status TuningDb::InsertJob(JobRow& job) {
   TF_ASSIGN_OR_RETURN(auto stmt,
                       db_->Prepare("INSERT INTO jobs(kernel, fingerprint, spec, sources, state, "
                                    "priority, device_class, error, candidates_total, created_ms, "
-                                   "updated_ms, owner_token) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+                                   "updated_ms, owner_token) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
+                                   "RETURNING id"));
   stmt.Bind(1, job.kernel)
       .Bind(2, job.fingerprint)
       .BindBlob(3, job.spec.SerializeAsString())
@@ -128,8 +146,7 @@ Status TuningDb::InsertJob(JobRow& job) {
       .Bind(10, job.created_ms)
       .Bind(11, job.updated_ms)
       .Bind(12, job.owner_token);
-  TF_RETURN_IF_ERROR(stmt.Run());
-  job.id = db_->LastInsertId();
+  TF_ASSIGN_OR_RETURN(job.id, InsertedId(stmt));
   return Status::Ok();
 }
 
@@ -164,7 +181,7 @@ Result<std::optional<JobRow>> TuningDb::GetJob(int64_t id) {
 
 Result<std::vector<JobRow>> TuningDb::LoadJobs(bool unfinished_only, int limit,
                                                std::optional<int64_t> owner) {
-  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE 1";
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE TRUE";
   if (unfinished_only) {
     sql += " AND state IN (" + std::to_string(v1::JOB_STATE_QUEUED) + "," +
            std::to_string(v1::JOB_STATE_RUNNING) + ")";
@@ -179,15 +196,14 @@ Result<std::vector<JobRow>> TuningDb::LoadJobs(bool unfinished_only, int limit,
 Status TuningDb::InsertCandidates(std::vector<CandidateRow>& candidates) {
   TF_ASSIGN_OR_RETURN(auto stmt,
                       db_->Prepare("INSERT INTO candidates(job_id, config_key, problem_text, "
-                                   "state, lease_id) VALUES(?,?,?,?,?)"));
+                                   "state, lease_id) VALUES(?,?,?,?,?) RETURNING id"));
   for (auto& c : candidates) {
     stmt.Bind(1, c.job_id)
         .Bind(2, c.config_key)
         .Bind(3, c.problem_text)
         .Bind(4, static_cast<int64_t>(c.state))
         .Bind(5, c.lease_id);
-    TF_RETURN_IF_ERROR(stmt.Run());
-    c.id = db_->LastInsertId();
+    TF_ASSIGN_OR_RETURN(c.id, InsertedId(stmt));
   }
   return Status::Ok();
 }
@@ -241,10 +257,14 @@ Result<std::map<std::string, BuildRow>> TuningDb::LoadBuilds(const std::string& 
 
 Status TuningDb::PutBuild(const std::string& fingerprint, const std::string& target,
                           const BuildRow& build) {
-  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT OR REPLACE INTO builds(fingerprint, target, "
-                                              "config_key, ok, artifact_sha256, symbol, "
-                                              "diagnostics, reference_symbol, resources) "
-                                              "VALUES(?,?,?,?,?,?,?,?,?)"));
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare("INSERT INTO builds(fingerprint, target, config_key, ok, artifact_sha256, "
+                   "symbol, diagnostics, reference_symbol, resources) VALUES(?,?,?,?,?,?,?,?,?) "
+                   "ON CONFLICT(fingerprint, target, config_key) DO UPDATE SET ok = excluded.ok, "
+                   "artifact_sha256 = excluded.artifact_sha256, symbol = excluded.symbol, "
+                   "diagnostics = excluded.diagnostics, reference_symbol = "
+                   "excluded.reference_symbol, resources = excluded.resources"));
   stmt.Bind(1, fingerprint)
       .Bind(2, target)
       .Bind(3, build.config_key)
@@ -260,11 +280,11 @@ Status TuningDb::PutBuild(const std::string& fingerprint, const std::string& tar
 Result<bool> TuningDb::InsertResult(const ResultRow& r) {
   TF_ASSIGN_OR_RETURN(
       auto stmt,
-      db_->Prepare("INSERT OR IGNORE INTO results(candidate_id, job_id, fingerprint, config_key, "
+      db_->Prepare("INSERT INTO results(candidate_id, job_id, fingerprint, config_key, "
                    "problem_key, device_class, worker, cached, status, error, median_ns, p10_ns, "
                    "p90_ns, min_ns, mean_ns, repeats, gflops, max_abs_error, sm_clock_mhz, "
                    "temperature_c, resources, created_ms) "
-                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"));
   const auto& t = r.timing;
   stmt.Bind(1, r.candidate_id)
       .Bind(2, r.job_id)
@@ -355,13 +375,18 @@ Result<std::vector<BestRow>> TuningDb::LoadBest() {
 }
 
 Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
-  // SQLite returns the row holding MIN() for the other bare columns.
+  // The first of each problem by time (then by candidate), in the order of
+  // the problems' first candidates.
   TF_ASSIGN_OR_RETURN(
       auto stmt,
       db_->Prepare(std::string("SELECT ") + kResultColumns +
-                   ", c.problem_text, MIN(r.median_ns) FROM results r JOIN candidates c ON c.id = "
-                   "r.candidate_id WHERE r.job_id = ? AND r.status = " +
-                   std::to_string(v1::RESULT_STATUS_OK) + " GROUP BY r.problem_key ORDER BY c.id"));
+                   ", r.problem_text FROM (SELECT results.*, c.problem_text, MIN(c.id) OVER "
+                   "(PARTITION BY results.problem_key) AS problem_order, ROW_NUMBER() OVER "
+                   "(PARTITION BY results.problem_key ORDER BY results.median_ns, "
+                   "results.candidate_id) AS place FROM results JOIN candidates c ON c.id = "
+                   "results.candidate_id WHERE results.job_id = ? AND results.status = " +
+                   std::to_string(v1::RESULT_STATUS_OK) +
+                   ") r WHERE r.place = 1 ORDER BY r.problem_order"));
   stmt.Bind(1, job_id);
   return Collect<ResultRow>(stmt, [](const Statement& s) {
     ResultRow r = ReadResult(s);
@@ -374,8 +399,11 @@ Status TuningDb::PutWorker(const WorkerRow& worker) {
   v1::RegisterRequest holder;
   for (const auto& d : worker.devices) *holder.add_devices() = d;
   TF_ASSIGN_OR_RETURN(auto stmt,
-                      db_->Prepare("INSERT OR REPLACE INTO workers(id, hostname, devices, "
-                                   "registered_ms, owner_token) VALUES(?,?,?,?,?)"));
+                      db_->Prepare("INSERT INTO workers(id, hostname, devices, registered_ms, "
+                                   "owner_token) VALUES(?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                                   "hostname = excluded.hostname, devices = excluded.devices, "
+                                   "registered_ms = excluded.registered_ms, owner_token = "
+                                   "excluded.owner_token"));
   stmt.Bind(1, worker.id)
       .Bind(2, worker.hostname)
       .BindBlob(3, holder.SerializeAsString())
@@ -439,13 +467,13 @@ Result<std::vector<TokenRow>> TuningDb::LoadTokens() {
 
 Status TuningDb::InsertLease(LeaseRow& lease) {
   TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("INSERT INTO leases(job_id, worker_id, device_index, "
-                                              "artifact_sha256, active) VALUES(?,?,?,?,1)"));
+                                              "artifact_sha256, active) VALUES(?,?,?,?,1) "
+                                              "RETURNING id"));
   stmt.Bind(1, lease.job_id)
       .Bind(2, lease.worker_id)
       .Bind(3, static_cast<int64_t>(lease.device_index))
       .Bind(4, lease.artifact_sha256);
-  TF_RETURN_IF_ERROR(stmt.Run());
-  lease.id = db_->LastInsertId();
+  TF_ASSIGN_OR_RETURN(lease.id, InsertedId(stmt));
   return Status::Ok();
 }
 

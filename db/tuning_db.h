@@ -1,6 +1,7 @@
 // The tuning database: jobs, their candidates, compiled builds, every
 // candidate's result, the best configuration per (kernel fingerprint,
-// problem, device class), registered workers and leases. SQLite in WAL mode.
+// problem, device class), registered workers and leases. In an SQLite file
+// or on a PostgreSQL server (db/database.h), with the same schema and SQL.
 //
 // Not thread-safe: the coordinator serialises access. Callers group related
 // writes with Begin() so that a state change is stored whole or not at all.
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "db/sqlite.h"
+#include "db/database.h"
 #include "tunefleet/v1/tunefleet.pb.h"
 #include "tunefleet/v1/worker.pb.h"
 
@@ -115,9 +116,11 @@ struct LeaseRow {
 
 class TuningDb {
  public:
-  // Opens or creates the database at `path` and migrates it to the latest
-  // schema. `synchronous_full`: every commit is fsynced.
-  static Result<std::unique_ptr<TuningDb>> Open(const std::string& path,
+  // Opens or creates the database at `location` (a file, or a PostgreSQL
+  // URI: Database::Open), becomes its only writer, waiting as a standby
+  // while another coordinator is (Database::HoldAsOnlyWriter), and migrates
+  // it to the latest schema. `synchronous_full`: every commit is durable.
+  static Result<std::unique_ptr<TuningDb>> Open(const std::string& location,
                                                 bool synchronous_full = true);
 
   Database& database() { return *db_; }

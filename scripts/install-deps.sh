@@ -6,6 +6,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
+  libpq-dev postgresql  # the PostgreSQL backend (db/), and the servers its tests start
   libxgboost-dev zlib1g-dev  # search/: the surrogate model, gzip-compressed recorded spaces
   iproute2  # ip netns: the multi-host tests
   python3-grpcio python3-protobuf python3-setuptools  # the Python client (client/python)

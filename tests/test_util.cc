@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -9,7 +16,7 @@
 #include <thread>
 
 #include "common/files.h"
-#include "db/sqlite.h"
+#include "db/database.h"
 
 namespace tf::testing {
 
@@ -58,13 +65,147 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
   return condition();
 }
 
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    throw std::runtime_error("cannot find a free port on 127.0.0.1");
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+namespace {
+
+// The folder of PostgreSQL's server programs: TF_POSTGRES_BIN, or the
+// newest of Debian's /usr/lib/postgresql/VERSION/bin.
+std::string PostgresBin() {
+  if (const char* bin = std::getenv("TF_POSTGRES_BIN")) return bin;
+  std::string newest;
+  int newest_version = -1;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
+    const std::string version = entry.path().filename();
+    if (version.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::filesystem::exists(entry.path() / "bin/initdb") && std::stoi(version) > newest_version) {
+      newest_version = std::stoi(version);
+      newest = entry.path() / "bin";
+    }
+  }
+  if (newest.empty()) {
+    throw std::runtime_error(
+        "no PostgreSQL server programs in /usr/lib/postgresql/*/bin (install the postgresql "
+        "package: scripts/install-deps.sh) and TF_POSTGRES_BIN is not set");
+  }
+  return newest;
+}
+
+// The server refuses to run as root: as root, run it as `postgres`.
+std::vector<std::string> AsServerUser(std::vector<std::string> argv) {
+  if (geteuid() != 0) return argv;
+  argv.insert(argv.begin(),
+              {"setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"});
+  return argv;
+}
+
+}  // namespace
+
+PostgresCluster::PostgresCluster() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "tunefleet-pg-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+  if (geteuid() == 0) {
+    const passwd* user = getpwnam("postgres");
+    if (user == nullptr) {
+      throw std::runtime_error(
+          "running as root, the test PostgreSQL server runs as the user postgres, which does "
+          "not exist (install the postgresql package: scripts/install-deps.sh)");
+    }
+    if (chown(dir_.c_str(), user->pw_uid, user->pw_gid) != 0) {
+      throw std::runtime_error("cannot hand " + dir_ + " to the user postgres");
+    }
+  }
+  const std::string bin = PostgresBin();
+  auto initdb = RunProcess(AsServerUser({bin + "/initdb", "-D", dir_ + "/data", "-A", "trust",
+                                         "-U", "postgres", "-E", "UTF8", "--locale=C", "-N",
+                                         "--no-instructions"}),
+                           WithTimeout(120));
+  if (!initdb.ok() || !initdb->success()) {
+    throw std::runtime_error("initdb failed: " +
+                             (initdb.ok() ? initdb->output : initdb.status().ToString()));
+  }
+  // A port taken between FreePort() and the server's bind: try another.
+  for (int attempt = 0; attempt < 3 && !server_; ++attempt) {
+    port_ = FreePort();
+    auto server = Process::Start(
+        AsServerUser({bin + "/postgres", "-D", dir_ + "/data", "-k", dir_, "-h", "127.0.0.1",
+                      "-p", std::to_string(port_), "-c", "max_connections=40", "-c",
+                      "shared_buffers=32MB"}),
+        dir_ + "/server.log");
+    const std::string probe = Url("postgres");
+    bool ready = WaitFor(
+        [&] {
+          int status = 0;
+          return server->Exited(&status) || db::Database::Open(probe, false).ok();
+        },
+        std::chrono::seconds(60));
+    int status = 0;
+    if (ready && !server->Exited(&status)) server_ = std::move(server);
+  }
+  if (!server_) {
+    auto log = ReadFile(dir_ + "/server.log");
+    throw std::runtime_error("the test PostgreSQL server did not start:\n" +
+                             (log.ok() ? *log : std::string()));
+  }
+}
+
+PostgresCluster::~PostgresCluster() {
+  if (server_) {
+    kill(server_->pid(), SIGQUIT);  // immediate shutdown: nothing here is kept
+    int status = 0;
+    WaitFor([&] { return server_->Exited(&status); }, std::chrono::seconds(10));
+    server_.reset();
+  }
+  std::error_code ec;
+  if (!std::getenv("TF_KEEP_TEST_DIRS")) std::filesystem::remove_all(dir_, ec);
+}
+
+std::string PostgresCluster::Url(const std::string& database) const {
+  return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/" + database;
+}
+
+std::string PostgresCluster::CreateDatabase(const std::string& name) {
+  auto admin = db::Database::Open(Url("postgres"), false);
+  if (!admin.ok()) throw std::runtime_error(admin.status().ToString());
+  Status created = (*admin)->Exec("CREATE DATABASE " + name);
+  if (!created.ok()) throw std::runtime_error(created.ToString());
+  return Url(name);
+}
+
+std::string DbKindName(const ::testing::TestParamInfo<DbKind>& info) {
+  return info.param == DbKind::kSqlite ? "sqlite" : "postgresql";
+}
+
+TestDatabase::TestDatabase(DbKind kind, const std::string& dir) {
+  if (kind == DbKind::kSqlite) {
+    location_ = dir + "/tunefleet.db";
+    return;
+  }
+  cluster_ = std::make_unique<PostgresCluster>();
+  location_ = cluster_->CreateDatabase("tunefleet");
+}
+
 CoordinatorProcess::CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args,
                                        std::string db_path)
     : dir_(dir),
       extra_args_(std::move(extra_args)),
       db_path_(db_path.empty() ? dir + "/tunefleet.db" : std::move(db_path)) {}
 
-void CoordinatorProcess::Start() {
+void CoordinatorProcess::Start(bool wait) {
   std::string port_file = dir_ + "/coordinator.port";
   std::filesystem::remove(port_file);
   std::vector<std::string> argv = {BinaryPath("bin/tunefleet-coordinator"),
@@ -85,13 +226,22 @@ void CoordinatorProcess::Start() {
   // and without tokens unless they set up an admin token themselves.
   if (std::find(argv.begin(), argv.end(), "--tls-cert") == argv.end())
     argv.push_back("--plaintext");
-  if (std::find(argv.begin(), argv.end(), "--admin-token-file") == argv.end())
+  // (PostgreSQL has no file to keep the admin token beside.)
+  if (std::find(argv.begin(), argv.end(), "--admin-token-file") == argv.end()) {
     argv.push_back("--allow-anonymous");
+    if (db::Database::IsPostgresUrl(db_path_))
+      argv.insert(argv.end(), {"--admin-token-file", dir_ + "/admin.token"});
+  }
   process_ = Process::Start(argv, dir_ + "/coordinator." + std::to_string(starts_++) + ".log");
-  bool ready =
-      WaitFor([&] { return std::filesystem::exists(port_file); }, std::chrono::seconds(30));
-  if (!ready) throw std::runtime_error("coordinator did not start:\n" + process_->Log());
+  if (wait && !WaitServing(std::chrono::seconds(30)))
+    throw std::runtime_error("coordinator did not start:\n" + process_->Log());
+}
+
+bool CoordinatorProcess::WaitServing(std::chrono::milliseconds timeout) {
+  const std::string port_file = dir_ + "/coordinator.port";
+  if (!WaitFor([&] { return std::filesystem::exists(port_file); }, timeout)) return false;
   port_ = std::stoi(*ReadFile(port_file));
+  return true;
 }
 
 std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
@@ -182,10 +332,12 @@ void ExpectFleetInvariants(const std::string& db_path) {
   namespace v1 = ::tunefleet::v1;
   auto db = db::Database::Open(db_path, false);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
-  auto check = (*db)->Prepare("PRAGMA integrity_check");
-  ASSERT_TRUE(check.ok());
-  ASSERT_TRUE(*check->Step());
-  EXPECT_EQ(check->Text(0), "ok");
+  if (!db::Database::IsPostgresUrl(db_path)) {
+    auto check = (*db)->Prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(check.ok());
+    ASSERT_TRUE(*check->Step());
+    EXPECT_EQ(check->Text(0), "ok");
+  }
   auto jobs = (*db)->Prepare(
       "SELECT id, state, candidates_total, candidates_done, candidates_failed FROM jobs");
   ASSERT_TRUE(jobs.ok());

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "client/client.h"
 #include "common/subprocess.h"
 #include "kernelspec/spec_loader.h"
@@ -50,8 +52,53 @@ std::string SourcePath(const std::string& relative);  // under the source tree
 // Polls `condition` every 20 ms until it holds or `timeout` passes.
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
+// A port on 127.0.0.1 that nothing listened on a moment ago.
+int FreePort();
+
+// A throwaway PostgreSQL server of its own: a cluster initialised in a
+// temporary folder, listening on 127.0.0.1 at a free port (and on a socket
+// in that folder), stopped and removed on destruction. Run as root (as CI
+// is), the server runs as the user `postgres` that Debian's postgresql
+// package makes. Throws, saying why, when it cannot start.
+class PostgresCluster {
+ public:
+  PostgresCluster();
+  ~PostgresCluster();
+  // A new, empty database on it; returns its URI.
+  std::string CreateDatabase(const std::string& name);
+  std::string Url(const std::string& database) const;
+
+ private:
+  std::string dir_;
+  int port_ = 0;
+  std::unique_ptr<Process> server_;
+};
+
+// The databases a parameterized test runs on, and their names in test names
+// (FleetTest.X/sqlite, FleetTest.X/postgresql).
+enum class DbKind { kSqlite, kPostgres };
+std::string DbKindName(const ::testing::TestParamInfo<DbKind>& info);
+#define TF_ON_BOTH_DATABASES(suite)                                             \
+  INSTANTIATE_TEST_SUITE_P(, suite,                                             \
+                           ::testing::Values(::tf::testing::DbKind::kSqlite,    \
+                                             ::tf::testing::DbKind::kPostgres), \
+                           ::tf::testing::DbKindName)
+
+// One test's tuning database: an SQLite file in `dir`, or a database on a
+// PostgreSQL cluster of its own.
+class TestDatabase {
+ public:
+  TestDatabase(DbKind kind, const std::string& dir);
+  // What --db and db::Database::Open take.
+  const std::string& location() const { return location_; }
+
+ private:
+  std::unique_ptr<PostgresCluster> cluster_;
+  std::string location_;
+};
+
 // A coordinator on 127.0.0.1 with its artifacts and logs in `dir`, and its
-// database there too unless `db_path` is given.
+// database there too unless `db_path` (a file or a PostgreSQL URI) is given.
 class CoordinatorProcess {
  public:
   CoordinatorProcess(const std::string& dir, std::vector<std::string> extra_args = {},
@@ -60,7 +107,12 @@ class CoordinatorProcess {
   void set_environment(std::vector<std::string> environment) {
     environment_ = std::move(environment);
   }
-  void Start();  // (re)starts on the same database and port
+  // (Re)starts on the same database and port; waits until it serves when
+  // `wait` (a standby serves only once it has taken over: WaitServing).
+  void Start(bool wait = true);
+  bool WaitServing(std::chrono::milliseconds timeout);
+  // Serve on this port from the next start on (0: any free one).
+  void set_port(int port) { port_ = port; }
   void Kill() { process_->Kill(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& db_path() const { return db_path_; }
@@ -99,13 +151,14 @@ tunefleet::v1::Job SubmitSpec(client::Client& client, const kernelspec::LoadedSp
 tunefleet::v1::Job WaitForJobEnd(client::Client& client, int64_t job_id,
                                  std::chrono::milliseconds timeout);
 
-// Every candidate of the job has exactly one result in the database.
+// Every candidate of the job has exactly one result in the database (a
+// file or a PostgreSQL URI).
 void ExpectExactlyOneResultPerCandidate(const std::string& db_path, int64_t job_id);
 
 // What a coordinator's database holds after any run, faults included:
-// `PRAGMA integrity_check` is ok; no job is left queued or running (none
-// lost or stuck); every candidate of a succeeded or failed job has exactly
-// one result, and the job's counters agree with the results.
+// SQLite's `PRAGMA integrity_check` is ok; no job is left queued or running
+// (none lost or stuck); every candidate of a succeeded or failed job has
+// exactly one result, and the job's counters agree with the results.
 void ExpectFleetInvariants(const std::string& db_path);
 
 }  // namespace tf::testing

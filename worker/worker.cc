@@ -28,10 +28,13 @@ constexpr auto kArtifactTimeout = std::chrono::minutes(5);
 // How long a stopping worker keeps trying to deliver results.
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
-// The one place the worker's channel is made. A restarted coordinator is
-// found again within about a second.
-std::shared_ptr<grpc::Channel> ConnectToCoordinator(
-    const std::string& address, std::shared_ptr<grpc::ChannelCredentials> credentials) {
+// How long a call waits for one of several coordinator addresses to
+// connect (a standby taking over); the callers retry after that.
+constexpr auto kTakeoverWait = std::chrono::seconds(2);
+
+// The one place the worker's channel settings are made. A restarted
+// coordinator is found again within about a second.
+grpc::ChannelArguments ChannelArgs() {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
@@ -39,7 +42,7 @@ std::shared_ptr<grpc::Channel> ConnectToCoordinator(
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  return grpc::CreateCustomChannel(address, credentials, args);
+  return args;
 }
 
 std::unique_ptr<grpc::ClientContext> MakeContext(std::chrono::milliseconds timeout,
@@ -109,18 +112,23 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
           properties["memory_bytes"], static_cast<int64_t>(options.runner_memory_mb << 20));
     }
   }
+  TF_ASSIGN_OR_RETURN(auto channels, client::CoordinatorChannels::Make(options.coordinator,
+                                                                       credentials, ChannelArgs()));
   TF_ASSIGN_OR_RETURN(auto bundles, BundleBuilder::Open(options.cache_dir + "/built"));
   return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices),
-                                            std::move(credentials), std::move(bundles)));
+                                            std::move(channels), std::move(bundles)));
+}
+
+std::unique_ptr<v1::WorkerService::Stub> Worker::Stub() {
+  return v1::WorkerService::NewStub(channels_->Pick(kTakeoverWait));
 }
 
 Worker::Worker(WorkerOptions options, std::vector<Device> devices,
-               std::shared_ptr<grpc::ChannelCredentials> credentials,
+               std::unique_ptr<client::CoordinatorChannels> channels,
                std::unique_ptr<BundleBuilder> bundles)
     : options_(std::move(options)),
       devices_(std::move(devices)),
-      stub_(v1::WorkerService::NewStub(
-          ConnectToCoordinator(options_.coordinator, std::move(credentials)))),
+      channels_(std::move(channels)),
       artifacts_(options_.cache_dir,
                  [this](const std::string& sha, const std::string& path) {
                    return FetchArtifact(sha, path);
@@ -160,7 +168,7 @@ bool Worker::Register() {
     v1::RegisterResponse response;
     auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
-        FromGrpc(stub_->Register(context.get(), request, &response), options_.coordinator);
+        FromGrpc(Stub()->Register(context.get(), request, &response), options_.coordinator);
     if (status.ok()) {
       std::lock_guard lock(mu_);
       worker_id_ = response.worker_id();
@@ -201,7 +209,7 @@ void Worker::HeartbeatLoop() {
     v1::HeartbeatResponse response;
     auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
-        FromGrpc(stub_->Heartbeat(context.get(), request, &response), options_.coordinator);
+        FromGrpc(Stub()->Heartbeat(context.get(), request, &response), options_.coordinator);
     const bool disowned = status.code() == Code::kPermissionDenied;
     if (!status.ok() && !disowned) {
       if (reachable) spdlog::warn("heartbeat failed: {}", status.message());
@@ -225,7 +233,8 @@ Status Worker::FetchArtifact(const std::string& sha256, const std::string& path)
   v1::FetchArtifactRequest request;
   request.set_sha256(sha256);
   auto context = MakeContext(kArtifactTimeout, options_.token);
-  auto stream = stub_->FetchArtifact(context.get(), request);
+  auto stub = Stub();  // outlives the stream
+  auto stream = stub->FetchArtifact(context.get(), request);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status::Internal("cannot write " + path);
   v1::ArtifactChunk chunk;
@@ -241,7 +250,7 @@ Result<v1::ReportResultsResponse> Worker::SendResults(v1::ReportResultsRequest& 
   v1::ReportResultsResponse response;
   auto context = MakeContext(kRpcTimeout, options_.token);
   TF_RETURN_IF_ERROR(
-      FromGrpc(stub_->ReportResults(context.get(), request, &response), options_.coordinator));
+      FromGrpc(Stub()->ReportResults(context.get(), request, &response), options_.coordinator));
   return response;
 }
 
@@ -372,7 +381,7 @@ void Worker::DeviceLoop(const Device& device) {
     auto context = MakeContext(std::chrono::milliseconds(options_.lease_wait_ms) + kRpcTimeout,
                                options_.token);
     Status status =
-        FromGrpc(stub_->AcquireLease(context.get(), request, &response), options_.coordinator);
+        FromGrpc(Stub()->AcquireLease(context.get(), request, &response), options_.coordinator);
     if (!status.ok()) {
       spdlog::debug("device {}: no lease: {}", device.info.index(), status.message());
       SleepUnlessStopping(backoff.Next());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "auth/tls.h"
+#include "client/coordinator_channels.h"
 #include "common/status.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 #include "worker/artifact_cache.h"
@@ -24,7 +25,9 @@
 namespace tf::worker {
 
 struct WorkerOptions {
-  std::string coordinator;  // HOST:PORT
+  // HOST:PORT, or several separated by commas: a coordinator and its
+  // standbys, followed through a takeover (client::CoordinatorChannels).
+  std::string coordinator;
   std::string devices = "cpu:1";
   std::string label;        // added to every device's labels and class
   std::string cache_dir;    // artifacts, by hash
@@ -57,8 +60,10 @@ class Worker {
 
  private:
   Worker(WorkerOptions options, std::vector<Device> devices,
-         std::shared_ptr<grpc::ChannelCredentials> credentials,
+         std::unique_ptr<client::CoordinatorChannels> channels,
          std::unique_ptr<BundleBuilder> bundles);
+  // A stub on the channel of the coordinator that serves now.
+  std::unique_ptr<v1::WorkerService::Stub> Stub();
 
   // Retries until the coordinator answers; false when shut down first.
   bool Register();
@@ -80,7 +85,7 @@ class Worker {
 
   const WorkerOptions options_;
   const std::vector<Device> devices_;
-  std::unique_ptr<v1::WorkerService::Stub> stub_;
+  std::unique_ptr<client::CoordinatorChannels> channels_;
   ArtifactCache artifacts_;
   std::unique_ptr<BundleBuilder> bundles_;  // artifacts built here, in cache_dir/built
   std::atomic<bool> stopping_{false};

@@ -13,7 +13,10 @@
 int main(int argc, char** argv) {
   tf::worker::WorkerOptions options;
   CLI::App app{"TuneFleet worker: benchmarks candidates on this host's devices for a coordinator."};
-  app.add_option("--coordinator", options.coordinator, "coordinator address HOST:PORT")->required();
+  app.add_option("--coordinator", options.coordinator,
+                 "coordinator address HOST:PORT, or several separated by commas (a coordinator "
+                 "and its standbys: the worker follows the one that serves)")
+      ->required();
   std::vector<std::string> devices;
   app.add_option("--devices", devices,
                  "devices to offer (default cpu:1; repeatable), kinds joined by commas: " +

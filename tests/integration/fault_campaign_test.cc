@@ -1,5 +1,6 @@
 // Fault campaign: real coordinator and worker processes on 127.0.0.1 with a
-// real SQLite database, hit by faults at random moments. Each scenario is
+// real database (each test on an SQLite file and on a PostgreSQL server of
+// its own), hit by faults at random moments. Each scenario is
 // repeated with seeded random timing (the seed is printed; TF_FAULT_SEED
 // replays one) and bounded in time, and afterwards the database must hold
 // what users rely on (ExpectFleetInvariants): every candidate of every job
@@ -17,7 +18,7 @@
 #include <thread>
 
 #include "common/files.h"
-#include "db/sqlite.h"
+#include "db/database.h"
 #include "tests/test_util.h"
 
 namespace tf::testing {
@@ -69,7 +70,7 @@ std::vector<pid_t> Descendants(pid_t pid) {
   return out;
 }
 
-class FaultCampaignTest : public ::testing::Test {
+class FaultCampaignTest : public ::testing::TestWithParam<DbKind> {
  protected:
   void SetUp() override {
     const char* fixed = std::getenv("TF_FAULT_SEED");
@@ -82,7 +83,8 @@ class FaultCampaignTest : public ::testing::Test {
   void StartCoordinator(std::vector<std::string> extra = {}, std::string db_path = "") {
     std::vector<std::string> args = {"--lease-ttl-ms", "1500", "--heartbeat-ms", "300"};
     args.insert(args.end(), extra.begin(), extra.end());
-    coordinator_ = std::make_unique<CoordinatorProcess>(dir_.path(), args, db_path);
+    coordinator_ = std::make_unique<CoordinatorProcess>(
+        dir_.path(), args, db_path.empty() ? database_.location() : db_path);
     coordinator_->Start();
     auto client = client::Client::Connect(coordinator_->address());
     ASSERT_TRUE(client.ok());
@@ -120,6 +122,7 @@ class FaultCampaignTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  TestDatabase database_{GetParam(), dir_.path()};
   uint64_t seed_ = 0;
   std::mt19937_64 rng_;
   std::unique_ptr<CoordinatorProcess> coordinator_;
@@ -127,7 +130,7 @@ class FaultCampaignTest : public ::testing::Test {
   std::vector<std::unique_ptr<Process>> workers_;
 };
 
-TEST_F(FaultCampaignTest, WorkersKilledAtRandomPointsLoseNothing) {
+TEST_P(FaultCampaignTest, WorkersKilledAtRandomPointsLoseNothing) {
   StartCoordinator({"--db-sync", "normal"});
   for (int round = 0; round < 3; ++round) {
     // A label per round: a fresh device class, so nothing is reused.
@@ -149,7 +152,7 @@ TEST_F(FaultCampaignTest, WorkersKilledAtRandomPointsLoseNothing) {
   ExpectFleetInvariants(coordinator_->db_path());
 }
 
-TEST_F(FaultCampaignTest, CoordinatorKilledAndRestartedWhileWorkersRun) {
+TEST_P(FaultCampaignTest, CoordinatorKilledAndRestartedWhileWorkersRun) {
   StartCoordinator();  // --db-sync full: what production runs
   v1::Job job = SubmitSpec(*client_, SlowSpec("restart", 200));
   ASSERT_GT(job.job_id(), 0);
@@ -174,7 +177,7 @@ TEST_F(FaultCampaignTest, CoordinatorKilledAndRestartedWhileWorkersRun) {
   ExpectFleetInvariants(coordinator_->db_path());
 }
 
-TEST_F(FaultCampaignTest, StragglersLeasesAreFinishedElsewhere) {
+TEST_P(FaultCampaignTest, StragglersLeasesAreFinishedElsewhere) {
   StartCoordinator({"--db-sync", "normal"});
   v1::Job job = SubmitSpec(*client_, SlowSpec("straggle", 50));
   ASSERT_GT(job.job_id(), 0);
@@ -209,7 +212,7 @@ TEST_F(FaultCampaignTest, StragglersLeasesAreFinishedElsewhere) {
   ExpectFleetInvariants(coordinator_->db_path());
 }
 
-TEST_F(FaultCampaignTest, CorruptedCachedArtifactIsDetectedAndFetchedAgain) {
+TEST_P(FaultCampaignTest, CorruptedCachedArtifactIsDetectedAndFetchedAgain) {
   StartCoordinator({"--db-sync", "normal"});
   v1::Job job = SubmitSpec(*client_, SlowSpec("corrupt", 150));
   ASSERT_GT(job.job_id(), 0);
@@ -269,7 +272,12 @@ class SmallDisk {
   bool mounted_ = false;
 };
 
-TEST_F(FaultCampaignTest, FullDiskIsAClearErrorAndNothingUnstoredIsAcknowledged) {
+// The coordinator's own disk filling up: SQLite's only (a PostgreSQL
+// server's disk is its operator's to watch).
+class SqliteDiskTest : public FaultCampaignTest {};
+INSTANTIATE_TEST_SUITE_P(, SqliteDiskTest, ::testing::Values(DbKind::kSqlite), DbKindName);
+
+TEST_P(SqliteDiskTest, FullDiskIsAClearErrorAndNothingUnstoredIsAcknowledged) {
   SmallDisk disk(dir_ / "dbdisk");
   if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs for the database";
   const std::string db_path = dir_ / "dbdisk/tunefleet.db";
@@ -328,6 +336,8 @@ TEST_F(FaultCampaignTest, FullDiskIsAClearErrorAndNothingUnstoredIsAcknowledged)
   EXPECT_NE(started->output.find("read-only"), std::string::npos) << started->output;
   disk.Remount(/*read_only=*/false);
 }
+
+TF_ON_BOTH_DATABASES(FaultCampaignTest);
 
 }  // namespace
 }  // namespace tf::testing

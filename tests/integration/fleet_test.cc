@@ -1,5 +1,6 @@
 // The service end to end: real coordinator and worker processes on
-// 127.0.0.1, a real SQLite database, the real CLI.
+// 127.0.0.1, the real CLI, and each test on both databases: a real SQLite
+// file and a real PostgreSQL server of its own.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,7 +10,7 @@
 
 #include "auth/token_file.h"
 #include "client/client.h"
-#include "db/sqlite.h"
+#include "db/database.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
 
@@ -27,13 +28,14 @@ nlohmann::json Json(const ProcessResult& r) {
 // The fleet as an operator runs it: tokens required, the workers with a
 // worker token, jobs submitted and followed with a submitter token, both
 // created with the coordinator's admin token.
-class FleetTest : public ::testing::Test {
+class FleetTest : public ::testing::TestWithParam<DbKind> {
  protected:
   void SetUp() override {
     coordinator_ = std::make_unique<CoordinatorProcess>(
         dir_.path(),
         std::vector<std::string>{"--lease-ttl-ms", "1500", "--heartbeat-ms", "300", "--db-sync",
-                                 "normal", "--admin-token-file", dir_ / "admin.token"});
+                                 "normal", "--admin-token-file", dir_ / "admin.token"},
+        database_.location());
     coordinator_->Start();
     client::ClientOptions options;
     options.token = *auth::ReadTokenFile(dir_ / "admin.token");
@@ -84,12 +86,13 @@ class FleetTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  TestDatabase database_{GetParam(), dir_.path()};
   std::unique_ptr<CoordinatorProcess> coordinator_;
   std::unique_ptr<client::Client> client_;
   std::vector<std::unique_ptr<Process>> workers_;
 };
 
-TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
+TEST_P(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   AddWorker("cpu:2");
   auto submitted = Cli({"submit", SourcePath("examples/cpu/gemm/gemm.yaml"), "--wait"}, 900);
   ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
@@ -150,7 +153,7 @@ TEST_F(FleetTest, ExampleGemmJobCompletesAndBestReturnsItsWinner) {
   }
 }
 
-TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes) {
+TEST_P(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes) {
   AddWorker("cpu:1");
   v1::Job job = Submit("examples/cpu/faulty/faulty.yaml");
   ASSERT_GT(job.job_id(), 0);
@@ -171,7 +174,7 @@ TEST_F(FleetTest, CrashingHangingAndWrongCandidatesAreRecordedAndTheJobCompletes
   ExpectExactlyOneResultPerCandidate(job.job_id());
 }
 
-TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
+TEST_P(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
   Process& doomed = AddWorker("cpu:1");
   v1::Job job = Submit("tests/integration/data/slow/slow.yaml");
   ASSERT_GT(job.job_id(), 0);
@@ -196,7 +199,7 @@ TEST_F(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
   ExpectExactlyOneResultPerCandidate(job.job_id());
 }
 
-TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
+TEST_P(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   AddWorker("cpu:1");
   v1::Job job = Submit("tests/integration/data/slow/slow.yaml");
   ASSERT_GT(job.job_id(), 0);
@@ -216,7 +219,7 @@ TEST_F(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   ExpectExactlyOneResultPerCandidate(job.job_id());
 }
 
-TEST_F(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {
+TEST_P(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {
   AddWorker("cpu:1");
   auto cli =
       Process::Start({BinaryPath("bin/tunefleet"), "--coordinator", coordinator_->address(),
@@ -248,7 +251,7 @@ TEST_F(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {
   ExpectExactlyOneResultPerCandidate(job_id);
 }
 
-TEST_F(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) {
+TEST_P(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) {
   Process& worker = AddWorker("cpu:1");
   // Each candidate of this job takes 2 s: its first lease alone would take
   // about a minute if the worker did not stop it.
@@ -283,6 +286,8 @@ TEST_F(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) 
   EXPECT_EQ(results_after->size(), results_at_cancel->size()) << "a result counted after cancel";
   EXPECT_EQ(client_->GetJob(doomed.job_id())->state(), v1::JOB_STATE_CANCELLED);
 }
+
+TF_ON_BOTH_DATABASES(FleetTest);
 
 }  // namespace
 }  // namespace tf::testing

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "common/files.h"
-#include "db/sqlite.h"
+#include "db/database.h"
 #include "tests/test_util.h"
 
 namespace tf::testing {

@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "db/sqlite.h"
+#include "db/database.h"
 #include "kernelspec/spec_loader.h"
 #include "tests/test_util.h"
 

@@ -1,8 +1,11 @@
 // The tuning database: schema migrations, results recorded once, best
-// configurations kept, jobs and leases stored.
+// configurations kept, jobs and leases stored; each on SQLite and on a real
+// PostgreSQL server of the test's own.
 #include "db/tuning_db.h"
 
 #include <gtest/gtest.h>
+
+#include <future>
 
 #include "db/schema.h"
 #include "tests/test_util.h"
@@ -23,10 +26,14 @@ ResultRow OkResult(int64_t candidate, const std::string& config, double median_n
   return r;
 }
 
-class TuningDbTest : public ::testing::Test {
+using testing::DbKind;
+using testing::TestDatabase;
+
+class TuningDbTest : public ::testing::TestWithParam<DbKind> {
  protected:
   void SetUp() override {
-    auto db = TuningDb::Open(dir_ / "t.db");
+    database_ = std::make_unique<TestDatabase>(GetParam(), dir_.path());
+    auto db = TuningDb::Open(database_->location());
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
     JobRow job;
@@ -45,12 +52,13 @@ class TuningDbTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
+  std::unique_ptr<TestDatabase> database_;
   std::unique_ptr<TuningDb> db_;
   int64_t job_id_ = 0;
   std::vector<CandidateRow> candidates_;
 };
 
-TEST_F(TuningDbTest, ResultIsRecordedOnceWhoeverReportsIt) {
+TEST_P(TuningDbTest, ResultIsRecordedOnceWhoeverReportsIt) {
   auto first = db_->InsertResult(OkResult(candidates_[0].id, "X=0", 500));
   ASSERT_TRUE(first.ok());
   EXPECT_TRUE(*first);
@@ -64,7 +72,7 @@ TEST_F(TuningDbTest, ResultIsRecordedOnceWhoeverReportsIt) {
   EXPECT_EQ((*listed)[0].problem_text, "M=64,N=64,K=64");
 }
 
-TEST_F(TuningDbTest, BestKeepsTheFastestOkResult) {
+TEST_P(TuningDbTest, BestKeepsTheFastestOkResult) {
   auto slow = OkResult(candidates_[0].id, "X=0", 900);
   auto fast = OkResult(candidates_[1].id, "X=1", 300);
   auto slower = OkResult(candidates_[2].id, "X=2", 600);
@@ -84,7 +92,7 @@ TEST_F(TuningDbTest, BestKeepsTheFastestOkResult) {
   EXPECT_EQ((*job_best)[0].config_key, "X=1");
 }
 
-TEST_F(TuningDbTest, ListResultsPutsOkFirstByTime) {
+TEST_P(TuningDbTest, ListResultsPutsOkFirstByTime) {
   auto failed = OkResult(candidates_[0].id, "X=0", 0);
   failed.status = v1::RESULT_STATUS_TIMEOUT;
   failed.error = "timed out";
@@ -99,7 +107,7 @@ TEST_F(TuningDbTest, ListResultsPutsOkFirstByTime) {
   EXPECT_EQ((*listed)[2].status, v1::RESULT_STATUS_TIMEOUT);
 }
 
-TEST_F(TuningDbTest, JobStateAndSpecRoundTrip) {
+TEST_P(TuningDbTest, JobStateAndSpecRoundTrip) {
   auto job = db_->GetJob(job_id_);
   ASSERT_TRUE(job.ok() && job->has_value());
   JobRow row = **job;
@@ -119,7 +127,7 @@ TEST_F(TuningDbTest, JobStateAndSpecRoundTrip) {
   EXPECT_EQ(db_->LoadJobs(false, 10)->size(), 1u);
 }
 
-TEST_F(TuningDbTest, ActiveLeasesComeBackWithTheirCandidates) {
+TEST_P(TuningDbTest, ActiveLeasesComeBackWithTheirCandidates) {
   LeaseRow lease{0, job_id_, "w1", 0, "sha", {}};
   ASSERT_TRUE(db_->InsertLease(lease).ok());
   ASSERT_TRUE(db_->SetCandidateState({candidates_[0].id, candidates_[2].id},
@@ -134,7 +142,7 @@ TEST_F(TuningDbTest, ActiveLeasesComeBackWithTheirCandidates) {
   EXPECT_TRUE(db_->LoadActiveLeases()->empty());
 }
 
-TEST_F(TuningDbTest, RolledBackTransactionLeavesNothing) {
+TEST_P(TuningDbTest, RolledBackTransactionLeavesNothing) {
   {
     auto txn = db_->Begin();
     ASSERT_TRUE(db_->InsertResult(OkResult(candidates_[0].id, "X=0", 5)).ok());
@@ -142,9 +150,14 @@ TEST_F(TuningDbTest, RolledBackTransactionLeavesNothing) {
   EXPECT_TRUE(db_->ListResults(job_id_)->empty());
 }
 
-TEST(SchemaTest, UpgradesAnOlderDatabaseAndKeepsItsRows) {
-  testing::TempDir dir;
-  std::string path = dir / "old.db";
+class SchemaTest : public ::testing::TestWithParam<DbKind> {
+ protected:
+  testing::TempDir dir_;
+  TestDatabase database_{GetParam(), dir_.path()};
+  const std::string path = database_.location();
+};
+
+TEST_P(SchemaTest, UpgradesAnOlderDatabaseAndKeepsItsRows) {
   {
     auto raw = Database::Open(path, false);
     ASSERT_TRUE(raw.ok());
@@ -166,9 +179,7 @@ TEST(SchemaTest, UpgradesAnOlderDatabaseAndKeepsItsRows) {
 
 // Version 4: tokens, and owners of jobs and workers; what was there before
 // belongs to no token (0).
-TEST(SchemaTest, UpgradesAVersion3DatabaseToTokens) {
-  testing::TempDir dir;
-  std::string path = dir / "v3.db";
+TEST_P(SchemaTest, UpgradesAVersion3DatabaseToTokens) {
   {
     auto raw = Database::Open(path, false);
     ASSERT_TRUE(raw.ok());
@@ -212,9 +223,7 @@ TEST(SchemaTest, UpgradesAVersion3DatabaseToTokens) {
   EXPECT_EQ((*tokens)[0].hash, "ab12");
 }
 
-TEST(SchemaTest, RefusesADatabaseFromANewerVersion) {
-  testing::TempDir dir;
-  std::string path = dir / "new.db";
+TEST_P(SchemaTest, RefusesADatabaseFromANewerVersion) {
   {
     auto db = TuningDb::Open(path);
     ASSERT_TRUE(db.ok());
@@ -226,10 +235,55 @@ TEST(SchemaTest, RefusesADatabaseFromANewerVersion) {
   EXPECT_NE(reopened.status().message().find("999"), std::string::npos);
 }
 
-TEST(SchemaTest, UnwritableLocationIsAClearError) {
+// A second writer (a standby coordinator) waits until the first one's
+// connection ends, then finds everything the first one committed.
+TEST_P(SchemaTest, SecondWriterStandsByUntilTheFirstIsGone) {
+  if (GetParam() == DbKind::kSqlite) GTEST_SKIP() << "an SQLite file has one coordinator";
+  auto first = TuningDb::Open(path);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE((*first)->EnsureKernel("fp", "gemm", 7).ok());
+  auto second = std::async(std::launch::async, [&] { return TuningDb::Open(path); });
+  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(1500)), std::future_status::timeout);
+  first->reset();
+  ASSERT_EQ(second.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto taken = second.get();
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(*(*taken)->EnsureKernel("fp", "gemm", 99), 7);
+}
+
+// Text that is not UTF-8 (a compiler's output may be anything) is kept by
+// SQLite as it is and by PostgreSQL with U+FFFD in place of what is not.
+TEST_P(TuningDbTest, DiagnosticsThatAreNotUtf8AreStored) {
+  BuildRow build{"X=0", false, "", "", std::string("bad \xff\x00 byte", 11), "", {}};
+  ASSERT_TRUE(db_->PutBuild("fp1", "host", build).ok());
+  auto builds = db_->LoadBuilds("fp1", "host");
+  ASSERT_TRUE(builds.ok()) << builds.status().ToString();
+  EXPECT_EQ(builds->at("X=0").diagnostics, GetParam() == DbKind::kSqlite
+                                               ? build.diagnostics
+                                               : "bad \xef\xbf\xbd\xef\xbf\xbd byte");
+  build.diagnostics = "second";  // a rebuild replaces the row
+  ASSERT_TRUE(db_->PutBuild("fp1", "host", build).ok());
+  EXPECT_EQ(db_->LoadBuilds("fp1", "host")->at("X=0").diagnostics, "second");
+}
+
+TF_ON_BOTH_DATABASES(TuningDbTest);
+TF_ON_BOTH_DATABASES(SchemaTest);
+
+TEST(SchemaLocationTest, UnwritableLocationIsAClearError) {
   auto db = TuningDb::Open("/nonexistent-dir/x/t.db");
   ASSERT_FALSE(db.ok());
   EXPECT_NE(db.status().message().find("/nonexistent-dir/x/t.db"), std::string::npos);
+}
+
+TEST(SchemaLocationTest, UnreachableServerIsAClearErrorWithoutThePassword) {
+  const std::string url =
+      "postgresql://tf:s3cret@127.0.0.1:" + std::to_string(testing::FreePort()) + "/tunefleet";
+  auto db = TuningDb::Open(url);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), Code::kUnavailable);
+  const std::string& message = db.status().message();
+  EXPECT_NE(message.find("postgresql://tf@127.0.0.1:"), std::string::npos) << message;
+  EXPECT_EQ(message.find("s3cret"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -148,6 +148,17 @@ def test_errors_carry_code_and_message(fleet: Fleet) -> None:
             stranger.jobs()
 
 
+def test_several_addresses_reach_the_one_that_serves(fleet: Fleet) -> None:
+    # 127.0.0.1:1: a standby that does not listen (yet), listed first.
+    both = f"127.0.0.1:1,{fleet.address}"
+    with tunefleet.Client(both, token_file=fleet.token_file("submitter")) as fleet_client:
+        assert len(fleet_client.workers()) == 1
+        with pytest.raises(tunefleet.NotFoundError, match="987654"):
+            fleet_client.job(987654)
+    with pytest.raises(tunefleet.InvalidArgumentError, match="'localhost' has no port"):
+        tunefleet.Client(f"{fleet.address},localhost")
+
+
 def test_unreachable_coordinator(tmp_path: Path) -> None:
     with tunefleet.Client("127.0.0.1:1", token="x", timeout_s=2) as nobody:
         with pytest.raises(tunefleet.UnavailableError, match="cannot reach coordinator at 127.0.0.1:1"):

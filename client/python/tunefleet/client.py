@@ -42,18 +42,29 @@ def _read_token_file(path: Union[str, os.PathLike[str]]) -> str:
     return token
 
 
-def _check_address(address: str) -> None:
-    if ":" not in address or address.endswith(":"):
-        raise InvalidArgumentError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            f"coordinator address '{address}' has no port; use HOST:PORT, e.g. 127.0.0.1:50051",
-        )
+def _split_addresses(addresses: str) -> list[str]:
+    split = addresses.split(",")
+    for address in split:
+        if ":" not in address or address.endswith(":"):
+            raise InvalidArgumentError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"coordinator address '{address}' has no port; use HOST:PORT, e.g. "
+                "127.0.0.1:50051",
+            )
+    return split
+
+
+# How long a call waits for one of several coordinator addresses to connect:
+# a standby takes over within a few seconds.
+_TAKEOVER_WAIT_S = 5.0
 
 
 class Client:
     """A connection to a coordinator.
 
     address: HOST:PORT; default $TUNEFLEET_COORDINATOR, else 127.0.0.1:50051.
+      Several, separated by commas (a coordinator and its standbys on one
+      PostgreSQL database): each call goes to the one whose connection is up.
     token / token_file: the bearer token; default $TUNEFLEET_TOKEN_FILE (a
       file holding it), else $TUNEFLEET_TOKEN (the token itself).
     tls_ca: the CA (PEM file) of the coordinator's certificate; default
@@ -76,7 +87,7 @@ class Client:
         cli: Optional[str] = None,
     ) -> None:
         self.address = address or os.environ.get("TUNEFLEET_COORDINATOR") or DEFAULT_ADDRESS
-        _check_address(self.address)
+        addresses = _split_addresses(self.address)
         if timeout_s <= 0:
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT, f"timeout_s must be positive, got {timeout_s}"
@@ -101,15 +112,44 @@ class Client:
                 private_key=Path(tls_key).read_bytes() if tls_key else None,
                 certificate_chain=Path(tls_cert).read_bytes() if tls_cert else None,
             )
-            self._channel = grpc.secure_channel(self.address, credentials, options)
+            self._channels = [grpc.secure_channel(a, credentials, options) for a in addresses]
         else:
-            self._channel = grpc.insecure_channel(self.address, options)
-        self._stub = tunefleet_pb2_grpc.TuneFleetStub(self._channel)
+            self._channels = [grpc.insecure_channel(a, options) for a in addresses]
+        self._stubs = [tunefleet_pb2_grpc.TuneFleetStub(c) for c in self._channels]
+        self._current = 0
+        self._ready = [False] * len(self._channels)
+        if len(self._channels) > 1:
+            for i, channel in enumerate(self._channels):
+                channel.subscribe(
+                    lambda state, i=i: self._ready.__setitem__(
+                        i, state == grpc.ChannelConnectivity.READY
+                    ),
+                    try_to_connect=True,
+                )
         self._best_lock = threading.Lock()
         self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, NotFoundError]]] = {}
 
+    @property
+    def _stub(self) -> tunefleet_pb2_grpc.TuneFleetStub:
+        """The stub of the coordinator that serves now: with several
+        addresses, the first connected one from the one used last, waiting a
+        few seconds for one (a standby taking over)."""
+        count = len(self._stubs)
+        deadline = time.monotonic() + min(_TAKEOVER_WAIT_S, self.timeout_s)
+        while count > 1:
+            for k in range(count):
+                i = (self._current + k) % count
+                if self._ready[i]:
+                    self._current = i
+                    return self._stubs[i]
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
+        return self._stubs[self._current]
+
     def close(self) -> None:
-        self._channel.close()
+        for channel in self._channels:
+            channel.close()
 
     def __enter__(self) -> Client:
         return self

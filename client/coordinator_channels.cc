@@ -1,0 +1,57 @@
+#include "client/coordinator_channels.h"
+
+#include <thread>
+
+namespace tf::client {
+namespace {
+
+// Accepts HOST:PORT, [IPv6]:PORT and gRPC target URIs (dns:///..., unix:...).
+Status CheckAddress(const std::string& address) {
+  if (address.empty()) {
+    return Status::InvalidArgument("coordinator address is empty; use HOST:PORT[,HOST:PORT...]");
+  }
+  if (address.find(':') == std::string::npos || address.back() == ':') {
+    return Status::InvalidArgument("coordinator address '" + address +
+                                   "' has no port; use HOST:PORT, e.g. 127.0.0.1:50051");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CoordinatorChannels>> CoordinatorChannels::Make(
+    const std::string& addresses, const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+    const grpc::ChannelArguments& args) {
+  auto made = std::make_unique<CoordinatorChannels>();
+  made->addresses_ = addresses;
+  size_t start = 0;
+  do {
+    size_t comma = addresses.find(',', start);
+    std::string address = addresses.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    TF_RETURN_IF_ERROR(CheckAddress(address));
+    made->channels_.push_back(grpc::CreateCustomChannel(address, credentials, args));
+    start = comma == std::string::npos ? std::string::npos : comma + 1;
+  } while (start != std::string::npos);
+  return made;
+}
+
+std::shared_ptr<grpc::Channel> CoordinatorChannels::Pick(std::chrono::milliseconds wait) {
+  const size_t count = channels_.size();
+  if (count == 1) return channels_[0];
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  const size_t first = current_.load();
+  do {
+    for (size_t k = 0; k < count; ++k) {
+      const size_t i = (first + k) % count;
+      if (channels_[i]->GetState(/*try_to_connect=*/true) == GRPC_CHANNEL_READY) {
+        current_ = i;
+        return channels_[i];
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return channels_[first];
+}
+
+}  // namespace tf::client
