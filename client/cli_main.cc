@@ -189,12 +189,9 @@ int main(int argc, char** argv) {
       app, "space",
       "Count the configurations of a spec's constrained space, per problem, and show the first "
       "few; builds nothing",
-      "  tunefleet space convolution.yaml
-"
-      "  tunefleet space gemm.yaml --json | jq .configurations
-"
-      "  tunefleet space gemm.cu.yaml --device-prop max_shared_mem_per_block_optin=232448
-");
+      "  tunefleet space convolution.yaml\n"
+      "  tunefleet space gemm.yaml --json | jq .configurations\n"
+      "  tunefleet space gemm.cu.yaml --device-prop max_shared_mem_per_block_optin=232448\n");
   space_cmd->add_option("SPEC", space.spec_path, "Kernel spec file (YAML)")->required();
   space_cmd->add_option("--device-prop", space.device_props,
                         "NAME=VALUE for device.NAME in constraints; for the host target the "
@@ -202,8 +199,7 @@ int main(int argc, char** argv) {
   space_cmd->add_option("--show", space.show, "Configurations listed per problem")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  space_cmd->callback([&] {
-    exit_code = RunSpace(global, space); });
+  space_cmd->callback([&] { exit_code = RunSpace(global, space); });
 
   CLI::App* import_cmd =
       app.add_subcommand("import", "Bring kernels and results from other tuners");
@@ -217,11 +213,9 @@ int main(int argc, char** argv) {
       "and GridDiv*, arguments as buffers (MemType Constant: __constant__ memory), compiler "
       "options. What cannot be translated is an error naming the T1 field. The kernel file is "
       "used unchanged (copied beside the spec when it is not in the spec's folder)",
-      "  tunefleet import kerneltuner convolution_T1.json -o convolution.yaml
-"
+      "  tunefleet import kerneltuner convolution_T1.json -o convolution.yaml\n"
       "  tunefleet import kerneltuner convolution_T1.json --reference convolution_naive "
-      "-o convolution.yaml
-");
+      "-o convolution.yaml\n");
   import_kt_cmd->add_option("T1", import_kt.t1_path, "Kernel Tuner T1 input file (JSON)")
       ->required();
   import_kt_cmd->add_option("-o,--out", import_kt.out_path,
@@ -230,8 +224,7 @@ int main(int argc, char** argv) {
   import_kt_cmd->add_option("--reference", import_kt.reference,
                             "Kernel of the same source that computes the outputs one thread per "
                             "element, to check every candidate against");
-  import_kt_cmd->callback([&] {
-    exit_code = RunImportKernelTuner(global, import_kt); });
+  import_kt_cmd->callback([&] { exit_code = RunImportKernelTuner(global, import_kt); });
 
   try {
     app.parse(argc, argv);

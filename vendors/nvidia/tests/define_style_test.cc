@@ -114,7 +114,7 @@ TEST_F(DefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
 }
 
 kernelspec::LoadedSpec ScaleSpec(const std::string& source) {
-  const std::string yaml = R"(
+  const std::string yaml = R"yaml(
 kernel: scale
 language: cuda
 source: scale.cu
@@ -127,7 +127,7 @@ buffers:
   out: {dtype: f32, count: n, output: true}
   coeffs: {dtype: f32, count: 4, memory: constant}
 launch: {grid: ["ceil_div(n, BLOCK)"], block: [BLOCK]}
-)";
+)yaml";
   auto spec = kernelspec::ParseSpecYaml(yaml, "scale.yaml");
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   kernelspec::LoadedSpec loaded;
