@@ -22,7 +22,8 @@ using ::testing::HasSubstr;
 constexpr int64_t kStart = 1'000'000;
 
 // X, Y in 1..40 with X + Y <= 50 (1,135 valid of 1,600); problem N=1 and,
-// when `two_problems`, N=30, where X <= N leaves fewer.
+// when `two_problems`, N=30; the second constraint is there for tests that
+// make N matter.
 v1::KernelSpec Spec(const std::string& strategy, bool two_problems = false) {
   v1::KernelSpec spec;
   for (const char* name : {"X", "Y"}) {
