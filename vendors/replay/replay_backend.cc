@@ -33,14 +33,19 @@ v1::TimingStats Timing(const search::RecordedResult& r) {
 ReplayBackend::ReplayBackend(search::RecordedSpace recording, double speed)
     : recording_(std::move(recording)), speed_(speed) {}
 
+std::string ReplayBackend::Source() const {
+  return (recording_.device.empty() ? recording_.kernel : recording_.device) + " (" +
+         recording_.format + ")";
+}
+
 Status ReplayBackend::Load(const std::string&) { return Status::Ok(); }
 
 Result<runner::Launchable> ReplayBackend::Find(const std::string& symbol) {
   TF_ASSIGN_OR_RETURN(v1::Config config, kernelspec::ParseConfigKey(symbol));
   const search::Space& space = recording_.space;
   auto outside = [&](const std::string& why) {
-    return Status::NotFound("configuration " + symbol + " is outside the recorded space of " +
-                            recording_.path + ": " + why);
+    return Status::NotFound("configuration " + symbol + " is outside the space recorded on " +
+                            Source() + ": " + why);
   };
   std::vector<uint32_t> indices;
   for (const search::Parameter& param : space.params()) {
@@ -78,8 +83,7 @@ std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchabl
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spent_ms * speed_));
   }
   v1::CandidateResult result;
-  const std::string recorded =
-      std::string("recorded in ") + recording_.path + ": " + search::OutcomeName(r.outcome);
+  const std::string recorded = "recorded on " + Source() + ": " + search::OutcomeName(r.outcome);
   switch (r.outcome) {
     case search::Outcome::kOk:
       result.set_status(v1::RESULT_STATUS_OK);

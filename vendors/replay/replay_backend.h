@@ -36,6 +36,8 @@ class ReplayBackend : public runner::Backend {
                                const v1::BenchmarkSettings& settings) override;
 
  private:
+  // What the recording was made on, for messages: its device, or its kernel.
+  std::string Source() const;
   const search::RecordedResult& ResultOf(const runner::Launchable& kernel) const {
     return *static_cast<const search::RecordedResult*>(kernel.function);
   }
