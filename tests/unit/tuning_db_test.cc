@@ -237,8 +237,12 @@ TEST_P(SchemaTest, RefusesADatabaseFromANewerVersion) {
 
 // A second writer (a standby coordinator) waits until the first one's
 // connection ends, then finds everything the first one committed.
-TEST_P(SchemaTest, SecondWriterStandsByUntilTheFirstIsGone) {
-  if (GetParam() == DbKind::kSqlite) GTEST_SKIP() << "an SQLite file has one coordinator";
+// (An SQLite file has one coordinator.)
+class PostgresWritersTest : public SchemaTest {};
+INSTANTIATE_TEST_SUITE_P(, PostgresWritersTest, ::testing::Values(DbKind::kPostgres),
+                         testing::DbKindName);
+
+TEST_P(PostgresWritersTest, SecondWriterStandsByUntilTheFirstIsGone) {
   auto first = TuningDb::Open(path);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_TRUE((*first)->EnsureKernel("fp", "gemm", 7).ok());
