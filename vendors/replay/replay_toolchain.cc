@@ -14,6 +14,7 @@ Status ReplayToolchain::Validate(const v1::KernelSpec& spec) const {
 }
 
 Result<std::string> ReplayToolchain::GenerateBatch(const v1::KernelSpec&,
+                                                   const std::vector<v1::SourceFile>&,
                                                    const std::vector<v1::Config>& configs) const {
   std::string listing = std::string(kArtifactHeader) + "\n";
   for (const v1::Config& config : configs) listing += kernelspec::ConfigKey(config) + "\n";

@@ -29,6 +29,7 @@ class ReplayToolchain : public compiler::Toolchain {
   // believes they had an effect.
   Status Validate(const v1::KernelSpec& spec) const override;
   Result<std::string> GenerateBatch(const v1::KernelSpec& spec,
+                                    const std::vector<v1::SourceFile>& sources,
                                     const std::vector<v1::Config>& configs) const override;
   // Copies the batch's listing to `out_path`; no process runs.
   Result<compiler::CompileOutcome> Compile(const std::string& work_dir, const std::string& tu_path,
