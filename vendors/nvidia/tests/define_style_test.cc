@@ -103,7 +103,7 @@ TEST_F(DefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
       EXPECT_GE(kernelspec::CopyIndexInSymbol(build.symbol), 0) << build.symbol;
       EXPECT_NE(build.reference_symbol.find("convolution_naive_tf_copy0"), std::string::npos)
           << build.reference_symbol;
-      EXPECT_GT(build.resources.static_shared_bytes(), 0);
+      EXPECT_GT(build.resources.shared_bytes(), 0);
       symbols.insert(build.symbol);
       ++per_artifact[build.artifact_sha256];
     }

@@ -44,7 +44,7 @@ TEST(ReplayToolchainTest, ArtifactListsTheBatchAndSymbolsAreConfigKeys) {
   auto b = kernelspec::ParseConfigKey("block_size_x=32,block_size_y=1");
   ASSERT_TRUE(a.ok() && b.ok());
   testing::TempDir dir;
-  auto listing = (*toolchain)->GenerateBatch(spec.spec, {*a, *b});
+  auto listing = (*toolchain)->GenerateBatch(spec.spec, spec.sources, {*a, *b});
   ASSERT_TRUE(listing.ok());
   ASSERT_TRUE(WriteFileAtomic(dir / "batch.txt", *listing).ok());
   auto outcome =
