@@ -1,5 +1,8 @@
 // tunefleet: the command line of TuneFleet. Parses flags and dispatches to
 // the subcommand functions of client/cli/commands.h.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <CLI/CLI.hpp>
 
 #include "client/cli/commands.h"
@@ -20,6 +23,9 @@ CLI::App* AddCommand(CLI::App& app, const std::string& name, const std::string& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Standard output carries what the commands print (--json above all); the
+  // libraries' log lines go to standard error.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("tunefleet"));
   CLI::App app{
       "tunefleet: submit kernel autotuning jobs to a TuneFleet coordinator, follow them, and "
       "query the best tuned configurations."};
