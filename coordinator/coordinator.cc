@@ -590,7 +590,7 @@ void Coordinator::ScheduleBuildsLocked(Job& job, const std::vector<v1::Config>& 
 
 Result<std::map<std::string, db::BuildRow>> Coordinator::LoadBuildsLocked(const Job& job) {
   if (job.build_on_worker) return std::map<std::string, db::BuildRow>{};  // none here
-  return LoadBuildsLocked(job);
+  return db_->LoadBuilds(job.row.fingerprint, job.target);
 }
 
 Status Coordinator::PackBundlesLocked(Job& job, const std::vector<v1::Config>& configs) {
