@@ -24,8 +24,9 @@ CLI::App* AddCommand(CLI::App& app, const std::string& name, const std::string& 
 
 int main(int argc, char** argv) {
   // Standard output carries what the commands print (--json above all); the
-  // libraries' log lines go to standard error.
+  // libraries' warnings go to standard error, their progress lines nowhere.
   spdlog::set_default_logger(spdlog::stderr_color_mt("tunefleet"));
+  spdlog::set_level(spdlog::level::warn);
   CLI::App app{
       "tunefleet: submit kernel autotuning jobs to a TuneFleet coordinator, follow them, and "
       "query the best tuned configurations."};
