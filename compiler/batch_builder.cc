@@ -133,8 +133,8 @@ class BuildRun {
 
   // Compiles one batch. Returns its halves when it failed and can be split.
   std::vector<Batch> Process(const Batch& batch, int id) {
-    std::string tu = "batch_" + std::to_string(id) + ".cc";
-    std::string so = "batch_" + std::to_string(id) + ".so";
+    std::string tu = "batch_" + std::to_string(id) + toolchain_.source_suffix();
+    std::string so = "batch_" + std::to_string(id) + toolchain_.artifact_suffix();
     auto source = toolchain_.GenerateBatch(spec_, sources_, batch);
     if (!source.ok()) return Fail(source.status());
     Status written = WriteFileAtomic(work_dir_ + "/" + tu, *source);

@@ -55,6 +55,10 @@ class Toolchain {
   // compiler upgrade invalidates cached results.
   virtual std::string version() const = 0;
   virtual std::string target() const = 0;  // "host"
+  // File name endings of a generated batch and of what it compiles into
+  // (what the compiler and a person reading the work folder expect).
+  virtual std::string source_suffix() const { return ".cc"; }
+  virtual std::string artifact_suffix() const { return ".so"; }
 
   // Checks what this toolchain needs of a spec (compile options, buffer
   // types); errors name the offending field and value.

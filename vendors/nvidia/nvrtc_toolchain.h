@@ -38,6 +38,8 @@ class NvrtcToolchain : public compiler::Toolchain {
   std::string name() const override { return "cuda-nvrtc"; }
   std::string version() const override { return version_; }  // "NVRTC 13.0"
   std::string target() const override { return arch_; }
+  std::string source_suffix() const override { return ".cu"; }
+  std::string artifact_suffix() const override { return ".cubin"; }
 
   // Compile options must be on an allowlist (-D/-U with plain values,
   // --use_fast_math, -maxrregcount=N, -lineinfo, --extra-device-vectorization,
