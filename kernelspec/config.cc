@@ -153,7 +153,9 @@ std::string CopyNamespace(size_t index) { return "tf_copy" + std::to_string(inde
 
 int64_t CopyIndexInSymbol(std::string_view symbol) {
   static constexpr std::string_view kPrefix = "tf_copy";
-  const size_t at = symbol.find(kPrefix);
+  // The last one: the renamed kernel (conv_tf_copy3), followed by no digit,
+  // where the namespace's (8tf_copy327conv...) runs into the next length.
+  const size_t at = symbol.rfind(kPrefix);
   if (at == std::string_view::npos) return -1;
   int64_t index = -1;
   for (size_t k = at + kPrefix.size(); k < symbol.size() && std::isdigit(symbol[k]); ++k) {
