@@ -54,7 +54,8 @@ Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, Clie
 
 std::unique_ptr<v1::TuneFleet::Stub> Client::Stub() {
   const auto wait = std::min<std::chrono::milliseconds>(
-      kTakeoverWait, std::chrono::milliseconds(static_cast<int64_t>(options_.call_timeout_s * 1000)));
+      kTakeoverWait,
+      std::chrono::milliseconds(static_cast<int64_t>(options_.call_timeout_s * 1000)));
   return v1::TuneFleet::NewStub(channels_->Pick(wait));
 }
 

@@ -115,8 +115,9 @@ Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& location,
 
 Result<int64_t> TuningDb::EnsureKernel(const std::string& fingerprint, const std::string& name,
                                        int64_t now_ms) {
-  TF_ASSIGN_OR_RETURN(auto insert, db_->Prepare("INSERT INTO kernels(fingerprint, name, "
-                                                "created_ms) VALUES(?, ?, ?) ON CONFLICT DO NOTHING"));
+  TF_ASSIGN_OR_RETURN(auto insert,
+                      db_->Prepare("INSERT INTO kernels(fingerprint, name, "
+                                   "created_ms) VALUES(?, ?, ?) ON CONFLICT DO NOTHING"));
   TF_RETURN_IF_ERROR(insert.Bind(1, fingerprint).Bind(2, name).Bind(3, now_ms).Run());
   TF_ASSIGN_OR_RETURN(auto select,
                       db_->Prepare("SELECT created_ms FROM kernels WHERE fingerprint = ?"));

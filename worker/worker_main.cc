@@ -12,7 +12,10 @@
 int main(int argc, char** argv) {
   tf::worker::WorkerOptions options;
   CLI::App app{"TuneFleet worker: benchmarks candidates on this host's devices for a coordinator."};
-  app.add_option("--coordinator", options.coordinator, "coordinator address HOST:PORT, or several separated by commas (a coordinator and its standbys: the worker follows the one that serves)")->required();
+  app.add_option("--coordinator", options.coordinator,
+                 "coordinator address HOST:PORT, or several separated by commas (a coordinator and "
+                 "its standbys: the worker follows the one that serves)")
+      ->required();
   app.add_option("--devices", options.devices,
                  "devices to offer: cpu:N splits this host's cores into N devices; nvidia (all "
                  "GPUs) or nvidia:0,1 (these CUDA ordinals); kinds combine: cpu:1,nvidia")
