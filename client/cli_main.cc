@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
 
   GlobalOptions global;
   global.coordinator = "127.0.0.1:50051";
-  app.add_option("--coordinator", global.coordinator, "Coordinator address, HOST:PORT, or several separated by commas (a coordinator and its standbys: each call goes to the one that serves)")
+  app.add_option("--coordinator", global.coordinator,
+                 "Coordinator address, HOST:PORT, or several separated by commas (a coordinator "
+                 "and its standbys: each call goes to the one that serves)")
       ->envname("TUNEFLEET_COORDINATOR")
       ->capture_default_str();
   app.add_flag("--json", global.json, "Print machine-readable JSON on stdout");

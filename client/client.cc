@@ -27,8 +27,11 @@ grpc::ChannelArguments ChannelArgs() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
-  // A restarted coordinator is found again within a few seconds, however
-  // long it was away (gRPC's own default grows to two minutes).
+  // A restarted coordinator, or a standby that took over, is found again
+  // within a few seconds, however long it was away (gRPC's own back-off
+  // starts at 1 s, waits at least 20 s and grows to two minutes).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   return args;
 }
@@ -54,7 +57,8 @@ Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, Clie
 
 std::unique_ptr<v1::TuneFleet::Stub> Client::Stub() {
   const auto wait = std::min<std::chrono::milliseconds>(
-      kTakeoverWait, std::chrono::milliseconds(static_cast<int64_t>(options_.call_timeout_s * 1000)));
+      kTakeoverWait,
+      std::chrono::milliseconds(static_cast<int64_t>(options_.call_timeout_s * 1000)));
   return v1::TuneFleet::NewStub(channels_->Pick(wait));
 }
 

@@ -27,8 +27,8 @@ Result<std::unique_ptr<CoordinatorChannels>> CoordinatorChannels::Make(
   size_t start = 0;
   do {
     size_t comma = addresses.find(',', start);
-    std::string address = addresses.substr(
-        start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string address =
+        addresses.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     TF_RETURN_IF_ERROR(CheckAddress(address));
     made->channels_.push_back(grpc::CreateCustomChannel(address, credentials, args));
     start = comma == std::string::npos ? std::string::npos : comma + 1;

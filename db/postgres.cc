@@ -66,7 +66,11 @@ std::string ValidUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t length = c < 0x80           ? 1
+                    : (c >> 5) == 0x6  ? 2
+                    : (c >> 4) == 0xe  ? 3
+                    : (c >> 3) == 0x1e ? 4
+                                       : 0;
     bool valid = length > 0 && c != 0 && i + length <= text.size() && !(length == 2 && c < 0xc2);
     for (size_t k = 1; valid && k < length; ++k) {
       valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
@@ -82,6 +86,9 @@ std::string ValidUtf8(std::string_view text) {
   return out;
 }
 
+// NOTICEs ("relation already exists, skipping") are not for the operator.
+void IgnoreNotice(void*, const char*) {}
+
 class PostgresCursor : public Cursor {
  public:
   PostgresCursor(PostgresDatabase& db, std::string name, int params, std::string_view sql)
@@ -94,9 +101,7 @@ class PostgresCursor : public Cursor {
     std::snprintf(text, sizeof text, "%.17g", value);  // round-trips exactly
     Set(index, text, false);
   }
-  void BindText(int index, std::string_view text) override {
-    Set(index, ValidUtf8(text), false);
-  }
+  void BindText(int index, std::string_view text) override { Set(index, ValidUtf8(text), false); }
   void BindBlob(int index, std::string_view bytes) override {
     Set(index, std::string(bytes), true);
   }
@@ -187,8 +192,8 @@ std::string RedactPostgresUrl(const std::string& url) {
   for (size_t p = out.find("password="); p != std::string::npos; p = out.find("password=")) {
     size_t end = out.find('&', p);
     bool first = p > 0 && out[p - 1] == '?';
-    out.erase(first ? p : p - 1, end == std::string::npos ? std::string::npos
-                                                          : end - p + (first ? 1 : 0));
+    out.erase(first ? p : p - 1,
+              end == std::string::npos ? std::string::npos : end - p + (first ? 1 : 0));
   }
   return out;
 }
@@ -207,8 +212,7 @@ Result<std::unique_ptr<Database>> PostgresDatabase::Open(const std::string& url,
     PQfinish(conn);
     return status;
   }
-  // NOTICEs ("relation already exists, skipping") are not for the operator.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
   std::unique_ptr<PostgresDatabase> db(new PostgresDatabase(conn, name, synchronous_full));
   if (!synchronous_full) TF_RETURN_IF_ERROR(db->Exec("SET synchronous_commit TO off"));
   return std::unique_ptr<Database>(std::move(db));

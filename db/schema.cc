@@ -132,8 +132,8 @@ ALTER TABLE jobs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
 
 Result<int> SchemaVersion(Database& db) {
-  TF_RETURN_IF_ERROR(db.Exec(
-      db.SchemaSql("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)")));
+  TF_RETURN_IF_ERROR(
+      db.Exec(db.SchemaSql("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)")));
   TF_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT MAX(version) FROM schema_version"));
   TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
   return row && !stmt.IsNull(0) ? static_cast<int>(stmt.Int(0)) : 0;

@@ -43,8 +43,7 @@ class SqliteCursor : public Cursor {
     sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   }
   void BindBlob(int index, std::string_view bytes) override {
-    sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
-                      SQLITE_TRANSIENT);
+    sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
   }
   void BindNull(int index) override { sqlite3_bind_null(stmt_, index); }
 

@@ -42,7 +42,7 @@ class SqliteDatabase : public Database {
   Status RelaxSync(bool relax);
 
   sqlite3* db_;
-  bool relaxed_ = false;  // the open transaction runs synchronous=NORMAL
+  bool relaxed_ = false;                           // the open transaction runs synchronous=NORMAL
   std::unordered_map<std::string, Cached> cache_;  // node-based: in_use stays put
 };
 

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "common/files.h"
 #include "db/schema.h"
 
@@ -118,8 +121,9 @@ Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& location,
 
 Result<int64_t> TuningDb::EnsureKernel(const std::string& fingerprint, const std::string& name,
                                        int64_t now_ms) {
-  TF_ASSIGN_OR_RETURN(auto insert, db_->Prepare("INSERT INTO kernels(fingerprint, name, "
-                                                "created_ms) VALUES(?, ?, ?) ON CONFLICT DO NOTHING"));
+  TF_ASSIGN_OR_RETURN(auto insert,
+                      db_->Prepare("INSERT INTO kernels(fingerprint, name, "
+                                   "created_ms) VALUES(?, ?, ?) ON CONFLICT DO NOTHING"));
   TF_RETURN_IF_ERROR(insert.Bind(1, fingerprint).Bind(2, name).Bind(3, now_ms).Run());
   TF_ASSIGN_OR_RETURN(auto select,
                       db_->Prepare("SELECT created_ms FROM kernels WHERE fingerprint = ?"));
@@ -193,28 +197,69 @@ Result<std::vector<JobRow>> TuningDb::LoadJobs(bool unfinished_only, int limit,
   return Collect<JobRow>(stmt, ReadJob);
 }
 
+namespace {
+
+// Rows and ids go in groups: on PostgreSQL every statement is a round trip,
+// and a job binds tens of thousands of candidates under the coordinator's lock.
+constexpr int kRowsPerInsert = 256;
+constexpr int kIdsPerUpdate = 32;  // a lease's candidates, at most, by default
+
+// "(?,?,?),(?,?,?)": `rows` groups of `columns` placeholders.
+std::string Placeholders(int rows, int columns) {
+  std::string group = "(?";
+  for (int c = 1; c < columns; ++c) group += ",?";
+  group += ")";
+  std::string out = group;
+  for (int r = 1; r < rows; ++r) out += "," + group;
+  return out;
+}
+
+}  // namespace
+
 Status TuningDb::InsertCandidates(std::vector<CandidateRow>& candidates) {
-  TF_ASSIGN_OR_RETURN(auto stmt,
-                      db_->Prepare("INSERT INTO candidates(job_id, config_key, problem_text, "
-                                   "state, lease_id) VALUES(?,?,?,?,?) RETURNING id"));
-  for (auto& c : candidates) {
-    stmt.Bind(1, c.job_id)
-        .Bind(2, c.config_key)
-        .Bind(3, c.problem_text)
-        .Bind(4, static_cast<int64_t>(c.state))
-        .Bind(5, c.lease_id);
-    TF_ASSIGN_OR_RETURN(c.id, InsertedId(stmt));
+  size_t done = 0;
+  while (done < candidates.size()) {
+    const int rows = candidates.size() - done >= kRowsPerInsert ? kRowsPerInsert : 1;
+    TF_ASSIGN_OR_RETURN(
+        auto stmt,
+        db_->Prepare("INSERT INTO candidates(job_id, config_key, problem_text, state, "
+                     "lease_id) VALUES" +
+                     Placeholders(rows, 5) + " RETURNING id, job_id, config_key, problem_text"));
+    // RETURNING promises no order: the ids are matched to their rows.
+    std::map<std::tuple<int64_t, std::string, std::string>, CandidateRow*> by_key;
+    for (int r = 0; r < rows; ++r) {
+      CandidateRow& c = candidates[done + r];
+      stmt.Bind(5 * r + 1, c.job_id)
+          .Bind(5 * r + 2, c.config_key)
+          .Bind(5 * r + 3, c.problem_text)
+          .Bind(5 * r + 4, static_cast<int64_t>(c.state))
+          .Bind(5 * r + 5, c.lease_id);
+      by_key[{c.job_id, c.config_key, c.problem_text}] = &c;
+    }
+    for (int r = 0; r < rows; ++r) {
+      TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      auto it = row ? by_key.find({stmt.Int(1), stmt.Text(2), stmt.Text(3)}) : by_key.end();
+      if (it == by_key.end()) return Status::Internal("tuning database: an insert lost a row");
+      it->second->id = stmt.Int(0);
+    }
+    stmt.Reset();
+    done += rows;
   }
   return Status::Ok();
 }
 
 Status TuningDb::SetCandidateState(const std::vector<int64_t>& ids, CandidateState state,
                                    int64_t lease_id) {
-  TF_ASSIGN_OR_RETURN(auto stmt,
-                      db_->Prepare("UPDATE candidates SET state=?, lease_id=? WHERE id=?"));
-  for (int64_t id : ids) {
-    TF_RETURN_IF_ERROR(
-        stmt.Bind(1, static_cast<int64_t>(state)).Bind(2, lease_id).Bind(3, id).Run());
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("UPDATE candidates SET state=?, lease_id=? WHERE "
+                                              "id IN " +
+                                              Placeholders(1, kIdsPerUpdate)));
+  for (size_t at = 0; at < ids.size(); at += kIdsPerUpdate) {
+    stmt.Bind(1, static_cast<int64_t>(state)).Bind(2, lease_id);
+    // A short last group repeats its last id.
+    for (size_t k = 0; k < kIdsPerUpdate; ++k) {
+      stmt.Bind(3 + static_cast<int>(k), ids[std::min(at + k, ids.size() - 1)]);
+    }
+    TF_RETURN_IF_ERROR(stmt.Run());
   }
   return Status::Ok();
 }

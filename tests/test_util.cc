@@ -1,8 +1,7 @@
 #include "tests/test_util.h"
 
-#include <gtest/gtest.h>
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
@@ -91,7 +90,8 @@ std::string PostgresBin() {
   for (const auto& entry : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
     const std::string version = entry.path().filename();
     if (version.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (std::filesystem::exists(entry.path() / "bin/initdb") && std::stoi(version) > newest_version) {
+    if (std::filesystem::exists(entry.path() / "bin/initdb") &&
+        std::stoi(version) > newest_version) {
       newest_version = std::stoi(version);
       newest = entry.path() / "bin";
     }
@@ -130,10 +130,10 @@ PostgresCluster::PostgresCluster() {
     }
   }
   const std::string bin = PostgresBin();
-  auto initdb = RunProcess(AsServerUser({bin + "/initdb", "-D", dir_ + "/data", "-A", "trust",
-                                         "-U", "postgres", "-E", "UTF8", "--locale=C", "-N",
-                                         "--no-instructions"}),
-                           WithTimeout(120));
+  auto initdb =
+      RunProcess(AsServerUser({bin + "/initdb", "-D", dir_ + "/data", "-A", "trust", "-U",
+                               "postgres", "-E", "UTF8", "--locale=C", "-N", "--no-instructions"}),
+                 WithTimeout(120));
   if (!initdb.ok() || !initdb->success()) {
     throw std::runtime_error("initdb failed: " +
                              (initdb.ok() ? initdb->output : initdb.status().ToString()));
@@ -141,11 +141,10 @@ PostgresCluster::PostgresCluster() {
   // A port taken between FreePort() and the server's bind: try another.
   for (int attempt = 0; attempt < 3 && !server_; ++attempt) {
     port_ = FreePort();
-    auto server = Process::Start(
-        AsServerUser({bin + "/postgres", "-D", dir_ + "/data", "-k", dir_, "-h", "127.0.0.1",
-                      "-p", std::to_string(port_), "-c", "max_connections=40", "-c",
-                      "shared_buffers=32MB"}),
-        dir_ + "/server.log");
+    auto server = Process::Start(AsServerUser({bin + "/postgres", "-D", dir_ + "/data", "-k", dir_,
+                                               "-h", "127.0.0.1", "-p", std::to_string(port_), "-c",
+                                               "max_connections=40", "-c", "shared_buffers=32MB"}),
+                                 dir_ + "/server.log");
     const std::string probe = Url("postgres");
     bool ready = WaitFor(
         [&] {

@@ -2,13 +2,13 @@
 // processes with their logs kept, and a coordinator/worker fleet on 127.0.0.1.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "client/client.h"
 #include "common/subprocess.h"
@@ -78,11 +78,11 @@ class PostgresCluster {
 // (FleetTest.X/sqlite, FleetTest.X/postgresql).
 enum class DbKind { kSqlite, kPostgres };
 std::string DbKindName(const ::testing::TestParamInfo<DbKind>& info);
-#define TF_ON_BOTH_DATABASES(suite)                                             \
-  INSTANTIATE_TEST_SUITE_P(, suite,                                             \
-                           ::testing::Values(::tf::testing::DbKind::kSqlite,    \
-                                             ::tf::testing::DbKind::kPostgres), \
-                           ::tf::testing::DbKindName)
+#define TF_ON_BOTH_DATABASES(suite)                                                        \
+  INSTANTIATE_TEST_SUITE_P(                                                                \
+      , suite,                                                                             \
+      ::testing::Values(::tf::testing::DbKind::kSqlite, ::tf::testing::DbKind::kPostgres), \
+      ::tf::testing::DbKindName)
 
 // One test's tuning database: an SQLite file in `dir`, or a database on a
 // PostgreSQL cluster of its own.

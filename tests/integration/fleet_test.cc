@@ -221,11 +221,10 @@ TEST_P(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
 
 TEST_P(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {
   AddWorker("cpu:1");
-  auto cli =
-      Process::Start({BinaryPath("bin/tunefleet"), "--coordinator", coordinator_->address(),
-                      "--token-file", dir_ / "submitter.token", "submit",
-                      SourcePath("tests/integration/data/slow/slow.yaml"), "--wait"},
-                     dir_ / "submit.log");
+  auto cli = Process::Start({BinaryPath("bin/tunefleet"), "--coordinator", coordinator_->address(),
+                             "--token-file", dir_ / "submitter.token", "submit",
+                             SourcePath("tests/integration/data/slow/slow.yaml"), "--wait"},
+                            dir_ / "submit.log");
   int64_t job_id = 0;
   ASSERT_TRUE(WaitFor(
       [&] {

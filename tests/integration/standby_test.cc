@@ -30,8 +30,8 @@ TEST(StandbyTest, StandbyTakesOverWhenTheActiveCoordinatorIsKilledMidJob) {
   standby.set_port(FreePort());
   active.Start();
   standby.Start(/*wait=*/false);
-  ASSERT_TRUE(WaitFor([&] { return standby.Log().find("standing by") != std::string::npos; },
-                      seconds(30)))
+  ASSERT_TRUE(
+      WaitFor([&] { return standby.Log().find("standing by") != std::string::npos; }, seconds(30)))
       << standby.Log();
 
   const std::string both = active.address() + "," + standby.address();
