@@ -179,6 +179,8 @@ Status Coordinator::Load() {
       if (stored.state == db::CandidateState::kDone) {
         if (auto r = result_of.find(stored.id); r != result_of.end()) {
           TellSearchLocked(job, stored, *r->second);
+        } else {
+          job.search->Tell(stored.problem_index, stored.config, std::nullopt);  // never again
         }
         continue;
       }
