@@ -257,6 +257,9 @@ function chart(name, container) {
   return instance;
 }
 
+// An axis end a little above `max` (a time relative to the best, >= 1).
+const niceMax = (max) => Math.max(1.1, Math.ceil(max * 10 + 0.5) / 10);
+
 const sortValue = (a, b) =>
   typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b), undefined, { numeric: true });
 
@@ -331,7 +334,7 @@ function drawKnobs(results, container) {
         legend: { top: 0, type: "scroll", show: problems.length > 1 },
         grid: { left: 50, right: 12, top: problems.length > 1 ? 30 : 12, bottom: 30 },
         xAxis: { type: "category", data: values, name: k, nameLocation: "middle", nameGap: 22 },
-        yAxis: { type: "log", name: "× best", min: 1 },
+        yAxis: { type: "value", name: "× best", min: 1, max: (extent) => niceMax(extent.max) },
         series: problems.map((p) => ({
           name: p,
           type: "scatter",
@@ -359,7 +362,7 @@ function drawParallel(results, container) {
     data: [...new Set(results.map((r) => r.config[k]))].sort(sortValue).map(String),
   }));
   axes.push({ dim: knobs.length, name: "problem", type: "category", data: problems });
-  axes.push({ dim: knobs.length + 1, name: "× best", type: "log", min: 1 });
+  axes.push({ dim: knobs.length + 1, name: "× best", type: "value", min: 1, max: (extent) => niceMax(extent.max) });
   const data = ok.map((r) => [
     ...knobs.map((k) => String(r.config[k])),
     keyText(r.problem),
@@ -457,11 +460,19 @@ function resultsTable(results, view, rerender) {
       columns.map((c) => el("td", { class: c.num ? "num" : "" }, c.name === "status" ? badge(r.status) : c.show ? c.show(r) : c.get(r))),
     );
     if (r.status === "ok" || !r.error) return [row];
+    // The reason's first line leads (for a compile failure, the compiler's
+    // first error); the whole text folds out.
+    const [first, ...rest] = r.error.split("\n");
     const reason = el(
       "tr",
       { class: "failed reason" },
       el("td", {}),
-      el("td", { colspan: columns.length - 1 }, el("pre", { class: "diag" }, r.error)),
+      el(
+        "td",
+        { colspan: columns.length - 1 },
+        el("pre", { class: "diag" }, first),
+        rest.length > 0 && el("details", {}, el("summary", {}, "full diagnostics"), el("pre", { class: "diag" }, rest.join("\n"))),
+      ),
     );
     return [row, reason];
   });
