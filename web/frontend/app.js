@@ -257,9 +257,6 @@ function chart(name, container) {
   return instance;
 }
 
-// An axis end a little above `max` (a time relative to the best, >= 1).
-const niceMax = (max) => Math.max(1.1, Math.ceil(max * 10 + 0.5) / 10);
-
 const sortValue = (a, b) =>
   typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b), undefined, { numeric: true });
 
@@ -334,7 +331,7 @@ function drawKnobs(results, container) {
         legend: { top: 0, type: "scroll", show: problems.length > 1 },
         grid: { left: 50, right: 12, top: problems.length > 1 ? 30 : 12, bottom: 30 },
         xAxis: { type: "category", data: values, name: k, nameLocation: "middle", nameGap: 22 },
-        yAxis: { type: "value", name: "× best", min: 1, max: (extent) => niceMax(extent.max) },
+        yAxis: { type: "value", name: "× best", min: 1 },
         series: problems.map((p) => ({
           name: p,
           type: "scatter",
@@ -362,7 +359,7 @@ function drawParallel(results, container) {
     data: [...new Set(results.map((r) => r.config[k]))].sort(sortValue).map(String),
   }));
   axes.push({ dim: knobs.length, name: "problem", type: "category", data: problems });
-  axes.push({ dim: knobs.length + 1, name: "× best", type: "value", min: 1, max: (extent) => niceMax(extent.max) });
+  axes.push({ dim: knobs.length + 1, name: "× best", type: "value", min: 1 });
   const data = ok.map((r) => [
     ...knobs.map((k) => String(r.config[k])),
     keyText(r.problem),
@@ -600,7 +597,7 @@ function workersPage() {
                           "div",
                           {},
                           el("a", { href: `#/jobs/${l.job_id}` }, `job #${l.job_id}`),
-                          ` ${l.kernel}: ${l.candidates} candidates (lease ${l.lease_id}${l.backup ? ", backup" : ""}), ${ago(l.granted_unix_ms).replace(" ago", "")}`,
+                          ` ${l.kernel}: ${l.candidates} candidates (lease ${l.lease_id}${l.backup ? ", a backup" : ""}) for ${ago(l.granted_unix_ms).replace(" ago", "")}`,
                         ),
                       )
                     : el("span", { class: "muted" }, "idle"),

@@ -227,7 +227,7 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   });
 
   await t.test("the workers page showed the device working on the job", () => {
-    assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates`));
+    assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates \\(lease \\d+\\) for`));
   });
 
   await t.test("progress moved on the page", () => {
