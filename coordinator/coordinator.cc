@@ -886,12 +886,21 @@ Result<std::vector<v1::Job>> Coordinator::ListJobs(int limit, const auth::Caller
 
 Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id,
                                                                   const auth::Caller& caller) {
+  TF_ASSIGN_OR_RETURN(auto recorded, ListRecordedResults(job_id, caller));
+  std::vector<v1::CandidateResult> results;
+  results.reserve(recorded.size());
+  for (auto& r : recorded) results.push_back(std::move(r.result));
+  return results;
+}
+
+Result<std::vector<Coordinator::RecordedResult>> Coordinator::ListRecordedResults(
+    int64_t job_id, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
   TF_ASSIGN_OR_RETURN(auto job, db_->GetJob(job_id));
   if (!job) return JobNotFound(job_id);
   TF_RETURN_IF_ERROR(CheckJobOwner(*job, caller));
   TF_ASSIGN_OR_RETURN(auto rows, db_->ListResults(job_id));
-  std::vector<v1::CandidateResult> results;
+  std::vector<RecordedResult> results;
   for (const auto& r : rows) {
     v1::CandidateResult out;
     out.set_candidate_id(r.candidate_id);
@@ -905,8 +914,7 @@ Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id
     if (problem.ok()) *out.mutable_problem() = *problem;
     out.set_device_class(r.device_class);
     out.set_worker(r.cached ? "(reused)" : r.worker);
-    out.set_recorded_unix_ms(r.created_ms);
-    results.push_back(std::move(out));
+    results.push_back({std::move(out), r.created_ms});
   }
   return results;
 }

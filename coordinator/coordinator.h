@@ -106,6 +106,14 @@ class Coordinator {
   Result<std::vector<v1::Job>> ListJobs(int limit, const auth::Caller& caller = {});
   Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id,
                                                        const auth::Caller& caller = {});
+  // The same, each with when it was recorded (the dashboard's plots
+  // against time).
+  struct RecordedResult {
+    v1::CandidateResult result;
+    int64_t recorded_unix_ms = 0;
+  };
+  Result<std::vector<RecordedResult>> ListRecordedResults(int64_t job_id,
+                                                          const auth::Caller& caller = {});
   v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
   std::vector<v1::WorkerInfo> ListWorkers();
   Activity CurrentActivity();

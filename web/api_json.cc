@@ -66,7 +66,8 @@ json JobJson(const v1::Job& job) {
           {"best", std::move(best)}};
 }
 
-json ResultJson(const v1::CandidateResult& r) {
+json ResultJson(const coordinator::Coordinator::RecordedResult& recorded) {
+  const v1::CandidateResult& r = recorded.result;
   return {{"candidate_id", r.candidate_id()},
           {"status", Lower(v1::ResultStatus_Name(r.status()), "RESULT_STATUS_")},
           {"error", r.error()},
@@ -76,7 +77,7 @@ json ResultJson(const v1::CandidateResult& r) {
           {"problem", ProblemJson(r.problem())},
           {"device_class", r.device_class()},
           {"worker", r.worker()},
-          {"recorded_unix_ms", r.recorded_unix_ms()}};
+          {"recorded_unix_ms", recorded.recorded_unix_ms}};
 }
 
 json WorkersJson(const std::vector<v1::WorkerInfo>& workers,

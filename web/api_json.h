@@ -11,7 +11,7 @@
 namespace tf::web {
 
 nlohmann::json JobJson(const tunefleet::v1::Job& job);
-nlohmann::json ResultJson(const tunefleet::v1::CandidateResult& result);
+nlohmann::json ResultJson(const coordinator::Coordinator::RecordedResult& recorded);
 // Workers and their devices, each device with the lease it holds, if any.
 nlohmann::json WorkersJson(const std::vector<tunefleet::v1::WorkerInfo>& workers,
                            const coordinator::Activity& activity);

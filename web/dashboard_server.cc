@@ -122,10 +122,8 @@ DashboardServer::~DashboardServer() {
 std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& request,
                                                        httplib::Response& response,
                                                        auth::Rpc rpc) const {
-  std::optional<std::string_view> header;
-  if (request.has_header("Authorization")) {
-    header = request.get_header_value("Authorization");
-  }
+  std::optional<std::string> header;
+  if (request.has_header("Authorization")) header = request.get_header_value("Authorization");
   auto caller = gate_.CheckHeader(header, rpc);
   if (!caller.ok()) {
     Status status = caller.status();
@@ -177,7 +175,7 @@ void DashboardServer::Route() {
            [this](const httplib::Request& req, httplib::Response& res) {
              auto caller = Authorize(req, res, auth::Rpc::kListResults);
              if (!caller) return;
-             auto results = coordinator_.ListResults(std::stoll(req.matches[1]), *caller);
+             auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller);
              if (!results.ok()) return Fail(res, results.status());
              json out = json::array();
              for (const auto& r : *results) out.push_back(ResultJson(r));

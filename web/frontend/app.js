@@ -331,7 +331,7 @@ function drawKnobs(results, container) {
         legend: { top: 0, type: "scroll", show: problems.length > 1 },
         grid: { left: 50, right: 12, top: problems.length > 1 ? 30 : 12, bottom: 30 },
         xAxis: { type: "category", data: values, name: k, nameLocation: "middle", nameGap: 22 },
-        yAxis: { type: "log", name: "× best", min: 1 },
+        yAxis: { type: "value", name: "× best", min: 1 },
         series: problems.map((p) => ({
           name: p,
           type: "scatter",
@@ -359,7 +359,7 @@ function drawParallel(results, container) {
     data: [...new Set(results.map((r) => r.config[k]))].sort(sortValue).map(String),
   }));
   axes.push({ dim: knobs.length, name: "problem", type: "category", data: problems });
-  axes.push({ dim: knobs.length + 1, name: "× best", type: "log", min: 1 });
+  axes.push({ dim: knobs.length + 1, name: "× best", type: "value", min: 1 });
   const data = ok.map((r) => [
     ...knobs.map((k) => String(r.config[k])),
     keyText(r.problem),
@@ -457,11 +457,19 @@ function resultsTable(results, view, rerender) {
       columns.map((c) => el("td", { class: c.num ? "num" : "" }, c.name === "status" ? badge(r.status) : c.show ? c.show(r) : c.get(r))),
     );
     if (r.status === "ok" || !r.error) return [row];
+    // The reason's first line leads (for a compile failure, the compiler's
+    // first error); the whole text folds out.
+    const [first, ...rest] = r.error.split("\n");
     const reason = el(
       "tr",
       { class: "failed reason" },
       el("td", {}),
-      el("td", { colspan: columns.length - 1 }, el("pre", { class: "diag" }, r.error)),
+      el(
+        "td",
+        { colspan: columns.length - 1 },
+        el("pre", { class: "diag" }, first),
+        rest.length > 0 && el("details", {}, el("summary", {}, "full diagnostics"), el("pre", { class: "diag" }, rest.join("\n"))),
+      ),
     );
     return [row, reason];
   });
@@ -589,7 +597,7 @@ function workersPage() {
                           "div",
                           {},
                           el("a", { href: `#/jobs/${l.job_id}` }, `job #${l.job_id}`),
-                          ` ${l.kernel}: ${l.candidates} candidates (lease ${l.lease_id}${l.backup ? ", backup" : ""}), ${ago(l.granted_unix_ms).replace(" ago", "")}`,
+                          ` ${l.kernel}: ${l.candidates} candidates (lease ${l.lease_id}${l.backup ? ", a backup" : ""}) for ${ago(l.granted_unix_ms).replace(" ago", "")}`,
                         ),
                       )
                     : el("span", { class: "muted" }, "idle"),

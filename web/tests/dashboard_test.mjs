@@ -165,6 +165,12 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     await page.waitForSelector("#jobs");
   });
 
+  // A second tab shows the workers, polling, while the job runs.
+  const workersTab = await browser.newPage({ viewport: { width: 1400, height: 500 } });
+  await workersTab.addInitScript((token) => sessionStorage.setItem("tunefleet.token", token), reader);
+  await workersTab.goto(`${base}/#/workers`);
+  await workersTab.waitForSelector("td.doing");
+
   const submitted = spawnSync(
     join(bin, "tunefleet"),
     ["--coordinator", grpcAddress, "--token-file", tokenFile("submitter", submitter), "--json", "submit", join(here, "data/axpy.yaml")],
@@ -174,34 +180,37 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   const jobId = JSON.parse(submitted.stdout).job_id;
   assert.ok(jobId > 0);
 
-  // The job appears on the jobs page, then its own page follows it.
-  await page.waitForSelector(`tr[data-job="${jobId}"]`, { timeout: 10_000 });
-  await page.screenshot({ path: join(out, "jobs.png") });
-  await page.click(`tr[data-job="${jobId}"] a`);
-  await page.waitForSelector("#job-summary .progress-text");
+  // /metrics, scraped four times a second while the job runs.
+  const scrapes = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      scrapes.push(await scrape(base, reader));
+      await sleep(250);
+    }
+  })();
 
+  // The job's page follows it from the start.
+  await page.goto(`${base}/#/jobs/${jobId}`);
   const seen = [];
-  const midJob = [];
-  let workersShot = false;
   let workerDoing = "";
   await waitFor("the job to end on the page", 300_000, async () => {
     const text = await page.textContent("#job-summary .progress-text").catch(() => null);
     if (text && seen[seen.length - 1] !== text) seen.push(text);
     const [done, total] = (text || "0 / 1").split(" / ").map(Number);
-    if (done > 0 && done < total) midJob.push(await scrape(base, reader));
-    if (done > 0 && done < total && !workersShot) {
-      // What the worker is doing, from a second tab.
-      const tab = await browser.newPage({ viewport: { width: 1400, height: 500 } });
-      await tab.addInitScript((token) => sessionStorage.setItem("tunefleet.token", token), reader);
-      await tab.goto(`${base}/#/workers`);
-      const doing = await tab.waitForSelector("td.doing a", { timeout: 10_000 }).catch(() => null);
-      workerDoing = doing ? await tab.textContent("td.doing") : "";
-      await tab.screenshot({ path: join(out, "workers.png") });
-      workersShot = true;
-      await tab.close();
+    if (!workerDoing) {
+      const doing = await workersTab.textContent("td.doing");
+      if (doing.includes("job #")) {
+        workerDoing = doing;
+        await workersTab.screenshot({ path: join(out, "workers.png"), timeout: 120_000 });
+      }
     }
-    return (await page.locator("#job-summary .badge.succeeded").count()) > 0;
+    return (await page.locator("#job-summary .badge:is(.succeeded, .failed, .cancelled)").count()) > 0;
   });
+  assert.equal(await page.textContent("#job-summary .badge"), "succeeded");
+  sampling = false;
+  await sampler;
+  const midJob = scrapes.filter((s) => sum(s.samples, "tunefleet_jobs", { state: "running" }) === 1);
 
   const headers = { Authorization: `Bearer ${reader}` };
   const job = await (await fetch(`${base}/api/jobs/${jobId}`, { headers })).json();
@@ -218,7 +227,7 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   });
 
   await t.test("the workers page showed the device working on the job", () => {
-    assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates`));
+    assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates \\(lease \\d+\\) for`));
   });
 
   await t.test("progress moved on the page", () => {
@@ -275,13 +284,17 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     await page.click('#results th[data-column="median"]');
   });
 
-  await page.screenshot({ path: join(out, "job.png"), fullPage: true });
+  await page.screenshot({ path: join(out, "job.png"), fullPage: true, timeout: 120_000 });
+  await page.goto(`${base}/#/jobs`);
+  await page.waitForSelector(`tr[data-job="${jobId}"] .badge.succeeded`);
+  assert.equal(await page.textContent(`tr[data-job="${jobId}"] .progress-text`), "40 / 40");
+  await page.screenshot({ path: join(out, "jobs.png"), timeout: 120_000 });
   await t.test("the page raised no script error", () => assert.deepEqual(pageErrors, []));
 
   const last = await scrape(base, reader);
   await t.test("/metrics passes promtool and its counters moved", () => {
     const lint = spawnSync(process.env.PROMTOOL, ["check", "metrics"], { input: last.text, encoding: "utf8" });
-    assert.equal(lint.status, 0, `promtool check metrics:\n${lint.stdout}${lint.stderr}`);
+    assert.equal(lint.status, 0, `promtool check metrics: ${lint.error ?? ""}\n${lint.stdout}${lint.stderr}`);
     writeFileSync(join(out, "metrics.txt"), last.text);
 
     assert.ok(midJob.length > 0, "no scrape landed while the job ran");
@@ -292,7 +305,12 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     assert.equal(measured(last), 32);
     assert.equal(sum(last.samples, "tunefleet_results_recorded_total", { status: "compile_failed", origin: "build" }), 8);
     assert.equal(sum(last.samples, "tunefleet_jobs", { state: "succeeded" }), 1);
-    assert.equal(sum(midJob[0].samples, "tunefleet_jobs", { state: "running" }), 1);
+    assert.ok(midJob.some((s) => sum(s.samples, "tunefleet_leases_active") >= 1), "a lease was active mid-job");
+    assert.ok(
+      midJob.some((s) => sum(s.samples, "tunefleet_candidates_queued", { waiting_for: "lease" }) > 0),
+      "candidates queued for a lease mid-job",
+    );
+    assert.equal(sum(last.samples, "tunefleet_leases_active"), 0);
     assert.equal(sum(last.samples, "tunefleet_workers", { state: "alive" }), 1);
     assert.ok(sum(last.samples, "tunefleet_build_duration_seconds_count") >= 1);
     assert.ok(sum(last.samples, "tunefleet_compiler_runs_total") >= 2);

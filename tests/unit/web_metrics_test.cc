@@ -1,0 +1,130 @@
+// web/metrics.h: what the observer hooks count, as a scrape shows it, with a
+// real coordinator (empty) for the gauges.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <thread>
+
+#include "common/files.h"
+#include "tests/test_util.h"
+#include "web/metrics.h"
+
+namespace tf::web {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+
+// The value of the one sample whose line starts with `series`.
+double Sample(const std::string& text, const std::string& series) {
+  std::smatch match;
+  std::regex line("(^|\n)" + std::regex_replace(series, std::regex(R"([{}"()\[\].+])"), R"(\$&)") +
+                  R"( ([^\n]+))");
+  if (!std::regex_search(text, match, line)) {
+    ADD_FAILURE() << "no sample " << series << " in:\n" << text;
+    return -1;
+  }
+  return std::stod(match[2]);
+}
+
+class MetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    coordinator::CoordinatorOptions options;
+    options.db_path = dir_ / "tunefleet.db";
+    options.artifact_dir = dir_ / "artifacts";
+    options.db_synchronous_full = false;
+    options.observer = &metrics_;
+    auto started = coordinator::Coordinator::Start(options);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    coordinator_ = std::move(*started);
+  }
+
+  testing::TempDir dir_;
+  Metrics metrics_;
+  std::unique_ptr<coordinator::Coordinator> coordinator_;
+};
+
+TEST_F(MetricsTest, OverlappingLeasesOfADeviceCountItsBusyTimeOnce) {
+  const std::string busy = R"(tunefleet_device_busy_seconds_total{device="0",worker="w1"})";
+  int64_t before_first = NowUnixMs();
+  metrics_.OnLeaseStarted(1, "w1", 0);
+  int64_t after_first = NowUnixMs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  metrics_.OnLeaseStarted(2, "w1", 0);  // a second lease on the same device
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  metrics_.OnLeaseEnded(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int64_t before_last = NowUnixMs();
+  metrics_.OnLeaseEnded(2);
+  int64_t after_last = NowUnixMs();
+  metrics_.OnLeaseEnded(3);  // never started (e.g. granted before a restart): ignored
+
+  std::string text = metrics_.Scrape(*coordinator_);
+  double seconds = Sample(text, busy);
+  // The union of the two leases, not their sum (which is 200 ms more).
+  EXPECT_GE(seconds * 1000, static_cast<double>(before_last - after_first) - 1);
+  EXPECT_LE(seconds * 1000, static_cast<double>(after_last - before_first) + 1);
+  // Idle since: the counter stays where it was.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_DOUBLE_EQ(Sample(metrics_.Scrape(*coordinator_), busy), seconds);
+}
+
+TEST_F(MetricsTest, CountsResultsBuildsLeasesAndRpcsWithTheirLabels) {
+  db::ResultRow measured;
+  measured.status = v1::RESULT_STATUS_OK;
+  measured.worker = "w1";
+  metrics_.OnResultRecorded(measured);
+  metrics_.OnResultRecorded(measured);
+  db::ResultRow failed;
+  failed.status = v1::RESULT_STATUS_COMPILE_FAILED;
+  metrics_.OnResultRecorded(failed);
+  db::ResultRow reused = measured;
+  reused.cached = true;
+  metrics_.OnResultRecorded(reused);
+  compiler::BuildStats stats;
+  stats.configs = 20;
+  stats.failed_configs = 4;
+  stats.compiler_runs = 12;
+  stats.wall_seconds = 3.5;
+  metrics_.OnBuildFinished(stats);
+  metrics_.OnLeaseAcquired(3);
+  metrics_.OnLeaseAcquired(2000);
+  metrics_.CountRpc("/tunefleet.v1.TuneFleet/SubmitJob", "OK");
+  metrics_.CountRpc("/tunefleet.v1.TuneFleet/SubmitJob", "UNAUTHENTICATED");
+  metrics_.CountRpc("/tunefleet.v1.TuneFleet/SubmitJob", "OK");
+
+  std::string text = metrics_.Scrape(*coordinator_);
+  EXPECT_EQ(Sample(text, R"(tunefleet_results_recorded_total{origin="worker",status="ok"})"), 2);
+  EXPECT_EQ(
+      Sample(text, R"(tunefleet_results_recorded_total{origin="build",status="compile_failed"})"),
+      1);
+  EXPECT_EQ(Sample(text, R"(tunefleet_results_recorded_total{origin="reused",status="ok"})"), 1);
+  EXPECT_EQ(Sample(text, "tunefleet_build_duration_seconds_count"), 1);
+  EXPECT_EQ(Sample(text, "tunefleet_build_duration_seconds_sum"), 3.5);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{le="5"})"), 1);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{le="2"})"), 0);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_configurations_total{outcome="built"})"), 16);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_configurations_total{outcome="failed"})"), 4);
+  EXPECT_EQ(Sample(text, "tunefleet_compiler_runs_total"), 12);
+  EXPECT_EQ(Sample(text, "tunefleet_lease_acquire_seconds_count"), 2);
+  EXPECT_EQ(Sample(text, R"(tunefleet_lease_acquire_seconds_bucket{le="0.005"})"), 1);
+  EXPECT_EQ(
+      Sample(
+          text,
+          R"(tunefleet_grpc_server_handled_total{grpc_code="OK",grpc_method="SubmitJob",grpc_service="tunefleet.v1.TuneFleet"})"),
+      2);
+  EXPECT_EQ(
+      Sample(
+          text,
+          R"(tunefleet_grpc_server_handled_total{grpc_code="UNAUTHENTICATED",grpc_method="SubmitJob",grpc_service="tunefleet.v1.TuneFleet"})"),
+      1);
+  // Gauges of the (empty) coordinator: every job state, at 0.
+  for (const char* state : {"queued", "running", "succeeded", "failed", "cancelled"}) {
+    EXPECT_EQ(Sample(text, std::string("tunefleet_jobs{state=\"") + state + "\"}"), 0) << state;
+  }
+  EXPECT_EQ(Sample(text, R"(tunefleet_workers{state="alive"})"), 0);
+  EXPECT_EQ(Sample(text, "tunefleet_leases_active"), 0);
+}
+
+}  // namespace
+}  // namespace tf::web
