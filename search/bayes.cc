@@ -1,11 +1,7 @@
 // Model-guided search (Bayesian optimisation with a tree-ensemble surrogate).
 // After a random initial design, the surrogate (search/surrogate.h) is fitted
-// to the log of the observed times, capped at the kCapQuantile quantile of
-// those seen; a failure counts as the cap (as slow as the slow majority), so
-// the model learns where configurations fail. The cap spends the model on the
-// fast region, where the search decides: the recorded spaces span up to 30x
-// between their best and median times, and uncapped the trees fit that slow
-// tail at the expense of the fast end. Candidates are
+// to the log of the observed times, failures counted as twice the slowest
+// time seen, so the model learns where configurations fail. Candidates are
 // ranked by an optimistic estimate under the ensemble's mean and spread (a
 // lower confidence bound); proposals come from the top of that ranking.
 //
@@ -35,8 +31,6 @@ constexpr size_t kPool = 16384;
 constexpr size_t kRanked = 64;       // proposals kept from one ranking
 constexpr size_t kRefitDivisor = 8;  // refit after observations grow by 1/8
 constexpr size_t kBestNeighbourhoods = 4;
-// Observed log times above this quantile of those seen are fitted as it.
-constexpr double kCapQuantile = 0.3;
 
 class Bayes : public Strategy {
  public:
@@ -98,17 +92,17 @@ class Bayes : public Strategy {
   bool Refit() {
     fitted_on_ = observations_.size();
     ranked_.clear();
-    std::vector<double> succeeded;
+    double worst = -INFINITY;
     for (const Observation& o : observations_) {
-      if (!std::isnan(o.log_time)) succeeded.push_back(o.log_time);
+      if (std::isnan(o.log_time)) continue;
+      worst = std::max(worst, o.log_time);
     }
-    if (succeeded.empty()) return false;  // nothing has succeeded yet: keep sampling
-    std::sort(succeeded.begin(), succeeded.end());
-    const double cap = succeeded[static_cast<size_t>(kCapQuantile * (succeeded.size() - 1))];
+    if (!std::isfinite(worst)) return false;  // nothing has succeeded yet: keep sampling
+    const double failed = worst + std::log(2.0);
     std::vector<float> rows, targets;
     for (const Observation& o : observations_) {
       AppendFeatures(o.id, &rows);
-      targets.push_back(std::isnan(o.log_time) ? cap : std::min(cap, o.log_time));
+      targets.push_back(std::isnan(o.log_time) ? failed : o.log_time);
     }
     if (varying_.empty() || !surrogate_.Fit(rows, varying_.size(), targets).ok()) return false;
 
