@@ -122,8 +122,8 @@ TEST(StrategyTest, AutoIsBayesThenLocalSearch) {
   // is a neighbour of that configuration.
   ConfigId best = model[0];
   for (ConfigId id : model) {
-    if (Objective(A100(), id) && (!Objective(A100(), best) ||
-                                  *Objective(A100(), id) < *Objective(A100(), best))) {
+    if (Objective(A100(), id) &&
+        (!Objective(A100(), best) || *Objective(A100(), id) < *Objective(A100(), best))) {
       best = id;
     }
   }
