@@ -65,23 +65,6 @@ TEST(SearchEvalTest, BayesBeatsRandomAt100Evaluations) {
   EXPECT_GT(score_sum / 2, 0.2);
 }
 
-// At a budget past the model's share, auto (bayes, then hill climbing from
-// its best) ends nearer the optimum than either alone, on two recorded GPUs
-// at a fixed set of seeds.
-TEST(SearchEvalTest, AutoRefinesPastBayesAndLocal) {
-  double sums[3] = {0, 0, 0};
-  const char* strategies[3] = {"auto", "bayes", "local"};
-  for (const char* file : {"A100_T4.json.gz", "W6600_T4.json.gz"}) {
-    for (int s = 0; s < 3; ++s) {
-      auto evaluation = EvaluateStrategy(Recorded(file), strategies[s], 250, 6, 1, 1, 1);
-      ASSERT_TRUE(evaluation.ok()) << evaluation.status().ToString();
-      sums[s] += evaluation->fraction.back();
-    }
-  }
-  EXPECT_GT(sums[0], sums[1]) << "auto " << sums[0] / 2 << ", bayes " << sums[1] / 2;
-  EXPECT_GT(sums[0], sums[2]) << "auto " << sums[0] / 2 << ", local " << sums[2] / 2;
-}
-
 TEST(SearchEvalTest, ProgramPrintsTheJsonOfTheIssue) {
   RunOptions options;
   options.timeout_s = 120;
