@@ -11,6 +11,10 @@ packages=(
   python3-grpcio python3-protobuf python3-setuptools  # the Python client (client/python)
   python3-pytest python3-yaml python3-pip python3-venv  # its tests, pip install included
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
+  # vendors/amd: clang-19 builds HIP code objects for every gfx target with ROCm 5.2's device
+  # libraries, lld-19 links them, llvm-19 reads them; the runtime (libamdhip64.so.5) is
+  # loaded at run time, its headers build the device side (docs/vendors.md).
+  clang-19 lld-19 llvm-19 rocm-device-libs libamdhip64-dev
 )
 # The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.
 build_only="${TF_BUILD_ONLY:-}"
