@@ -73,7 +73,7 @@ void ParseMarkers(std::string_view text, CodeObjectReport& report) {
   static const std::regex kAbsolute(
       R"(\s*([0-9a-f]+)\s+[0-9a-f]+\s+R_AMDGPU_ABS64\s+[0-9a-f]+\s+(\S+)\s*\+\s*0\s*)");
   static const std::regex kSymbol(
-      R"(\s*[0-9]+:\s+([0-9a-f]+)\s+[0-9]+\s+(\w+)\s+\w+\s+\w+\s+\S+\s+(\S+)\s*)");
+      R"(\s*[0-9]+:\s+([0-9a-f]+)\s+\S+\s+(\w+)\s+\w+\s+\w+\s+\S+\s+(\S+)\s*)");
   std::map<uint64_t, uint64_t> relative;               // where -> target address
   std::map<uint64_t, std::string> absolute;            // where -> target symbol
   std::map<uint64_t, std::string> functions, objects;  // address -> symbol

@@ -67,6 +67,7 @@ TEST_P(HipExamplesTest, LoadsEnumeratesAndCompilesForEveryTarget) {
     options.work_root = temp.path();
     options.parallelism = 2;
     options.batch_size = 3;
+    options.timeout_s = 600;  // a batch takes seconds on an idle core; CI's may be far slower
     std::vector<compiler::ConfigBuild> builds;
     auto stats = compiler::BatchBuilder(**toolchain, **store, options)
                      .Build(loaded->spec, loaded->sources, sample,

@@ -154,6 +154,8 @@ class HipToolchainTest : public ::testing::Test {
     options_.work_root = temp_ / "work";
     options_.parallelism = 2;
     options_.batch_size = 4;
+    // A batch takes about 2 s on an idle core; CI's shared cores may be far slower.
+    options_.timeout_s = 600;
 
     spec_.set_name("transpose");
     spec_.set_language("hip");
