@@ -14,6 +14,10 @@ packages=(
   python3-jsonschema  # checks `results --format t4` against the T4 schema (tests/data/t4)
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
   libcpp-httplib-dev prometheus-cpp-dev  # the dashboard's HTTP server and its metrics (web/)
+  # vendors/amd: clang-19 builds HIP code objects for every gfx target with ROCm 5.2's device
+  # libraries, lld-19 links them, llvm-19 reads them; the runtime (libamdhip64.so.5) is
+  # loaded at run time, its headers build the device side (docs/vendors.md).
+  clang-19 lld-19 llvm-19 rocm-device-libs libamdhip64-dev
 )
 # The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.
 build_only="${TF_BUILD_ONLY:-}"

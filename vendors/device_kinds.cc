@@ -6,6 +6,10 @@
 #include "vendors/nvidia/nvidia_backend.h"
 #include "vendors/nvidia/nvidia_devices.h"
 #endif
+#ifdef TF_VENDOR_AMD
+#include "vendors/amd/amd_backend.h"
+#include "vendors/amd/amd_devices.h"
+#endif
 
 namespace tf::vendors {
 namespace {
@@ -17,6 +21,10 @@ const DeviceKind kDeviceKinds[] = {
     {"nvidia", "nvidia (every NVIDIA GPU found) or nvidia:0,1 (these CUDA ordinals)",
      nvidia::CheckNvidiaDeviceNumbers, nvidia::DiscoverNvidiaDevices, nvidia::MakeNvidiaBackend,
      nvidia::ConfineNvidiaRunner, false},
+#endif
+#ifdef TF_VENDOR_AMD
+    {"amd", "amd (every AMD GPU found) or amd:0,1 (these HIP ordinals)", amd::CheckAmdDeviceNumbers,
+     amd::DiscoverAmdDevices, amd::MakeAmdBackend, amd::ConfineAmdRunner, false},
 #endif
     {"replay",
      "replay:FILE (repeatable) answers from a recorded space, a Kernel Tuner cache or T4 file, "

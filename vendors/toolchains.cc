@@ -5,6 +5,9 @@
 #ifdef TF_VENDOR_NVIDIA
 #include "vendors/nvidia/nvrtc_toolchain.h"
 #endif
+#ifdef TF_VENDOR_AMD
+#include "vendors/amd/hip_toolchain.h"
+#endif
 
 namespace tf::vendors {
 namespace {
@@ -30,7 +33,11 @@ const LanguageRow kLanguages[] = {
 #else
     {"cuda", "nvidia", "", nullptr, nullptr},
 #endif
+#ifdef TF_VENDOR_AMD
+    {"hip", "amd", "", amd::MakeHipToolchain, amd::CodeRunsOn},
+#else
     {"hip", "amd", "", nullptr, nullptr},
+#endif
     {"replay", "replay", "", replay::MakeReplayToolchain, nullptr},
 };
 

@@ -424,6 +424,10 @@ TEST_F(KubernetesTest, GpuWorkerPodsPassTheirFlagsToDeviceDiscovery) {
       EXPECT_EQ(exit.si_status, 2) << overlay << ":\n" << log;
       EXPECT_NE(log.find("--devices"), std::string::npos) << overlay << ":\n" << log;
     }
+    if (overlay == "amd") {  // the HIP runtime is here, and says hipErrorNoDevice
+      EXPECT_FALSE(exited()) << log;
+      EXPECT_NE(log.find("no AMD devices"), std::string::npos) << log;
+    }
     std::cout << overlay << " worker here: " << log;
   }
 }

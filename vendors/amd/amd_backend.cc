@@ -1,0 +1,290 @@
+#include "vendors/amd/amd_backend.h"
+
+#ifdef TF_HAVE_HIP_HEADERS
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <map>
+
+#include "common/files.h"
+#include "runner/benchmark.h"
+#include "vendors/amd/hip_runtime.h"
+
+namespace tf::amd {
+namespace {
+
+// Pristine and working copies side by side in device memory: a reset is a
+// device-to-device copy, far faster than an upload from the host.
+struct AmdBuffers : runner::DeviceBuffers {
+  explicit AmdBuffers(const HipRuntime& hip) : hip(hip) {}
+  ~AmdBuffers() override {
+    for (void* pointer : pristine) (void)hip.hipFree(pointer);
+    for (void* pointer : work) (void)hip.hipFree(pointer);
+    for (const auto& [index, pointer] : reference) (void)hip.hipFree(pointer);
+  }
+
+  int64_t bytes() const override {
+    int64_t total = 0;
+    for (size_t size : sizes) total += 2 * static_cast<int64_t>(size);
+    for (const auto& [index, pointer] : reference) total += static_cast<int64_t>(sizes[index]);
+    return total;
+  }
+
+  const HipRuntime& hip;
+  std::vector<size_t> sizes;  // bytes per buffer, spec order
+  std::vector<runner::Dtype> dtypes;
+  std::vector<int64_t> counts;  // elements
+  std::vector<void*> pristine;
+  std::vector<void*> work;         // what the kernels see
+  std::map<int, void*> reference;  // by buffer index: the reference outputs
+};
+
+AmdBuffers& Hip(runner::DeviceBuffers& buffers) { return static_cast<AmdBuffers&>(buffers); }
+
+class AmdBackend : public runner::Backend {
+ public:
+  AmdBackend(const HipRuntime& hip, int64_t l2_bytes) : hip_(hip), l2_bytes_(l2_bytes) {}
+
+  ~AmdBackend() override {
+    if (flush_buffer_ != nullptr) (void)hip_.hipFree(flush_buffer_);
+    if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
+    if (start_ != nullptr) (void)hip_.hipEventDestroy(start_);
+    if (stop_ != nullptr) (void)hip_.hipEventDestroy(stop_);
+  }
+
+  Status Init(int ordinal) {
+    TF_RETURN_IF_ERROR(Check(hip_.hipSetDevice(ordinal), "hipSetDevice"));
+    TF_RETURN_IF_ERROR(Check(hip_.hipEventCreate(&start_), "hipEventCreate"));
+    return Check(hip_.hipEventCreate(&stop_), "hipEventCreate");
+  }
+
+  Status Load(const std::string& artifact_path) override {
+    if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
+    module_ = nullptr;
+    auto image = ReadFile(artifact_path);
+    if (!image.ok())
+      return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
+    Status loaded = Check(hip_.hipModuleLoadData(&module_, image->data()), "hipModuleLoadData");
+    if (!loaded.ok()) {
+      module_ = nullptr;
+      return Status::FailedPrecondition("cannot load artifact " + artifact_path + ": " +
+                                        loaded.message());
+    }
+    return Status::Ok();
+  }
+
+  Result<runner::Launchable> Find(const std::string& symbol) override {
+    hipFunction_t function = nullptr;
+    if (module_ == nullptr ||
+        hip_.hipModuleGetFunction(&function, module_, symbol.c_str()) != hipSuccess) {
+      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    }
+    runner::Launchable kernel;
+    kernel.function = function;
+    return kernel;
+  }
+
+  Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
+      std::vector<runner::HostBuffer> initial) override {
+    auto buffers = std::make_unique<AmdBuffers>(hip_);
+    for (runner::HostBuffer& buffer : initial) {
+      buffers->sizes.push_back(buffer.bytes());
+      buffers->dtypes.push_back(buffer.dtype());
+      buffers->counts.push_back(buffer.count());
+      TF_ASSIGN_OR_RETURN(void* pristine, Allocate(buffer.bytes()));
+      buffers->pristine.push_back(pristine);
+      TF_ASSIGN_OR_RETURN(void* work, Allocate(buffer.bytes()));
+      buffers->work.push_back(work);
+      TF_RETURN_IF_ERROR(
+          Check(hip_.hipMemcpyHtoD(pristine, buffer.data(), buffer.bytes()), "hipMemcpyHtoD"));
+    }
+    return std::unique_ptr<runner::DeviceBuffers>(std::move(buffers));
+  }
+
+  Status Reset(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override {
+    AmdBuffers& device = Hip(buffers);
+    for (size_t i = 0; i < device.work.size(); ++i) {
+      TF_RETURN_IF_ERROR(Check(hip_.hipMemcpyDtoD(device.work[i], device.pristine[i], device.sizes[i]),
+                               "hipMemcpyDtoD"));
+    }
+    // All-ones bytes are NaN in every float dtype.
+    for (int index : outputs) {
+      TF_RETURN_IF_ERROR(
+          Check(hip_.hipMemsetD8(device.work[index], 0xFF, device.sizes[index]), "hipMemsetD8"));
+    }
+    return Status::Ok();
+  }
+
+  Status Run(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
+             const std::vector<int64_t>& scalars) override {
+    KernelArguments arguments = Arguments(Hip(buffers), scalars);
+    TF_RETURN_IF_ERROR(Launch(kernel, arguments));
+    return Check(hip_.hipDeviceSynchronize(), "kernel execution");
+  }
+
+  Status KeepReference(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override {
+    AmdBuffers& device = Hip(buffers);
+    for (int index : outputs) {
+      if (!device.reference.contains(index)) {
+        TF_ASSIGN_OR_RETURN(device.reference[index], Allocate(device.sizes[index]));
+      }
+      TF_RETURN_IF_ERROR(Check(
+          hip_.hipMemcpyDtoD(device.reference[index], device.work[index], device.sizes[index]),
+          "hipMemcpyDtoD"));
+    }
+    return Status::Ok();
+  }
+
+  // On the host: both copies come back (an on-device compare, as the NVIDIA
+  // backend has, is for when this has run on an AMD GPU).
+  Result<runner::Comparison> Compare(runner::DeviceBuffers& buffers, int index, double rtol,
+                                     double atol) override {
+    AmdBuffers& device = Hip(buffers);
+    auto reference = device.reference.find(index);
+    if (reference == device.reference.end()) {
+      return Status::FailedPrecondition("buffer " + std::to_string(index) +
+                                        " has no reference output");
+    }
+    TF_ASSIGN_OR_RETURN(runner::HostBuffer got, Download(device, device.work[index], index));
+    TF_ASSIGN_OR_RETURN(runner::HostBuffer expected, Download(device, reference->second, index));
+    return runner::Compare(got, expected, rtol, atol);
+  }
+
+  Result<v1::TimingStats> Time(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
+                               const std::vector<int64_t>& scalars,
+                               const v1::BenchmarkSettings& settings) override {
+    if (settings.flush_l2() && flush_buffer_ == nullptr) {
+      flush_bytes_ = static_cast<size_t>(2 * std::max<int64_t>(l2_bytes_, 1 << 20));
+      TF_ASSIGN_OR_RETURN(flush_buffer_, Allocate(flush_bytes_));
+    }
+    KernelArguments arguments = Arguments(Hip(buffers), scalars);
+    unsigned char flush_value = 0;
+    return runner::RepeatRuns(
+        [&]() -> Status {
+          TF_RETURN_IF_ERROR(Launch(kernel, arguments));
+          return Check(hip_.hipDeviceSynchronize(), "kernel execution");
+        },
+        [&]() -> Result<double> {
+          if (settings.flush_l2()) {
+            TF_RETURN_IF_ERROR(
+                Check(hip_.hipMemsetD8Async(flush_buffer_, ++flush_value, flush_bytes_, nullptr),
+                      "L2 flush"));
+          }
+          TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(start_, nullptr), "hipEventRecord"));
+          TF_RETURN_IF_ERROR(Launch(kernel, arguments));
+          TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(stop_, nullptr), "hipEventRecord"));
+          TF_RETURN_IF_ERROR(Check(hip_.hipEventSynchronize(stop_), "kernel execution"));
+          float ms = 0;
+          TF_RETURN_IF_ERROR(
+              Check(hip_.hipEventElapsedTime(&ms, start_, stop_), "hipEventElapsedTime"));
+          return ms * 1e6;
+        },
+        settings);
+  }
+
+  bool lost() const override { return lost_; }
+
+ private:
+  // A failed call marks the device lost when it no longer synchronizes:
+  // sticky errors (hipErrorIllegalAddress, hipErrorLaunchFailure) fail every
+  // later call, while launch errors such as out of resources leave it usable.
+  Status Check(hipError_t result, const std::string& what) {
+    if (result == hipSuccess) return Status::Ok();
+    if (hip_.hipDeviceSynchronize() != hipSuccess) lost_ = true;
+    return hip_.Check(result, what);
+  }
+
+  Result<runner::HostBuffer> Download(const AmdBuffers& buffers, void* pointer, int index) {
+    TF_ASSIGN_OR_RETURN(runner::HostBuffer host,
+                        runner::HostBuffer::Allocate(runner::DtypeName(buffers.dtypes[index]),
+                                                     buffers.counts[index]));
+    TF_RETURN_IF_ERROR(
+        Check(hip_.hipMemcpyDtoH(host.data(), pointer, host.bytes()), "hipMemcpyDtoH"));
+    return host;
+  }
+
+  Result<void*> Allocate(size_t bytes) {
+    void* pointer = nullptr;
+    // An empty buffer still needs an address.
+    TF_RETURN_IF_ERROR(Check(hip_.hipMalloc(&pointer, std::max<size_t>(bytes, 1)),
+                             "hipMalloc of " + std::to_string(bytes) + " bytes"));
+    return pointer;
+  }
+
+  // What hipModuleLaunchKernel points at: buffers, then scalars.
+  struct KernelArguments {
+    std::vector<void*> pointers;
+    std::vector<int64_t> scalars;
+    std::vector<void*> addresses;  // into the vectors above
+  };
+
+  static KernelArguments Arguments(const AmdBuffers& buffers, const std::vector<int64_t>& scalars) {
+    KernelArguments arguments;
+    arguments.pointers = buffers.work;
+    arguments.scalars = scalars;
+    for (void*& pointer : arguments.pointers) arguments.addresses.push_back(&pointer);
+    for (int64_t& scalar : arguments.scalars) arguments.addresses.push_back(&scalar);
+    return arguments;
+  }
+
+  Status Launch(const runner::Launchable& kernel, KernelArguments& arguments) {
+    if (!kernel.tensor_maps.empty()) {
+      return Status::InvalidArgument("AMD GPUs take no tensor maps");
+    }
+    for (int d = 0; d < 3; ++d) {
+      if (kernel.grid[d] < 1 || kernel.grid[d] > INT_MAX || kernel.block[d] < 1 ||
+          kernel.block[d] > INT_MAX) {
+        return Status::InvalidArgument("launch geometry out of range: grid (" + Dims(kernel.grid) +
+                                       "), block (" + Dims(kernel.block) + ")");
+      }
+    }
+    auto u = [](int64_t n) { return static_cast<unsigned>(n); };
+    return Check(hip_.hipModuleLaunchKernel(static_cast<hipFunction_t>(kernel.function),
+                                            u(kernel.grid[0]), u(kernel.grid[1]), u(kernel.grid[2]),
+                                            u(kernel.block[0]), u(kernel.block[1]),
+                                            u(kernel.block[2]), u(kernel.shared_mem_bytes), nullptr,
+                                            arguments.addresses.data(), nullptr),
+                 "hipModuleLaunchKernel with grid (" + Dims(kernel.grid) + "), block (" +
+                     Dims(kernel.block) + "), " + std::to_string(kernel.shared_mem_bytes) +
+                     " bytes of dynamic LDS");
+  }
+
+  static std::string Dims(const std::array<int64_t, 3>& dims) {
+    return std::to_string(dims[0]) + "," + std::to_string(dims[1]) + "," + std::to_string(dims[2]);
+  }
+
+  const HipRuntime& hip_;
+  const int64_t l2_bytes_;
+  hipModule_t module_ = nullptr;
+  void* flush_buffer_ = nullptr;
+  size_t flush_bytes_ = 0;
+  hipEvent_t start_ = nullptr, stop_ = nullptr;
+  bool lost_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<runner::Backend>> MakeAmdBackend(const v1::DeviceInfo& device, int ordinal) {
+  TF_ASSIGN_OR_RETURN(const HipRuntime* hip, HipRuntime::Get());
+  const auto& props = device.properties();
+  const int64_t l2_bytes = props.contains("l2_bytes") ? props.at("l2_bytes") : 0;
+  auto backend = std::make_unique<AmdBackend>(*hip, l2_bytes);
+  TF_RETURN_IF_ERROR(backend->Init(ordinal));
+  return std::unique_ptr<runner::Backend>(std::move(backend));
+}
+
+}  // namespace tf::amd
+
+#else  // !TF_HAVE_HIP_HEADERS
+
+namespace tf::amd {
+
+Result<std::unique_ptr<runner::Backend>> MakeAmdBackend(const v1::DeviceInfo&, int) {
+  return Status::FailedPrecondition(
+      "this runner was built without ROCm's HIP headers: it cannot run AMD kernels");
+}
+
+}  // namespace tf::amd
+
+#endif  // TF_HAVE_HIP_HEADERS
