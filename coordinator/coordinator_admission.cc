@@ -1,0 +1,216 @@
+// Admission and binding: a submitted job checked and stored, then bound to
+// a device class when a matching device is registered.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "common/files.h"
+#include "compiler/fingerprint.h"
+#include "compiler/toolchain.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/job_rules.h"
+#include "kernelspec/config.h"
+#include "kernelspec/space.h"
+#include "vendors/toolchains.h"
+
+namespace tf::coordinator {
+
+bool Coordinator::Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const {
+  const v1::Target& target = spec.target();
+  if (!target.vendor().empty() && target.vendor() != device.vendor()) return false;
+  if (!vendors::CodeRunsOn(spec, target.arch(), device.arch())) return false;
+  if (!target.device_class().empty() && target.device_class() != device.device_class()) {
+    return false;
+  }
+  if (!target.label().empty() && std::find(device.labels().begin(), device.labels().end(),
+                                           target.label()) == device.labels().end()) {
+    return false;
+  }
+  return true;
+}
+
+Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
+                                    const auth::Caller& caller) {
+  v1::KernelSpec spec = request.spec();
+  std::vector<v1::SourceFile> sources(request.sources().begin(), request.sources().end());
+  TF_RETURN_IF_ERROR(kernelspec::ValidateSpec(spec, sources, options_.limits));
+  TF_RETURN_IF_ERROR(vendors::CompleteTarget(&spec));
+  // Without the toolchain here the workers check the spec when they build it;
+  // the compiler of workers that build is not known yet.
+  std::string toolchain_version = "compiled on the workers";
+  auto toolchain = vendors::MakeToolchain(spec);
+  if (toolchain.ok()) {
+    TF_RETURN_IF_ERROR((*toolchain)->Validate(spec));
+    if (spec.target().compile_on() != "worker") toolchain_version = (*toolchain)->version();
+  } else if (toolchain.status().code() != Code::kUnavailable ||
+             spec.target().compile_on() == "coordinator") {
+    return toolchain.status();
+  }
+
+  db::JobRow row;
+  row.kernel = spec.name();
+  row.fingerprint = compiler::KernelFingerprint(spec, sources, toolchain_version);
+  row.spec = spec;
+  row.sources = std::move(sources);
+  row.state = v1::JOB_STATE_QUEUED;
+  row.priority = request.priority();
+  row.created_ms = row.updated_ms = NowUnixMs();
+  row.owner_token = caller.token_id;
+
+  std::lock_guard lock(mu_);
+  const int64_t in_flight = std::count_if(jobs_.begin(), jobs_.end(), [](const auto& entry) {
+    return !IsTerminal(entry.second.row.state);
+  });
+  if (options_.max_jobs_in_flight > 0 && in_flight >= options_.max_jobs_in_flight) {
+    return Status::ResourceExhausted(std::to_string(in_flight) +
+                                     " jobs are queued or running, the coordinator's limit "
+                                     "(--max-jobs-in-flight " +
+                                     std::to_string(options_.max_jobs_in_flight) +
+                                     "); wait for one to finish or cancel one");
+  }
+  const int64_t per_token = options_.max_jobs_in_flight_per_token;
+  if (caller.token_id != 0 && per_token > 0) {
+    const int64_t mine = std::count_if(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+      return entry.second.row.owner_token == caller.token_id && !IsTerminal(entry.second.row.state);
+    });
+    if (mine >= per_token) {
+      return Status::ResourceExhausted(
+          "token " + std::to_string(caller.token_id) + " has " + std::to_string(mine) +
+          " jobs queued or running, its limit (--max-jobs-in-flight-per-token " +
+          std::to_string(per_token) + "); wait for one to finish or cancel one");
+    }
+  }
+  int64_t fingerprint_created_ms = 0;
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_ASSIGN_OR_RETURN(fingerprint_created_ms,
+                        db_->EnsureKernel(row.fingerprint, row.kernel, row.created_ms));
+    TF_RETURN_IF_ERROR(db_->InsertJob(row));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  Job& job = jobs_[row.id];
+  job.row = std::move(row);
+  job.fingerprint_created_ms = fingerprint_created_ms;
+  job.problem_index = ProblemIndex(job.row.spec);
+  spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
+               job.row.fingerprint.substr(0, 12));
+  BindQueuedJobsLocked();
+  return ToProto(job);
+}
+
+void Coordinator::BindQueuedJobsLocked() {
+  int64_t now = NowUnixMs();
+  for (auto& [id, job] : jobs_) {
+    if (job.row.state != v1::JOB_STATE_QUEUED) continue;
+    for (const auto& [worker_id, worker] : workers_) {
+      if (now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) continue;
+      const v1::DeviceInfo* match = nullptr;
+      for (const auto& device : worker.row.devices) {
+        if (Matches(job.row.spec, device)) match = &device;
+      }
+      if (!match) continue;
+      Status bound = BindJobLocked(job, *match);
+      if (!bound.ok()) {
+        spdlog::error("job {}: cannot bind to {}: {}", id, match->device_class(), bound.message());
+      }
+      break;
+    }
+  }
+}
+
+// Fixes the job's device class, starts its search with that device's
+// properties, reuses earlier results, and proposes the first candidates.
+Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
+  const auto& spec = job.row.spec;
+  kernelspec::DeviceProperties properties(device.properties().begin(), device.properties().end());
+  for (const auto& problem : spec.problems()) {
+    // The runner holds every buffer twice (working copies beside pristine
+    // inputs and reference outputs); refuse before any build rather than
+    // fail every candidate on the device.
+    auto memory = properties.find("memory_bytes");
+    auto bytes = kernelspec::ProblemBufferBytes(spec, problem);
+    if (memory != properties.end() && bytes.ok() && *bytes > memory->second / 2) {
+      std::string error = "problem " + kernelspec::ProblemText(problem) + ": its buffers take " +
+                          std::to_string(*bytes) + " bytes, twice that is more than the " +
+                          std::to_string(memory->second) + " bytes of memory of " +
+                          device.device_class();
+      FailJobLocked(job, error);
+      return Status::ResourceExhausted(error);
+    }
+  }
+  if (Status target = SetTargetLocked(job, device); !target.ok()) {
+    FailJobLocked(job, target.message());
+    return target;
+  }
+  const int64_t now = NowUnixMs();
+  auto search = SearchDriver::Create(spec, properties, options_.limits.max_space_size, now);
+  if (!search.ok()) {
+    FailJobLocked(job, "on " + device.device_class() + ": " + search.status().message());
+    return search.status();
+  }
+  TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
+
+  db::JobRow updated = job.row;
+  updated.device_class = device.device_class();
+  updated.state = v1::JOB_STATE_RUNNING;
+  updated.started_ms = updated.updated_ms = now;
+  TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
+  job.row = std::move(updated);
+  job.search = std::move(search).value();
+
+  // Every result the database holds for this kernel on this device class is
+  // reused: the strategies learn from it and the job keeps it as its own.
+  std::map<std::string, const db::ResultRow*> earlier_by_key;  // one per pair: the latest
+  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
+  std::vector<NewCandidate> reused;
+  for (const auto& [key, r] : earlier_by_key) {
+    auto problem = job.problem_index.find(r->problem_key);
+    auto config = kernelspec::ParseConfigKey(r->config_key);
+    if (problem == job.problem_index.end() || !config.ok()) continue;
+    NewCandidate c{problem->second, *std::move(config), *r};
+    c.earlier->cached = true;
+    reused.push_back(std::move(c));
+  }
+  TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
+  // Warm start: the kernel's best configuration for the nearest tuned
+  // problem on this device class, then on any device class, go first.
+  for (int i = 0; i < spec.problems_size(); ++i) {
+    for (const std::string& device_class : {device.device_class(), std::string()}) {
+      v1::QueryBestRequest query;
+      query.set_kernel(spec.name());
+      *query.mutable_problem() = spec.problems(i);
+      query.set_device_class(device_class);
+      v1::QueryBestResponse answer = best_.Query(query);
+      if (answer.found()) job.search->Seed(i, answer.config());
+    }
+  }
+  spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
+               job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
+  AdvanceSearchLocked(job);
+  return Status::Ok();
+}
+
+Status Coordinator::SetTargetLocked(Job& job, const v1::DeviceInfo& device) {
+  job.device = device;
+  const std::string& compile_on = job.row.spec.target().compile_on();
+  if (compile_on != "worker") {
+    auto toolchain = vendors::MakeToolchain(job.row.spec, device.arch());
+    if (toolchain.ok()) {
+      job.target = (*toolchain)->target();
+      job.toolchain = std::move(*toolchain);
+      job.build_on_worker = false;
+      return Status::Ok();
+    }
+    if (compile_on == "coordinator" || toolchain.status().code() != Code::kUnavailable) {
+      return toolchain.status();
+    }
+    spdlog::info("job {}: {}; its workers compile it", job.row.id, toolchain.status().message());
+  }
+  job.target = device.arch();
+  job.toolchain = nullptr;
+  job.build_on_worker = true;
+  return Status::Ok();
+}
+
+}  // namespace tf::coordinator

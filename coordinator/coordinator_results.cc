@@ -1,0 +1,158 @@
+// Results: each reported result recorded once, whoever reports it.
+#include <algorithm>
+#include <set>
+
+#include "common/files.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/job_rules.h"
+
+namespace tf::coordinator {
+
+db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candidate,
+                                         const v1::CandidateResult& result,
+                                         const std::string& worker) const {
+  db::ResultRow row;
+  row.candidate_id = candidate.id;
+  row.job_id = job.row.id;
+  row.fingerprint = job.row.fingerprint;
+  row.config_key = candidate.config_key;
+  row.problem_key = candidate.problem_key;
+  row.device_class = job.row.device_class;
+  row.worker = worker;
+  row.status = result.status() == v1::RESULT_STATUS_UNSPECIFIED ? v1::RESULT_STATUS_RUNTIME_FAILED
+                                                                : result.status();
+  row.error = result.error();
+  row.timing = result.timing();
+  row.max_abs_error = result.max_abs_error();
+  // What the build used: known here when the coordinator built it, else as
+  // the worker that built it reports.
+  row.resources = job.build_on_worker ? result.resources() : candidate.resources;
+  return row;
+}
+
+void Coordinator::ApplyResultLocked(Job& job, Candidate& candidate, const db::ResultRow& row,
+                                    bool became_best) {
+  candidate.state = db::CandidateState::kDone;
+  candidate.lease_id = 0;
+  observer_->OnResultRecorded(row);
+  if (became_best) {
+    db::BestRow best;
+    best.kernel = job.row.kernel;
+    best.fingerprint = row.fingerprint;
+    best.fingerprint_created_ms = job.fingerprint_created_ms;
+    best.problem_key = row.problem_key;
+    best.device_class = row.device_class;
+    best.result = row;
+    best_.Put(best);
+  }
+}
+
+// Refuses the whole report when an own_only caller includes a candidate that
+// was never leased to the worker it names: a worker reports for its leases
+// only, whether or not they have expired since.
+Result<v1::ReportResultsResponse> Coordinator::ReportResults(
+    const v1::ReportResultsRequest& request, const auth::Caller& caller) {
+  std::lock_guard lock(mu_);
+  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
+  if (caller.own_only) {
+    for (const auto& result : request.results()) {
+      auto c = candidates_.find(result.candidate_id());
+      if (c == candidates_.end()) continue;  // done and forgotten: a duplicate
+      const auto& to = c->second.leased_to;
+      if (std::find(to.begin(), to.end(), request.worker_id()) == to.end()) {
+        return Status::PermissionDenied("candidate " + std::to_string(result.candidate_id()) +
+                                        " was not leased to worker " + request.worker_id());
+      }
+    }
+    auto lease = leases_.find(request.lease_id());
+    if (request.lease_finished() && lease != leases_.end() &&
+        lease->second.worker_id != request.worker_id()) {
+      return Status::PermissionDenied("lease " + std::to_string(request.lease_id()) +
+                                      " was not granted to worker " + request.worker_id());
+    }
+  }
+  v1::ReportResultsResponse response;
+  // A result counts once, whoever reports it: also after its lease expired
+  // and went to another worker, as long as the candidate has none yet.
+  struct Accepted {
+    Job* job;
+    Candidate* candidate;
+    db::ResultRow row;
+  };
+  std::vector<Accepted> accepted;
+  std::map<int64_t, db::JobRow> updated_jobs;
+  for (const auto& result : request.results()) {
+    auto c = candidates_.find(result.candidate_id());
+    Job* job = c == candidates_.end() ? nullptr : &jobs_[c->second.job_id];
+    bool already = std::any_of(accepted.begin(), accepted.end(), [&](const Accepted& a) {
+      return a.candidate->id == result.candidate_id();
+    });
+    if (!job || c->second.state == db::CandidateState::kDone || already) {
+      response.set_duplicates(response.duplicates() + 1);
+      continue;
+    }
+    if (job->row.state == v1::JOB_STATE_CANCELLED) {
+      response.set_job_cancelled(true);
+      continue;
+    }
+    auto [it, inserted] = updated_jobs.emplace(job->row.id, job->row);
+    db::JobRow& row = it->second;
+    row.candidates_done++;
+    if (IsFailure(result.status())) row.candidates_failed++;
+    row.updated_ms = NowUnixMs();
+    accepted.push_back(
+        {job, &c->second, MakeResultRow(*job, c->second, result, request.worker_id())});
+  }
+  // A finished lease ends in the same transaction as its last results.
+  std::optional<Release> release;
+  auto finished = request.lease_finished() ? leases_.find(request.lease_id()) : leases_.end();
+  if (finished != leases_.end()) {
+    std::set<int64_t> reporting;
+    for (const auto& a : accepted) reporting.insert(a.candidate->id);
+    release = PlanReleaseLocked(finished->second, reporting);
+  }
+  std::vector<bool> became_best(accepted.size(), false);
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    for (size_t i = 0; i < accepted.size(); ++i) {
+      const auto& a = accepted[i];
+      TF_ASSIGN_OR_RETURN(bool inserted, db_->InsertResult(a.row));
+      if (!inserted) {
+        return Status::Internal("candidate " + std::to_string(a.candidate->id) +
+                                " already has a result in the database but not in memory");
+      }
+      TF_RETURN_IF_ERROR(db_->SetCandidateState({a.candidate->id}, db::CandidateState::kDone, 0));
+      if (a.row.status == v1::RESULT_STATUS_OK) {
+        TF_ASSIGN_OR_RETURN(became_best[i], db_->OfferBest(a.job->row.kernel, a.row, NowUnixMs()));
+      }
+    }
+    for (const auto& [id, row] : updated_jobs) TF_RETURN_IF_ERROR(db_->UpdateJob(row));
+    if (release) TF_RETURN_IF_ERROR(StoreReleaseLocked(*release));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  for (size_t i = 0; i < accepted.size(); ++i) {
+    ApplyResultLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row, became_best[i]);
+    TellSearchLocked(*accepted[i].job, *accepted[i].candidate, accepted[i].row);
+  }
+  for (auto& [id, row] : updated_jobs) jobs_[id].row = std::move(row);
+  response.set_recorded(static_cast<int32_t>(accepted.size()));
+  if (auto w = workers_.find(request.worker_id()); w != workers_.end()) {
+    w->second.results_reported += response.recorded();
+    w->second.last_heartbeat_ms = NowUnixMs();
+  }
+  if (release) {
+    if (auto job = jobs_.find(finished->second.job_id); job != jobs_.end()) {
+      job->second.leases_finished++;
+      job->second.lease_ms_total += NowUnixMs() - finished->second.granted_ms;
+    }
+    ApplyReleaseLocked(*release);
+  }
+  for (auto& [id, row] : updated_jobs) {
+    ChangedLocked(jobs_[id]);
+    AdvanceSearchLocked(jobs_[id]);
+  }
+  return response;
+}
+
+}  // namespace tf::coordinator
