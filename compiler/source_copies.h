@@ -33,7 +33,7 @@ namespace tf::compiler {
 namespace v1 = ::tunefleet::v1;
 
 struct SourceCopies {
-  std::vector<std::string> system_includes;  // "#include <cuda_fp16.h>" lines, once each
+  std::vector<std::string> system_includes;  // "#include <...>" lines, once each
   std::vector<std::string> macros;           // names the sources #define
   std::string ungroupable;                   // non-empty: why one configuration per run
 };
