@@ -41,10 +41,15 @@ Result<std::vector<std::string>> UserFlags(const v1::KernelSpec& spec) {
 
 // The header a buffer's element type needs, "" for built-in types.
 Result<std::string> ElementTypeHeader(const v1::Buffer& buffer) {
-  static const std::pair<const char*, const char*> kHeaders[] = {
-      {"f32", ""}, {"f64", ""}, {"f16", "hip/hip_fp16.h"}, {"bf16", "hip/hip_bfloat16.h"},
-      {"i8", ""},  {"i32", ""}, {"i64", ""},               {"u8", ""},
-      {"u32", ""}};
+  static const std::pair<const char*, const char*> kHeaders[] = {{"f32", ""},
+                                                                 {"f64", ""},
+                                                                 {"f16", "hip/hip_fp16.h"},
+                                                                 {"bf16", "hip/hip_bfloat16.h"},
+                                                                 {"i8", ""},
+                                                                 {"i32", ""},
+                                                                 {"i64", ""},
+                                                                 {"u8", ""},
+                                                                 {"u32", ""}};
   for (const auto& [dtype, header] : kHeaders) {
     if (buffer.dtype() == dtype) return std::string(header);
   }
@@ -88,8 +93,10 @@ Result<HipTools> FindTools() {
     }
   }
   const std::pair<const char*, const std::string*> kNeeded[] = {
-      {"clang++-19", &tools.clang},      {"ld.lld-19", &tools.lld},
-      {"llvm-as-19", &tools.llvm_as},    {"llvm-readelf-19", &tools.readelf},
+      {"clang++-19", &tools.clang},
+      {"ld.lld-19", &tools.lld},
+      {"llvm-as-19", &tools.llvm_as},
+      {"llvm-readelf-19", &tools.readelf},
       {"the ROCm device libraries (hip.bc)", &tools.bitcode}};
   for (const auto& [what, where] : kNeeded) {
     if (where->empty()) {
@@ -109,10 +116,16 @@ std::vector<std::string> DeviceLibraryFlags(const HipTools& tools, const GfxTarg
                                             bool fast_math, const std::string& isa_bitcode) {
   const std::string on_off = fast_math ? "on" : "off";
   std::vector<std::string> libraries = {
-      "hip", "opencl",  // ROCm 5.2's __syncthreads calls __atomic_work_item_fence
-      "ockl", "ocml", std::string("oclc_wavefrontsize64_") + (gfx.wave_size == 64 ? "on" : "off"),
-      "oclc_abi_version_500", "oclc_daz_opt_off", "oclc_unsafe_math_" + on_off,
-      "oclc_finite_only_" + on_off, "oclc_correctly_rounded_sqrt_on"};
+      "hip",
+      "opencl",  // ROCm 5.2's __syncthreads calls __atomic_work_item_fence
+      "ockl",
+      "ocml",
+      std::string("oclc_wavefrontsize64_") + (gfx.wave_size == 64 ? "on" : "off"),
+      "oclc_abi_version_500",
+      "oclc_daz_opt_off",
+      "oclc_unsafe_math_" + on_off,
+      "oclc_finite_only_" + on_off,
+      "oclc_correctly_rounded_sqrt_on"};
   std::vector<std::string> flags = {"-nogpulib"};
   for (const std::string& library : libraries) {
     flags.insert(flags.end(), {"-Xclang", "-mlink-builtin-bitcode", "-Xclang",
@@ -180,6 +193,11 @@ Status HipToolchain::Validate(const v1::KernelSpec& spec) const {
   }
   TF_RETURN_IF_ERROR(compiler::CheckSourcePath(spec.source()));
   TF_RETURN_IF_ERROR(compiler::CheckGridLaunch(spec));
+  if (spec.param_style() == "define") {
+    return Status::InvalidArgument(
+        "param_style: define-style knobs are not built by the hip toolchain yet; use template "
+        "parameters");
+  }
   if (spec.tensor_maps_size() > 0) {
     return Status::InvalidArgument("tensor_maps: hip kernels take no tensor maps");
   }
@@ -197,6 +215,7 @@ Status HipToolchain::CheckArch() const {
 }
 
 Result<std::string> HipToolchain::GenerateBatch(const v1::KernelSpec& spec,
+                                                const std::vector<v1::SourceFile>&,
                                                 const std::vector<v1::Config>& configs) const {
   TF_RETURN_IF_ERROR(CheckArch());
   std::set<std::string> headers;
@@ -256,10 +275,14 @@ Result<compiler::CompileOutcome> HipToolchain::Compile(
   }
 
   const bool fast_math = std::find(flags.begin(), flags.end(), "-ffast-math") != flags.end();
-  std::vector<std::string> argv = {tools_.clang,           "-x",
-                                   "hip",                  "--offload-arch=" + arch_,
-                                   "--cuda-device-only",   "--no-gpu-bundle-output",
-                                   "--ld-path=" + tools_.lld, "-std=c++20",
+  std::vector<std::string> argv = {tools_.clang,
+                                   "-x",
+                                   "hip",
+                                   "--offload-arch=" + arch_,
+                                   "--cuda-device-only",
+                                   "--no-gpu-bundle-output",
+                                   "--ld-path=" + tools_.lld,
+                                   "-std=c++20",
                                    "-O3"};
   for (const std::string& flag : DeviceLibraryFlags(tools_, *gfx_, fast_math, isa_bitcode)) {
     argv.push_back(flag);
@@ -271,10 +294,9 @@ Result<compiler::CompileOutcome> HipToolchain::Compile(
   outcome.diagnostics = std::move(compiled.output);
   if (!compiled.success()) return outcome;
 
-  TF_ASSIGN_OR_RETURN(
-      ProcessResult read,
-      RunTool({tools_.readelf, "--notes", "--relocs", "--symbols", "--wide", out_path}, work_dir,
-              timeout_s, outcome));
+  TF_ASSIGN_OR_RETURN(ProcessResult read, RunTool({tools_.readelf, "--notes", "--relocs",
+                                                   "--symbols", "--wide", out_path},
+                                                  work_dir, timeout_s, outcome));
   if (!read.success()) {
     return Status::Internal("llvm-readelf could not read the code object: " + read.output);
   }
@@ -294,8 +316,7 @@ Result<compiler::CompileOutcome> HipToolchain::Compile(
 }
 
 Status HipToolchain::CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
-                                    const v1::Problem& problem,
-                                    const v1::ResourceUsage& resources,
+                                    const v1::Problem& problem, const v1::ResourceUsage& resources,
                                     const std::map<std::string, int64_t>& device) const {
   if (gfx_ == nullptr) return Status::Ok();
   return amd::CheckResources(*gfx_, spec, config, problem, resources, device);

@@ -34,11 +34,11 @@ namespace v1 = ::tunefleet::v1;
 
 // Where the toolchain's programs and the ROCm device libraries are.
 struct HipTools {
-  std::string clang;     // clang++-19
-  std::string lld;       // ld.lld-19: clang's default linker knows no elf64_amdgpu
-  std::string llvm_as;   // llvm-as-19: assembles the ISA-version library
-  std::string readelf;   // llvm-readelf-19
-  std::string bitcode;   // the folder of hip.bc, ocml.bc, ockl.bc, oclc_*.bc
+  std::string clang;    // clang++-19
+  std::string lld;      // ld.lld-19: clang's default linker knows no elf64_amdgpu
+  std::string llvm_as;  // llvm-as-19: assembles the ISA-version library
+  std::string readelf;  // llvm-readelf-19
+  std::string bitcode;  // the folder of hip.bc, ocml.bc, ockl.bc, oclc_*.bc
 };
 
 class HipToolchain : public compiler::Toolchain {
@@ -58,6 +58,7 @@ class HipToolchain : public compiler::Toolchain {
   // -mcumode, -mno-cumode, -std=c++17|20, -I<relative dir>).
   Status Validate(const v1::KernelSpec& spec) const override;
   Result<std::string> GenerateBatch(const v1::KernelSpec& spec,
+                                    const std::vector<v1::SourceFile>& sources,
                                     const std::vector<v1::Config>& configs) const override;
   // `out_path` receives the code object (what hipModuleLoadData takes).
   Result<compiler::CompileOutcome> Compile(const std::string& work_dir, const std::string& tu_path,

@@ -345,7 +345,7 @@ TEST_F(HipToolchainTest, CompilesForTheSpecTargetElseTheDevicesOwn) {
   auto unbound = vendors::MakeToolchain(spec_);
   ASSERT_TRUE(unbound.ok()) << unbound.status().ToString();
   EXPECT_TRUE((*unbound)->Validate(spec_).ok());
-  auto batch = (*unbound)->GenerateBatch(spec_, {});
+  auto batch = (*unbound)->GenerateBatch(spec_, {}, {});
   EXPECT_EQ(batch.status().code(), Code::kFailedPrecondition);
   EXPECT_NE(batch.status().message().find("target.arch"), std::string::npos);
   v1::KernelSpec completed = spec_;
