@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,7 +111,9 @@ class SearchDriver {
   int64_t patience_ = 0;
   double min_improvement_ = 0;  // a fraction
   int64_t started_ms_ = 0;
-  std::vector<Problem> problems_;
+  // A deque: each strategy refers to its problem's space, which must not move
+  // when a later problem is added.
+  std::deque<Problem> problems_;
 };
 
 }  // namespace tf::coordinator
