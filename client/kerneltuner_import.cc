@@ -323,8 +323,8 @@ Result<std::vector<std::string>> CompilerOptions(const json& kernel,
       return FieldError(field + "[" + std::to_string(k) + "]", "expected a string");
     }
     std::string option = (*found)[k].get<std::string>();
-    // The CUDA compilers TuneFleet drives start at C++17, which compiles
-    // C++11 and C++14 kernels.
+    // TuneFleet's GPU toolchains start at C++17, which compiles C++11 and
+    // C++14 kernels.
     if (option == "-std=c++11" || option == "-std=c++14" || option == "--std=c++11" ||
         option == "--std=c++14") {
       notes->push_back("CompilerOptions: " + option + " compiles as -std=c++17");
@@ -373,6 +373,7 @@ Result<std::string> KernelTunerT1KernelFile(std::string_view t1_json, const std:
 
 Result<ImportedSpec> ImportKernelTunerT1(std::string_view t1_json, const std::string& t1_name,
                                          const std::string& source_path,
+                                         const std::vector<std::string>& languages,
                                          const std::string& reference) {
   TF_ASSIGN_OR_RETURN(json doc, Parse(t1_json, t1_name));
   ImportedSpec imported;
@@ -383,14 +384,15 @@ Result<ImportedSpec> ImportKernelTunerT1(std::string_view t1_json, const std::st
   TF_RETURN_IF_ERROR(CheckKernelKeys(*kernel));
 
   TF_ASSIGN_OR_RETURN(std::string language, Text(*kernel, "Language", "KernelSpecification"));
-  std::string lang;
-  if (language == "CUDA") {
-    lang = "cuda";
-  } else if (language == "HIP") {
-    lang = "hip";
-  } else {
+  // T1 names languages in capitals ("CUDA", "HIP", "OpenCL").
+  std::string lang = language;
+  std::transform(lang.begin(), lang.end(), lang.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (std::find(languages.begin(), languages.end(), lang) == languages.end()) {
+    std::string known;
+    for (const std::string& name : languages) known += (known.empty() ? "" : ", ") + name;
     return FieldError("KernelSpecification.Language",
-                      "'" + language + "' cannot be translated (CUDA and HIP can)");
+                      "'" + language + "' cannot be translated (known languages: " + known + ")");
   }
   TF_ASSIGN_OR_RETURN(imported.kernel_file, Text(*kernel, "KernelFile", "KernelSpecification"));
   TF_ASSIGN_OR_RETURN(std::string entry, Text(*kernel, "KernelName", "KernelSpecification"));

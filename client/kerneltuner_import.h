@@ -35,8 +35,11 @@ struct ImportedSpec {
 // reference; `reference`, when given, names a kernel of the same source that
 // computes the outputs with one thread per problem element (bounds-checked),
 // launched over the problem in 16x16 blocks (256 in 1D, 8x8x4 in 3D).
+// `languages`: those a spec may name (vendors::Languages()); T1's Language,
+// in lower case, must be one of them.
 Result<ImportedSpec> ImportKernelTunerT1(std::string_view t1_json, const std::string& t1_name,
                                          const std::string& source_path,
+                                         const std::vector<std::string>& languages,
                                          const std::string& reference = "");
 
 // KernelFile of a T1 file, to find the kernel before translating.

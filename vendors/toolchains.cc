@@ -62,6 +62,12 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const v1::KernelSpec&
   return row->make(spec, device_arch);
 }
 
+std::vector<std::string> Languages() {
+  std::vector<std::string> languages;
+  for (const LanguageRow& row : kLanguages) languages.push_back(row.language);
+  return languages;
+}
+
 Status CompleteTarget(v1::KernelSpec* spec) {
   TF_ASSIGN_OR_RETURN(const LanguageRow* row, FindLanguage(spec->language()));
   v1::Target* target = spec->mutable_target();

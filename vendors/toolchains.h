@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "compiler/toolchain.h"
@@ -19,6 +20,10 @@ namespace tf::vendors {
 // InvalidArgument naming the known languages.
 Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const ::tunefleet::v1::KernelSpec& spec,
                                                            const std::string& device_arch = "");
+
+// The languages of the table, those this build left out included, in the
+// table's order.
+std::vector<std::string> Languages();
 
 // Fills what the language implies of an unset target: the vendor whose
 // devices run it and, for toolchains with only one, the architecture ("host"

@@ -9,6 +9,7 @@
 #include "common/files.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
+#include "vendors/toolchains.h"
 
 namespace tf::cli {
 namespace {
@@ -68,8 +69,9 @@ int RunImportKernelTuner(const GlobalOptions& global, const ImportKernelTunerOpt
   std::vector<std::string> notes;
   Result<std::string> source = SourceFor(*kernel, spec_folder, &notes);
   if (!source.ok()) return FailUsage(source.status());
-  Result<client::ImportedSpec> imported = client::ImportKernelTunerT1(
-      *t1, fs::path(options.t1_path).filename().string(), *source, options.reference);
+  Result<client::ImportedSpec> imported =
+      client::ImportKernelTunerT1(*t1, fs::path(options.t1_path).filename().string(), *source,
+                                  vendors::Languages(), options.reference);
   if (!imported.ok()) {
     return FailUsage(Status::InvalidArgument(options.t1_path + ": " + imported.status().message()));
   }

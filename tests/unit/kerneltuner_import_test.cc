@@ -16,6 +16,7 @@
 #include "kernelspec/validate.h"
 #include "search/recorded_space.h"
 #include "tests/test_util.h"
+#include "vendors/toolchains.h"
 
 namespace tf::client {
 namespace {
@@ -49,7 +50,8 @@ kernelspec::LoadedSpec Load(const ImportedSpec& imported) {
 }
 
 TEST(KernelTunerImportTest, ConvolutionSpaceIsTheRecordedOne) {
-  auto imported = ImportKernelTunerT1(T1Text(), "convolution_milo_T1.json", "convolution_milo.cu");
+  auto imported = ImportKernelTunerT1(T1Text(), "convolution_milo_T1.json", "convolution_milo.cu",
+                                      vendors::Languages());
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   kernelspec::LoadedSpec loaded = Load(*imported);
   ASSERT_TRUE(kernelspec::ValidateSpec(loaded.spec, loaded.sources, kernelspec::SpecLimits()).ok())
@@ -90,8 +92,8 @@ TEST(KernelTunerImportTest, ConvolutionSpaceIsTheRecordedOne) {
 }
 
 TEST(KernelTunerImportTest, ReferenceBecomesAVerifyKernel) {
-  auto imported =
-      ImportKernelTunerT1(T1Text(), "t1.json", "convolution_milo.cu", "convolution_naive");
+  auto imported = ImportKernelTunerT1(T1Text(), "t1.json", "convolution_milo.cu",
+                                      vendors::Languages(), "convolution_naive");
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   kernelspec::LoadedSpec loaded = Load(*imported);
   EXPECT_EQ(loaded.spec.verify().reference(), "convolution_naive");
@@ -131,7 +133,8 @@ TEST(KernelTunerImportTest, UntranslatableFieldsAreNamed) {
   for (const Case& c : cases) {
     json t1 = original;
     c.edit(t1);
-    auto imported = ImportKernelTunerT1(t1.dump(), "t1.json", "convolution_milo.cu");
+    auto imported =
+        ImportKernelTunerT1(t1.dump(), "t1.json", "convolution_milo.cu", vendors::Languages());
     ASSERT_FALSE(imported.ok()) << c.field;
     EXPECT_THAT(imported.status().message(), HasSubstr(c.field + ":"));
   }
@@ -143,7 +146,8 @@ TEST(KernelTunerImportTest, PythonValuesAndConditions) {
   t1["ConfigurationSpace"]["TuningParameters"][1]["Values"] = "[1, 2] + list(range(4, 9, 4))";
   t1["ConfigurationSpace"]["Conditions"] = json::array(
       {{{"Expression", "32 <= block_size_x * block_size_y <= 256 and tile_size_x not in [3]"}}});
-  auto imported = ImportKernelTunerT1(t1.dump(), "t1.json", "convolution_milo.cu");
+  auto imported =
+      ImportKernelTunerT1(t1.dump(), "t1.json", "convolution_milo.cu", vendors::Languages());
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   kernelspec::LoadedSpec loaded = Load(*imported);
   EXPECT_EQ(loaded.spec.params(0).values_size(), 4);

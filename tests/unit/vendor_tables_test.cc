@@ -29,6 +29,17 @@ TEST(ToolchainTableTest, RefusesUnknownLanguagesNamingTheKnown) {
       << fortran.status().message();
 }
 
+TEST(ToolchainTableTest, ListsEveryLanguageItKnows) {
+  const std::vector<std::string> languages = Languages();
+  EXPECT_EQ(std::vector<std::string>(languages.begin(), languages.begin() + 3),
+            (std::vector<std::string>{"cpp", "cuda", "hip"}));
+  for (const std::string& language : languages) {
+    v1::KernelSpec spec;
+    spec.set_language(language);
+    EXPECT_TRUE(CompleteTarget(&spec).ok()) << language;
+  }
+}
+
 TEST(ToolchainTableTest, CompletesTheTargetFromTheLanguage) {
   v1::KernelSpec cpp;
   cpp.set_language("cpp");
