@@ -1,9 +1,12 @@
 #include "client/coordinator_channels.h"
 
-#include <thread>
+#include <algorithm>
 
 namespace tf::client {
 namespace {
+
+// How long Pick waits on one channel before looking at the others.
+constexpr auto kPollSlice = std::chrono::milliseconds(20);
 
 // Accepts HOST:PORT, [IPv6]:PORT and gRPC target URIs (dns:///..., unix:...).
 Status CheckAddress(const std::string& address) {
@@ -41,17 +44,28 @@ std::shared_ptr<grpc::Channel> CoordinatorChannels::Pick(std::chrono::millisecon
   if (count == 1) return channels_[0];
   const auto deadline = std::chrono::steady_clock::now() + wait;
   const size_t first = current_.load();
-  do {
+  std::vector<grpc_connectivity_state> states(count);
+  for (;;) {
     for (size_t k = 0; k < count; ++k) {
       const size_t i = (first + k) % count;
-      if (channels_[i]->GetState(/*try_to_connect=*/true) == GRPC_CHANNEL_READY) {
+      states[i] = channels_[i]->GetState(/*try_to_connect=*/true);
+      if (states[i] == GRPC_CHANNEL_READY) {
         current_ = i;
         return channels_[i];
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  } while (std::chrono::steady_clock::now() < deadline);
-  return channels_[first];
+    if (std::chrono::steady_clock::now() >= deadline) return channels_[first];
+    // gRPC moves a connection attempt on only while a thread polls its
+    // channel (a call, or a wait for a state change; else its backup poller,
+    // every 5 s, long after the attempt timed out). So the wait is spent
+    // waiting on each channel in turn, a short slice each, never asleep.
+    for (size_t i = 0; i < count; ++i) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      channels_[i]->WaitForStateChange(
+          states[i], std::chrono::system_clock::now() + std::clamp(left, {}, kPollSlice));
+    }
+  }
 }
 
 }  // namespace tf::client

@@ -26,9 +26,9 @@ class CoordinatorChannels {
       const grpc::ChannelArguments& args);
 
   // The channel to call on: with one address, its own; with several, the
-  // first connected one, starting from the one used last and waiting up to
-  // `wait` for one to connect (a standby taking over), else the one used last
-  // (whose call then fails as unreachable).
+  // first connected one, starting from the one used last and connecting them
+  // all for up to `wait` when none is (a standby taking over), else the one
+  // used last (whose call then fails as unreachable).
   std::shared_ptr<grpc::Channel> Pick(std::chrono::milliseconds wait);
 
   // As given to Make, for messages.

@@ -15,10 +15,7 @@ namespace {
 namespace v1 = ::tunefleet::v1;
 using std::chrono::seconds;
 
-// Disabled: on the merged tree the CLI given both addresses could not reach
-// the standby after the SIGKILL ("tcp handshaker shutdown"; issue 17's note).
-// It must pass again before it is enabled.
-TEST(StandbyTest, DISABLED_StandbyTakesOverWhenTheActiveCoordinatorIsKilledMidJob) {
+TEST(StandbyTest, StandbyTakesOverWhenTheActiveCoordinatorIsKilledMidJob) {
   TempDir dir;
   PostgresCluster cluster;
   const std::string url = cluster.CreateDatabase("tunefleet");

@@ -1,0 +1,46 @@
+// Several coordinator addresses (a coordinator and its standbys), with a real
+// coordinator process at one and nothing at the other: the C++ client, the
+// CLI and a worker reach the one that serves wherever it stands in the list.
+// (A server in the test's own process would drive the client's connections
+// itself and hide a client that never polls them, so it is a real process.)
+// Following a takeover is standby_test's.
+#include <gtest/gtest.h>
+
+#include "client/client.h"
+#include "tests/test_util.h"
+
+namespace tf::testing {
+namespace {
+
+using std::chrono::seconds;
+
+TEST(CoordinatorAddressesTest, ClientCliAndWorkerReachTheOneThatServesWhereverItIsListed) {
+  TempDir dir;
+  CoordinatorProcess coordinator(dir.path());
+  coordinator.Start();
+  const std::string nothing = "127.0.0.1:" + std::to_string(FreePort());
+  const std::vector<std::string> lists = {nothing + "," + coordinator.address(),
+                                          coordinator.address() + "," + nothing};
+  for (const std::string& addresses : lists) {
+    auto client = client::Client::Connect(addresses);
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    auto jobs = (*client)->ListJobs(0);
+    EXPECT_TRUE(jobs.ok()) << addresses << ": " << jobs.status().ToString();
+    auto cli = RunCli(addresses, {"jobs"});
+    EXPECT_EQ(cli.exit_code, 0) << addresses << ": " << cli.output;
+  }
+
+  auto worker = StartWorker(lists[0], dir.path(), "worker0", "cpu:1");
+  auto client = client::Client::Connect(coordinator.address());
+  ASSERT_TRUE(client.ok());
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto workers = (*client)->ListWorkers();
+        return workers.ok() && workers->size() == 1;
+      },
+      seconds(60)))
+      << worker->Log();
+}
+
+}  // namespace
+}  // namespace tf::testing
