@@ -116,8 +116,8 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   TF_ASSIGN_OR_RETURN(auto channels, client::CoordinatorChannels::Make(options.coordinator,
                                                                        credentials, ChannelArgs()));
   TF_ASSIGN_OR_RETURN(auto bundles, BundleBuilder::Open(options.cache_dir + "/built"));
-  return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices),
-                                            std::move(channels), std::move(bundles)));
+  return std::unique_ptr<Worker>(
+      new Worker(std::move(options), std::move(devices), std::move(channels), std::move(bundles)));
 }
 
 std::unique_ptr<v1::WorkerService::Stub> Worker::Stub() {
