@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -24,10 +25,13 @@ const char* const kSpec = "tests/data/spaces/convolution/convolution_replay.yaml
 
 class ReplayTest : public ::testing::Test {
  protected:
-  void StartFleet(const std::string& recording, const std::string& speed = "0") {
-    coordinator_ = std::make_unique<CoordinatorProcess>(dir_.path());
+  // `dir`: the fleet's state, dir_ unless given.
+  void StartFleet(const std::string& recording, const std::string& speed = "0",
+                  std::string dir = "") {
+    if (dir.empty()) dir = dir_.path();
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir);
     coordinator_->Start();
-    worker_ = StartWorker(coordinator_->address(), dir_.path(), "replay-worker",
+    worker_ = StartWorker(coordinator_->address(), dir, "replay-worker",
                           "replay:" + SourcePath(recording), {"--replay-speed", speed});
     auto client = client::Client::Connect(coordinator_->address(), {});
     ASSERT_TRUE(client.ok()) << client.status().ToString();
@@ -40,10 +44,20 @@ class ReplayTest : public ::testing::Test {
   std::unique_ptr<client::Client> client_;
 };
 
-// Disabled: on the merged tree auto reached 0.656 of the A100 optimum in 100
-// replayed evaluations, below random sampling's expected 0.724 (issue 15's
-// note). It must pass again before it is enabled.
-TEST_F(ReplayTest, DISABLED_AutoWithABudgetOf100BeatsRandomSamplingAndRecordsEachCandidateOnce) {
+// One seed says little about a randomised search: on the A100 recording,
+// auto with a budget of 100 either reaches the optimum's region or settles
+// in a deceptive local optimum near 0.65 of it (three coordinated changes
+// away from the best), by seed and by the order in which results come back.
+// Seed 1 alone gave 0.656, below random sampling's expected 0.724, while 20
+// seeds averaged 0.849 through the service and 0.854 offline (search_eval)
+// with auto as it then was (the model for all 100 evaluations):
+// the service searches as well as the library does. So the job runs with 10
+// seeds, each on a fresh fleet (a second job would reuse the first one's
+// results), and their mean is compared with random sampling's expectation
+// (offline, auto's mean is 0.866 on this space; one seed's spread is about
+// 0.16, so 0.866 is about 2.8 standard deviations of a mean of 10 above
+// random).
+TEST_F(ReplayTest, AutoWithABudgetOf100BeatsRandomSamplingAndRecordsEachCandidateOnce) {
   const std::string file = "tests/data/spaces/convolution/A100_T4.json.gz";
   auto recording = search::ReadRecordedSpace(SourcePath(file));
   ASSERT_TRUE(recording.ok()) << recording.status().ToString();
@@ -54,49 +68,60 @@ TEST_F(ReplayTest, DISABLED_AutoWithABudgetOf100BeatsRandomSamplingAndRecordsEac
     recorded[recording->space.Describe(id)] = &r;
     if (r.outcome == search::Outcome::kOk) optimum_ns = std::min(optimum_ns, r.time_ms * 1e6);
   }
+  const double random = search::RandomFractionCurve(*recording, 100).back();
 
-  StartFleet(file);
-  kernelspec::LoadedSpec spec = LoadTestSpec(kSpec);
-  ASSERT_EQ(spec.spec.search().strategy(), "auto");
-  ASSERT_EQ(spec.spec.search().max_candidates(), 100);
-  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(300));
-  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
-                                                  << coordinator_->Log() << worker_->Log();
-  EXPECT_EQ(job.stop_reason(), "search.max_candidates (100) evaluated");
-  EXPECT_EQ(job.candidates_total(), 100);
-  EXPECT_THAT(job.device_class(), HasSubstr("replay/"));
-  ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
+  constexpr int kSeeds = 10;
+  double sum = 0;
+  for (int seed = 1; seed <= kSeeds; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string dir = dir_ / ("seed" + std::to_string(seed));
+    ASSERT_TRUE(std::filesystem::create_directory(dir)) << dir;
+    StartFleet(file, "0", dir);
+    kernelspec::LoadedSpec spec =
+        LoadTestSpec(kSpec, [&](v1::KernelSpec& s) { s.mutable_search()->set_seed(seed); });
+    ASSERT_EQ(spec.spec.search().strategy(), "auto");
+    ASSERT_EQ(spec.spec.search().max_candidates(), 100);
+    v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(300));
+    ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
+                                                    << coordinator_->Log() << worker_->Log();
+    EXPECT_EQ(job.stop_reason(), "search.max_candidates (100) evaluated");
+    EXPECT_EQ(job.candidates_total(), 100);
+    EXPECT_THAT(job.device_class(), HasSubstr("replay/"));
+    ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
 
-  // Each result is the recording's: its time, or its failure.
-  auto results = client_->ListResults(job.job_id());
-  ASSERT_TRUE(results.ok()) << results.status().ToString();
-  ASSERT_EQ(results->size(), 100u);
-  std::set<std::string> configs;
-  for (const v1::CandidateResult& r : *results) {
-    const std::string key = kernelspec::ConfigKey(r.config());
-    configs.insert(key);
-    auto it = recorded.find(key);
-    ASSERT_NE(it, recorded.end()) << key << " is outside the recorded space";
-    if (it->second->outcome == search::Outcome::kOk) {
-      EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << key << ": " << r.error();
-      EXPECT_DOUBLE_EQ(r.timing().median_ns(), it->second->time_ms * 1e6) << key;
-    } else {
-      EXPECT_NE(r.status(), v1::RESULT_STATUS_OK) << key;
-      EXPECT_THAT(r.error(), HasSubstr("recorded on "));
+    // Each result is the recording's: its time, or its failure.
+    auto results = client_->ListResults(job.job_id());
+    ASSERT_TRUE(results.ok()) << results.status().ToString();
+    ASSERT_EQ(results->size(), 100u);
+    std::set<std::string> configs;
+    for (const v1::CandidateResult& r : *results) {
+      const std::string key = kernelspec::ConfigKey(r.config());
+      configs.insert(key);
+      auto it = recorded.find(key);
+      ASSERT_NE(it, recorded.end()) << key << " is outside the recorded space";
+      if (it->second->outcome == search::Outcome::kOk) {
+        EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << key << ": " << r.error();
+        EXPECT_DOUBLE_EQ(r.timing().median_ns(), it->second->time_ms * 1e6) << key;
+      } else {
+        EXPECT_NE(r.status(), v1::RESULT_STATUS_OK) << key;
+        EXPECT_THAT(r.error(), HasSubstr("recorded on "));
+      }
     }
+    EXPECT_EQ(configs.size(), 100u) << "a configuration evaluated twice";
+
+    ASSERT_EQ(job.best_size(), 1);
+    const double fraction = optimum_ns / job.best(0).timing().median_ns();
+    std::printf("auto, seed %d, 100 evaluations: %.3f of the optimum\n", seed, fraction);
+    sum += fraction;
+    client_.reset();
+    worker_.reset();
+    coordinator_.reset();
   }
-  EXPECT_EQ(configs.size(), 100u) << "a configuration evaluated twice";
 
   // The search must beat what 100 uniform draws are expected to find.
-  ASSERT_EQ(job.best_size(), 1);
-  const double found_ns = job.best(0).timing().median_ns();
-  const double fraction = optimum_ns / found_ns;
-  const double random = search::RandomFractionCurve(*recording, 100).back();
-  std::printf(
-      "auto, 100 evaluations: best %.4f ms, recorded optimum %.4f ms: %.3f of the optimum "
-      "(random sampling: %.3f expected)\n",
-      found_ns / 1e6, optimum_ns / 1e6, fraction, random);
-  EXPECT_GT(fraction, random);
+  std::printf("auto, %d seeds: mean %.3f of the optimum (random sampling: %.3f expected)\n", kSeeds,
+              sum / kSeeds, random);
+  EXPECT_GT(sum / kSeeds, random);
 }
 
 TEST_F(ReplayTest, AConfigurationOutsideTheRecordingIsAnErrorResult) {

@@ -107,10 +107,26 @@ TEST(StrategyTest, RandomSeedsDiffer) {
   EXPECT_NE(Propose("random", A100(), 1, 50, 1), Propose("random", A100(), 2, 50, 1));
 }
 
-// auto with a budget past the model's share: the model's proposals first,
-// exactly as bayes makes them with that share as its budget, then hill
-// climbing; asked in batches, so some of the model's proposals are still
-// untold when local search takes over, and none is proposed twice.
+// Whether `next` is a neighbour of the best of `evaluated`: where local
+// search starts from when it takes over.
+bool NeighboursTheBest(const std::vector<ConfigId>& evaluated, ConfigId next) {
+  ConfigId best = evaluated[0];
+  for (ConfigId id : evaluated) {
+    if (Objective(A100(), id) &&
+        (!Objective(A100(), best) || *Objective(A100(), id) < *Objective(A100(), best))) {
+      best = id;
+    }
+  }
+  for (const Neighbour& n : Neighbours(A100().space, best, 2)) {
+    if (n.id == next) return true;
+  }
+  return false;
+}
+
+// auto with a budget past the model's cap of 100: the model's proposals
+// first, exactly as bayes makes them, then hill climbing; asked in batches,
+// so some of the model's proposals are still untold when local search takes
+// over, and none is proposed twice.
 TEST(StrategyTest, AutoIsBayesThenLocalSearch) {
   const std::vector<ConfigId> model = Propose("bayes", A100(), 4, 100, 1);
   const std::vector<ConfigId> all = Propose("auto", A100(), 4, 250, 1);
@@ -118,18 +134,17 @@ TEST(StrategyTest, AutoIsBayesThenLocalSearch) {
   EXPECT_TRUE(std::equal(model.begin(), model.end(), all.begin()));
   const std::vector<ConfigId> batched = Propose("auto", A100(), 4, 250, 6);
   EXPECT_EQ(std::set<ConfigId>(batched.begin(), batched.end()).size(), 250u);
-  // Local search starts from the best the model found: its first proposal
-  // is a neighbour of that configuration.
-  ConfigId best = model[0];
-  for (ConfigId id : model) {
-    if (Objective(A100(), id) &&
-        (!Objective(A100(), best) || *Objective(A100(), id) < *Objective(A100(), best))) {
-      best = id;
-    }
-  }
-  std::set<ConfigId> around;
-  for (const Neighbour& n : Neighbours(A100().space, best, 2)) around.insert(n.id);
-  EXPECT_TRUE(around.count(all[100])) << A100().space.Describe(all[100]);
+  EXPECT_TRUE(NeighboursTheBest(model, all[100])) << A100().space.Describe(all[100]);
+}
+
+// Under the cap, the model has 60% of the budget and local search the rest.
+TEST(StrategyTest, AutoHandsOverAt60PercentOfTheBudget) {
+  const std::vector<ConfigId> model = Propose("bayes", A100(), 4, 100, 1);
+  const std::vector<ConfigId> all = Propose("auto", A100(), 4, 100, 1);
+  ASSERT_EQ(all.size(), 100u);
+  EXPECT_TRUE(std::equal(all.begin(), all.begin() + 60, model.begin()));
+  const std::vector<ConfigId> first(all.begin(), all.begin() + 60);
+  EXPECT_TRUE(NeighboursTheBest(first, all[60])) << A100().space.Describe(all[60]);
 }
 
 TEST(StrategyTest, UnknownNameListsTheKnownOnes) {
