@@ -89,7 +89,7 @@ class BestConfigCache {
 
   Result<v1::QueryBestResponse> Ask(const BestConfigKey& key) const;
 
-  Client* client_;  // null: offline
+  Client* client_;                               // null: offline
   std::vector<v1::QueryBestResponse> exported_;  // offline: what answers
   BestConfigCacheOptions options_;
   std::shared_mutex mu_;

@@ -178,7 +178,8 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
       << "];\n  Config config;\n  double median_ns;\n};\n\n"
       << "inline constexpr int kProblemVars = " << vars << ";\n"
       << "inline constexpr const char* kProblemVarNames[] = {";
-  for (int v = 0; v < vars; ++v) out << (v ? ", " : "") << CppString(first.problem().vars(v).name());
+  for (int v = 0; v < vars; ++v)
+    out << (v ? ", " : "") << CppString(first.problem().vars(v).name());
   out << "};\n\ninline constexpr Entry kEntries[] = {\n";
   for (const auto& e : entries) {
     out << "    {" << CppString(e.device_class()) << ", {";

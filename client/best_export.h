@@ -27,7 +27,8 @@ namespace v1 = ::tunefleet::v1;
 
 inline constexpr const char* kExportFormat = "tunefleet-best-configs/1";
 
-std::string ExportJson(const std::string& kernel, const std::vector<v1::QueryBestResponse>& entries);
+std::string ExportJson(const std::string& kernel,
+                       const std::vector<v1::QueryBestResponse>& entries);
 // Errors name `name` (the file) and the field: "best.json: entries[2].config.BM: ...".
 Result<std::vector<v1::QueryBestResponse>> ReadExportJson(std::string_view text,
                                                           const std::string& name);

@@ -244,11 +244,9 @@ int main(int argc, char** argv) {
       "them and jobs of the kernel warm start from them. A bad file is an error naming the "
       "file and the entry; nothing is stored then",
       "  tunefleet import results A100_T4.json.gz --kernel convolution_milo --device-class a100 "
-      "--problem problem_size_x=4096,problem_size_y=4096
-"
+      "--problem problem_size_x=4096,problem_size_y=4096\n"
       "  tunefleet import results conv_cache.json --kernel conv --device-class a100 "
-      "--problem problem_size_x=4096,problem_size_y=4096 --device 'NVIDIA A100' --json
-");
+      "--problem problem_size_x=4096,problem_size_y=4096 --device 'NVIDIA A100' --json\n");
   import_results_cmd
       ->add_option("FILE", import_results.path, "Kernel Tuner cache or T4 file, gzip or not")
       ->required();
@@ -275,10 +273,8 @@ int main(int argc, char** argv) {
       "(what the C++ client's BestConfigCache::Offline loads), or as a C++ header with a "
       "constexpr table and Lookup(device_class, problem), which answers an untuned problem "
       "with the nearest tuned one as the coordinator does. Exits 4 when nothing is tuned",
-      "  tunefleet export convolution_milo --format json -o convolution_best.json
-"
-      "  tunefleet export gemm_f16 --device-class a100 --format cpp -o gemm_f16_best.h
-");
+      "  tunefleet export convolution_milo --format json -o convolution_best.json\n"
+      "  tunefleet export gemm_f16 --device-class a100 --format cpp -o gemm_f16_best.h\n");
   export_cmd->add_option("KERNEL", export_options.kernel, "Kernel name, as in the spec")
       ->required();
   export_cmd->add_option("--device-class", export_options.device_class,

@@ -11,7 +11,6 @@ namespace tf::coordinator {
 
 using kernelspec::ProblemDistance;
 
-
 void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   Entry entry;
   entry.fingerprint = row.fingerprint;

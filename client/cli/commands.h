@@ -80,7 +80,7 @@ struct ImportResultsOptions {
 
 struct ExportOptions {
   std::string kernel;
-  std::string device_class;  // empty: every device class
+  std::string device_class;     // empty: every device class
   std::string format = "json";  // json or cpp
   std::string out_path;         // empty: stdout
 };

@@ -16,7 +16,8 @@ namespace tf::cli {
 
 int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& options) {
   Result<v1::Problem> problem = kernelspec::ParseProblem(options.problem);
-  if (!problem.ok()) return FailUsage(Status::InvalidArgument("--problem: " + problem.status().message()));
+  if (!problem.ok())
+    return FailUsage(Status::InvalidArgument("--problem: " + problem.status().message()));
   Result<search::RecordedSpace> recording = search::ReadRecordedSpace(options.path);
   if (!recording.ok()) return FailUsage(recording.status());
   Result<v1::ImportResultsRequest> request = ImportRequestFromRecording(
@@ -30,7 +31,8 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
   if (!client.ok()) return Fail(client.status());
   Result<v1::ImportResultsResponse> imported = (*client)->Import(*request);
   if (!imported.ok()) {
-    return Fail(Status(imported.status().code(), options.path + ": " + imported.status().message()));
+    return Fail(
+        Status(imported.status().code(), options.path + ": " + imported.status().message()));
   }
   if (global.json) {
     client::Json out = {{"job_id", imported->job_id()},
@@ -58,8 +60,8 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
 
 int RunExport(const GlobalOptions& global, const ExportOptions& options) {
   if (options.format != "json" && options.format != "cpp") {
-    return FailUsage(Status::InvalidArgument("--format: '" + options.format +
-                                             "'; use json or cpp"));
+    return FailUsage(
+        Status::InvalidArgument("--format: '" + options.format + "'; use json or cpp"));
   }
   Result<client::ClientOptions> client_options = ClientOptionsFor(global);
   if (!client_options.ok()) return Fail(client_options.status());
@@ -68,9 +70,9 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options) {
   auto entries = (*client)->ListBest(options.kernel, options.device_class);
   if (!entries.ok()) return Fail(entries.status());
   if (entries->empty()) {
-    return Fail(Status::NotFound(
-        "no tuned configuration of kernel '" + options.kernel + "' on " +
-        (options.device_class.empty() ? "any device class"
+    return Fail(Status::NotFound("no tuned configuration of kernel '" + options.kernel + "' on " +
+                                 (options.device_class.empty()
+                                      ? "any device class"
                                       : "device class '" + options.device_class + "'")));
   }
   std::string text;

@@ -57,7 +57,7 @@ Result<v1::ImportResultsRequest> ImportRequestFromRecording(const search::Record
   v1::ImportResultsRequest request;
   request.set_kernel(kernel);
   request.set_device_class(device_class);
-  request.set_device(!device.empty()              ? device
+  request.set_device(!device.empty()             ? device
                      : !recording.device.empty() ? recording.device
                                                  : file);
   request.set_source(file + " (" + recording.format + ")");

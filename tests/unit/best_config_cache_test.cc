@@ -143,7 +143,6 @@ TEST_F(BestConfigCacheTest, UnreachableCoordinatorIsReportedAndNotCached) {
   }
 }
 
-
 // An exported file that is not one is refused naming the file and the field.
 TEST(BestConfigCacheOffline, BadExportFileNamesTheFileAndTheField) {
   auto dir = MakeTempDir("tf-offline");
