@@ -142,14 +142,16 @@ TEST_P(ResultsIoTest, ImportedRecordingsAnswerBestWithTheRecordedOptimum) {
   EXPECT_EQ(cache["device"], "NVIDIA A100-PCIE-40GB");
   EXPECT_EQ(ConfigOf(Best(kProblem, "a100-cache")["config"]), optimum.config);
 
-  // The imported job lists every result, marked with the device.
-  ProcessResult results =
-      Cli({"--json", "results", std::to_string(cache["job_id"].get<int64_t>())});
-  ASSERT_TRUE(results.success()) << results.output;
-  Json listed = Output(results);
-  ASSERT_EQ(listed.size(), cache["imported"].get<size_t>());
-  EXPECT_EQ(listed[0]["worker"], "imported: NVIDIA A100-PCIE-40GB");
-  EXPECT_EQ(ConfigOf(listed[0]["config"]), optimum.config);
+  // The imported job lists every result, best first, marked with the device.
+  auto client = client::Client::Connect(coordinator_->address(), {});
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto listed = (*client)->ListResults(cache["job_id"].get<int64_t>());
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), cache["imported"].get<size_t>());
+  EXPECT_EQ((*listed)[0].worker(), "imported: NVIDIA A100-PCIE-40GB");
+  std::map<std::string, int64_t> first;
+  for (const auto& s : (*listed)[0].config().settings()) first[s.name()] = s.value().int_value();
+  EXPECT_EQ(first, optimum.config);
 
   // Both survive a restart: the best index is rebuilt from the database.
   coordinator_->Kill();
