@@ -10,7 +10,8 @@
 # and prints, for each, the wall time, the evaluations (and how many were
 # early-stopped), and per problem the winner's median time relative to the
 # exhaustive winner's (1.000: the same time; above: slower).
-#   [BUDGET=40] [EARLY_STOP=2.0] bench/search_h200.sh CARRY_DIR [SPEC] [STATE_DIR]
+# VARIANTS (names, space-separated) runs some of them; exhaustive is always run.
+#   [BUDGET=40] [EARLY_STOP=2.0] [VARIANTS=...] bench/search_h200.sh CARRY_DIR [SPEC] [STATE_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 carry="$(cd "$1" && pwd)"
@@ -31,6 +32,9 @@ variants=(
 )
 for variant in "${variants[@]}"; do
   name="${variant%%|*}" search="${variant#*|}"
+  if [[ -n "${VARIANTS:-}" && "$name" != exhaustive && " $VARIANTS " != *" $name "* ]]; then
+    continue
+  fi
   # The spec's folder holds its sources: the variant is a copy of it.
   copy="$state/$name/spec"
   mkdir -p "$copy"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +27,10 @@ struct PreparedProblem {
   std::vector<int64_t> scalars;            // in ScalarNames(spec) order
   double flops = 0;                        // 0: no throughput
   std::unique_ptr<DeviceBuffers> buffers;  // every spec buffer, inputs pristine
+  // The fastest full timing on this device so far, for search.early_stop:
+  // the coordinator's best comes with the lease, too late for candidates
+  // leased together before any result.
+  std::optional<double> best_ns;
 
   // Device memory held.
   int64_t bytes() const;

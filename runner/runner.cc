@@ -196,6 +196,20 @@ Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const L
   return error;
 }
 
+// The time over which a short estimate stops the candidate (0: none): the
+// lower of the coordinator's threshold and search.early_stop times this
+// device's best on the problem so far.
+double EarlyStopThreshold(const v1::KernelSpec& spec, const v1::LeasedCandidate& candidate,
+                          const PreparedProblem& data) {
+  double threshold = candidate.early_stop_ns();
+  const double factor = spec.search().early_stop();
+  if (factor > 0 && data.best_ns) {
+    const double local = factor * *data.best_ns;
+    threshold = threshold > 0 ? std::min(threshold, local) : local;
+  }
+  return threshold;
+}
+
 // Errors of the candidate itself (missing symbol, launch or device fault)
 // are returned; the caller makes them RUNTIME_FAILED.
 Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
@@ -232,7 +246,8 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
       return result;
     }
   }
-  if (candidate.early_stop_ns() > 0) {
+  const double threshold_ns = EarlyStopThreshold(spec, candidate, data);
+  if (threshold_ns > 0) {
     // A short estimate first: a clear loser is not worth the full timing.
     v1::BenchmarkSettings brief = spec.benchmark();
     brief.set_warmup_ms(std::min(brief.warmup_ms(), kEarlyStopWarmupMs));
@@ -240,13 +255,13 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
     brief.set_max_repeats(kEarlyStopRuns);
     TF_ASSIGN_OR_RETURN(v1::TimingStats estimate,
                         backend.Time(kernel, *data.buffers, data.scalars, brief));
-    if (estimate.median_ns() > candidate.early_stop_ns()) {
+    if (estimate.median_ns() > threshold_ns) {
       if (data.flops > 0) estimate.set_gflops(data.flops / estimate.median_ns());
       *result.mutable_timing() = estimate;
       result.set_status(v1::RESULT_STATUS_EARLY_STOPPED);
       result.set_error("estimate of " + std::to_string(kEarlyStopRuns) + " runs " +
                        Number(estimate.median_ns()) + " ns is over the early-stop threshold " +
-                       Number(candidate.early_stop_ns()) + " ns");
+                       Number(threshold_ns) + " ns");
       return result;
     }
   }
@@ -254,6 +269,8 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
                       backend.Time(kernel, *data.buffers, data.scalars, spec.benchmark()));
   if (data.flops > 0) result.mutable_timing()->set_gflops(data.flops / result.timing().median_ns());
   result.set_status(v1::RESULT_STATUS_OK);
+  data.best_ns =
+      std::min(data.best_ns.value_or(result.timing().median_ns()), result.timing().median_ns());
   return result;
 }
 

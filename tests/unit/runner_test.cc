@@ -41,6 +41,12 @@ extern "C" void tf_reference(void* const* b, const int64_t* s) {
 extern "C" void good(void* const* b, const int64_t* s) {
   scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
 }
+extern "C" void slow(void* const* b, const int64_t* s) {  // 64 times the work
+  for (int k = 0; k < 64; ++k) {
+    scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
+    asm volatile("" ::: "memory");
+  }
+}
 extern "C" void off_by_one_at_7(void* const* b, const int64_t* s) {
   scale(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0]);
   static_cast<float*>(b[1])[7] += 1;
@@ -254,6 +260,20 @@ TEST_F(RunnerTest, ALoserOverTheEarlyStopThresholdKeepsItsShortEstimate) {
   EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
   EXPECT_GE(results[2].timing().repeats(), 3);
   EXPECT_EQ(results[3].status(), v1::RESULT_STATUS_WRONG_RESULT);
+}
+
+// Candidates leased together before any result carry no threshold from the
+// coordinator; the runner's own best on the problem stops the later losers.
+TEST_F(RunnerTest, EarlyStopUsesTheBestTimedOnThisDeviceSoFar) {
+  v1::Lease lease = MakeLease({{"slow", 4096}, {"good", 4096}, {"slow", 4096}, {"good", 4096}});
+  lease.mutable_spec()->mutable_search()->set_early_stop(2);
+  auto results = Results(RunInProcess(lease, ArtifactPath()));
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[1].status(), v1::RESULT_STATUS_OK) << "nothing timed yet to compare with";
+  EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
+  EXPECT_EQ(results[3].status(), v1::RESULT_STATUS_EARLY_STOPPED) << results[3].error();
+  EXPECT_EQ(results[3].timing().repeats(), 5);
+  EXPECT_EQ(results[4].status(), v1::RESULT_STATUS_OK) << results[4].error();
 }
 
 TEST_F(RunnerTest, WrongAndUnwrittenOutputsAreCaught) {

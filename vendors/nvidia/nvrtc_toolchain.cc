@@ -228,7 +228,10 @@ Result<compiler::CompileOutcome> NvrtcToolchain::Compile(
   outcome.diagnostics = std::move(run.output);
   outcome.cpu_seconds = run.cpu_seconds;
   outcome.wall_seconds = run.wall_seconds;
-  if (!outcome.ok) return outcome;
+  if (!outcome.ok) {
+    outcome.diagnostics = ExplainPtxasFailure(outcome.diagnostics) + outcome.diagnostics;
+    return outcome;
+  }
 
   TF_ASSIGN_OR_RETURN(auto lowered, ReadLoweredNames(work_dir + "/" + names_path));
   std::filesystem::remove(work_dir + "/" + names_path);

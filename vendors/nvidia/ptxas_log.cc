@@ -48,4 +48,16 @@ std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
   return usage;
 }
 
+std::string ExplainPtxasFailure(std::string_view log) {
+  std::string explanation;
+  for (const auto& [entry, usage] : ParsePtxasResourceUsage(log)) {
+    if (usage.shared_bytes() <= kMaxStaticSharedBytes) continue;
+    explanation += "error: entry function '" + entry + "' uses " +
+                   std::to_string(usage.shared_bytes()) + " bytes of static shared memory, more " +
+                   "than the " + std::to_string(kMaxStaticSharedBytes) +
+                   " a kernel may declare (ptxas stopped there)\n";
+  }
+  return explanation;
+}
+
 }  // namespace tf::nvidia

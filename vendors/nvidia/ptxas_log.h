@@ -8,6 +8,7 @@
 // user sees when compiling by hand.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -19,5 +20,14 @@ namespace tf::nvidia {
 // Keyed by the kernel's mangled name; kernels the log does not mention are
 // absent. Lines that are not part of the report are ignored.
 std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(std::string_view log);
+
+// A kernel may declare at most this much static shared memory on every
+// architecture; more must be dynamic.
+inline constexpr int64_t kMaxStaticSharedBytes = 48 << 10;
+
+// What a failed compile's log leaves unsaid: NVRTC (CUDA 13) fails a kernel
+// whose static shared memory is over the limit with only ptxas's info lines.
+// Returns an "error:" line per such kernel of `log`, empty when none is.
+std::string ExplainPtxasFailure(std::string_view log);
 
 }  // namespace tf::nvidia

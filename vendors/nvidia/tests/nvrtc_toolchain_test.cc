@@ -65,6 +65,16 @@ TEST(PtxasLogTest, ReadsEachEntryFunctionsResources) {
   EXPECT_EQ(spill.spill_load_bytes(), 96);
 }
 
+TEST(PtxasLogTest, ExplainsStaticSharedMemoryOverTheLimit) {
+  EXPECT_EQ(ExplainPtxasFailure(kPtxasLog), "") << "4224 bytes are within the limit";
+  const std::string over =
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Used 10 registers, used 1 barriers, 68816 bytes smem\n";
+  EXPECT_EQ(ExplainPtxasFailure(over),
+            "error: entry function 'k' uses 68816 bytes of static shared memory, more than the "
+            "49152 a kernel may declare (ptxas stopped there)\n");
+}
+
 // A tiled transpose; `body_prefix` goes first in the template body, to make
 // chosen configurations fail.
 std::string KernelSource(const std::string& body_prefix) {
