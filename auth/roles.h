@@ -1,4 +1,4 @@
-// Roles and the one policy table: for every RPC of both services, what each
+// Roles and the one policy table: for every RPC of the three services, what each
 // role may do with it. docs/security.md prints the same table, and
 // tests/unit/auth_test.cc checks that the two agree.
 #pragma once
@@ -27,6 +27,9 @@ enum class Rpc {
   kCreateToken,
   kListTokens,
   kRevokeToken,
+  // TuningResults, for clients.
+  kImportResults,
+  kListBest,
   // WorkerService, for workers.
   kRegister,
   kHeartbeat,
@@ -34,7 +37,7 @@ enum class Rpc {
   kReportResults,
   kFetchArtifact,
 };
-inline constexpr int kRpcCount = 16;
+inline constexpr int kRpcCount = 18;
 
 enum class Access {
   kNone,

@@ -3,6 +3,8 @@
 #include <functional>
 #include <mutex>
 
+#include "client/best_export.h"
+#include "common/files.h"
 #include "kernelspec/config.h"
 
 namespace tf::client {
@@ -17,6 +19,32 @@ BestConfigKey::BestConfigKey(std::string kernel, v1::Problem problem, std::strin
 BestConfigCache::BestConfigCache(Client* client, BestConfigCacheOptions options)
     : client_(client), options_(options) {}
 
+Result<std::unique_ptr<BestConfigCache>> BestConfigCache::Offline(
+    const std::string& export_json_path, BestConfigCacheOptions options) {
+  TF_ASSIGN_OR_RETURN(std::string text, ReadFile(export_json_path));
+  TF_ASSIGN_OR_RETURN(auto entries, ReadExportJson(text, export_json_path));
+  auto cache = std::make_unique<BestConfigCache>(nullptr, options);
+  cache->exported_ = std::move(entries);
+  return cache;
+}
+
+Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key) const {
+  if (client_) return client_->QueryBest(key.kernel(), key.problem(), key.device_class());
+  v1::QueryBestRequest request;
+  request.set_kernel(key.kernel());
+  *request.mutable_problem() = key.problem();
+  request.set_device_class(key.device_class());
+  bool exact = false;
+  const v1::QueryBestResponse* found = LookupExported(exported_, request, &exact);
+  if (!found) {
+    return Status::NotFound("no tuned configuration of kernel '" + key.kernel() + "' for " +
+                            kernelspec::ProblemText(key.problem()) + " in the exported file");
+  }
+  v1::QueryBestResponse answer = *found;
+  answer.set_exact(exact);
+  return answer;
+}
+
 Result<BestConfig> BestConfigCache::Lookup(const BestConfigKey& key) {
   {
     std::shared_lock lock(mu_);
@@ -27,8 +55,7 @@ Result<BestConfig> BestConfigCache::Lookup(const BestConfigKey& key) {
   }
   // Asked without the lock: a slow coordinator must not stall hits on other
   // keys. Concurrent misses of one key may each ask; the last answer stays.
-  Result<v1::QueryBestResponse> answer =
-      client_->QueryBest(key.kernel(), key.problem(), key.device_class());
+  Result<v1::QueryBestResponse> answer = Ask(key);
   const bool not_found = answer.status().code() == Code::kNotFound;
   if (!answer.ok() && !not_found) return answer.status();
   Entry entry{

@@ -4,6 +4,9 @@
 // takes a shared lock, one hash probe and a clock read, and allocates
 // nothing.
 //
+// Offline, it answers from a file of exported best configurations instead,
+// for applications that ship their tuned configurations.
+//
 // Answers expire after a TTL so that newly tuned results are picked up;
 // "not tuned" answers expire sooner. Errors other than not-found (coordinator
 // unreachable, ...) are never cached. Thread-safe.
@@ -15,6 +18,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "client/client.h"
 
@@ -52,6 +56,12 @@ class BestConfigCache {
  public:
   // `client` must outlive the cache.
   explicit BestConfigCache(Client* client, BestConfigCacheOptions options = {});
+  // Offline mode: answers from an exported JSON file (`tunefleet export
+  // --format json`, client/best_export.h) as the coordinator would, the
+  // nearest tuned problem included; no coordinator is ever asked. Errors name
+  // the file and the field.
+  static Result<std::unique_ptr<BestConfigCache>> Offline(const std::string& export_json_path,
+                                                          BestConfigCacheOptions options = {});
 
   // The hot path. Code::kNotFound when nothing of the kernel is tuned.
   Result<BestConfig> Lookup(const BestConfigKey& key);
@@ -77,7 +87,10 @@ class BestConfigCache {
     }
   };
 
-  Client* client_;
+  Result<v1::QueryBestResponse> Ask(const BestConfigKey& key) const;
+
+  Client* client_;                               // null: offline
+  std::vector<v1::QueryBestResponse> exported_;  // offline: what answers
   BestConfigCacheOptions options_;
   std::shared_mutex mu_;
   std::unordered_map<BestConfigKey, Entry, KeyHash, KeyEqual> entries_;

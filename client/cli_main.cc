@@ -235,6 +235,54 @@ int main(int argc, char** argv) {
                             "element, to check every candidate against");
   import_kt_cmd->callback([&] { exit_code = RunImportKernelTuner(global, import_kt); });
 
+  ImportResultsOptions import_results;
+  CLI::App* import_results_cmd = AddCommand(
+      *import_cmd, "results",
+      "Load a Kernel Tuner cache file or T4 results file (.json or .json.gz) into the "
+      "coordinator's tuning database (admin token): stored as a finished job of their own, "
+      "marked imported with the device they were recorded on, so that `best` answers from "
+      "them and jobs of the kernel warm start from them. A bad file is an error naming the "
+      "file and the entry; nothing is stored then",
+      "  tunefleet import results A100_T4.json.gz --kernel convolution_milo --device-class a100 "
+      "--problem problem_size_x=4096,problem_size_y=4096\n"
+      "  tunefleet import results conv_cache.json --kernel conv --device-class a100 "
+      "--problem problem_size_x=4096,problem_size_y=4096 --device 'NVIDIA A100' --json\n");
+  import_results_cmd
+      ->add_option("FILE", import_results.path, "Kernel Tuner cache or T4 file, gzip or not")
+      ->required();
+  import_results_cmd->add_option("--kernel", import_results.kernel, "Kernel name, as in its spec")
+      ->required();
+  import_results_cmd
+      ->add_option("--device-class", import_results.device_class,
+                   "Device class the results answer for (as `best --device` names it)")
+      ->required();
+  import_results_cmd
+      ->add_option("--problem", import_results.problem,
+                   "The problem they were recorded for, NAME=VALUE,... as the spec's problems "
+                   "name it (an imported T1's: problem_size_x=...,problem_size_y=...)")
+      ->required();
+  import_results_cmd->add_option(
+      "--device", import_results.device,
+      "Device they were recorded on (default: as the file says, else the file's name)");
+  import_results_cmd->callback([&] { exit_code = RunImportResults(global, import_results); });
+
+  ExportOptions export_options;
+  CLI::App* export_cmd = AddCommand(
+      app, "export",
+      "Write the best configuration of a kernel per tuned (problem, device class): as JSON "
+      "(what the C++ client's BestConfigCache::Offline loads), or as a C++ header with a "
+      "constexpr table and Lookup(device_class, problem), which answers an untuned problem "
+      "with the nearest tuned one as the coordinator does. Exits 4 when nothing is tuned",
+      "  tunefleet export convolution_milo --format json -o convolution_best.json\n"
+      "  tunefleet export gemm_f16 --device-class a100 --format cpp -o gemm_f16_best.h\n");
+  export_cmd->add_option("KERNEL", export_options.kernel, "Kernel name, as in the spec")
+      ->required();
+  export_cmd->add_option("--device-class", export_options.device_class,
+                         "Only this device class (default: every one)");
+  export_cmd->add_option("--format", export_options.format, "json or cpp")->capture_default_str();
+  export_cmd->add_option("-o,--out", export_options.out_path, "File to write (default: stdout)");
+  export_cmd->callback([&] { exit_code = RunExport(global, export_options); });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "auth/bearer.h"
+#include "client/channel_setup.h"
 #include "client/job_state.h"
 #include "common/backoff.h"
 #include "common/grpc_status.h"
@@ -13,30 +14,6 @@
 
 namespace tf::client {
 namespace {
-
-// Results of a large job and the sources of a submitted kernel can exceed
-// gRPC's 4 MiB default.
-constexpr int kMaxMessageBytes = 256 << 20;
-
-// How long a call waits for one of several coordinator addresses to
-// connect: a standby takes over within a few seconds.
-constexpr auto kTakeoverWait = std::chrono::seconds(5);
-
-// The one place the channels' settings are made.
-grpc::ChannelArguments ChannelArgs() {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  args.SetMaxSendMessageSize(kMaxMessageBytes);
-  // A restarted coordinator, or a standby that took over, is found again
-  // within a few seconds, however long it was away (gRPC's own back-off
-  // starts at 1 s and grows to two minutes). GRPC_ARG_MIN_RECONNECT_BACKOFF_MS
-  // is, despite its name, how long one connection attempt may take: it stays
-  // at gRPC's 20 s, since a handshake on a loaded machine or a long link may
-  // need more than the 100 ms once set here.
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  return args;
-}
 
 v1::GetJobRequest JobRequest(int64_t job_id) {
   v1::GetJobRequest request;
@@ -53,15 +30,12 @@ Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, Clie
   }
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   TF_ASSIGN_OR_RETURN(auto channels,
-                      CoordinatorChannels::Make(address, credentials, ChannelArgs()));
+                      CoordinatorChannels::Make(address, credentials, CoordinatorChannelArgs()));
   return std::unique_ptr<Client>(new Client(std::move(channels), options));
 }
 
 std::unique_ptr<v1::TuneFleet::Stub> Client::Stub() {
-  const auto wait = std::min<std::chrono::milliseconds>(
-      kTakeoverWait,
-      std::chrono::milliseconds(static_cast<int64_t>(options_.call_timeout_s * 1000)));
-  return v1::TuneFleet::NewStub(channels_->Pick(wait));
+  return v1::TuneFleet::NewStub(channels_->Pick(ChannelWait(options_.call_timeout_s)));
 }
 
 template <typename Request, typename Response>
@@ -80,19 +54,7 @@ Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::
 }
 
 Status Client::FromGrpc(const grpc::Status& status) const {
-  const Code code = CodeFromGrpc(status.error_code());
-  switch (code) {
-    case Code::kOk:
-      return Status::Ok();
-    case Code::kUnavailable:
-      return Status::Unavailable("cannot reach coordinator at " + address() + ": " +
-                                 status.error_message());
-    case Code::kDeadlineExceeded:
-      return Status::DeadlineExceeded("coordinator at " + address() + " did not answer within " +
-                                      std::to_string(options_.call_timeout_s) + " s");
-    default:
-      return Status(code, status.error_message());
-  }
+  return FromGrpcStatus(status, address(), options_.call_timeout_s);
 }
 
 Result<v1::Job> Client::Submit(const v1::KernelSpec& spec,

@@ -1,30 +1,15 @@
 #include "coordinator/best_index.h"
 
-#include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 
 #include "kernelspec/config.h"
+#include "kernelspec/problem_distance.h"
 
 namespace tf::coordinator {
-namespace {
 
-double ProblemDistance(const v1::Problem& a, const v1::Problem& b) {
-  if (a.vars_size() != b.vars_size()) return std::numeric_limits<double>::infinity();
-  double distance = 0;
-  for (const auto& va : a.vars()) {
-    const v1::ProblemVar* match = nullptr;
-    for (const auto& vb : b.vars()) {
-      if (vb.name() == va.name()) match = &vb;
-    }
-    if (!match) return std::numeric_limits<double>::infinity();
-    double x = std::max<int64_t>(va.value(), 1), y = std::max<int64_t>(match->value(), 1);
-    distance += std::abs(std::log2(x / y));
-  }
-  return distance;
-}
-
-}  // namespace
+using kernelspec::ProblemDistance;
 
 void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   Entry entry;
@@ -113,6 +98,25 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   response = entry->answer;
   response.set_exact(entry == exact);
   return response;
+}
+
+std::vector<v1::QueryBestResponse> BestIndex::List(const std::string& kernel,
+                                                   const std::string& device_class) const {
+  std::shared_lock lock(mu_);
+  auto it = by_kernel_.find(kernel);
+  if (it == by_kernel_.end()) return {};
+  // Per (problem, device class): the fastest entry of the class's newest
+  // fingerprint, as an exact query for that class would answer.
+  std::map<std::pair<std::string, std::string>, const Entry*> chosen;
+  for (const auto& e : it->second) {
+    if (!device_class.empty() && e.device_class != device_class) continue;
+    if (e.fingerprint_created_ms != NewestLocked(kernel, e.device_class)) continue;
+    const Entry*& c = chosen[{e.problem_key, e.device_class}];
+    if (!c || e.answer.timing().median_ns() < c->answer.timing().median_ns()) c = &e;
+  }
+  std::vector<v1::QueryBestResponse> entries;
+  for (const auto& [key, e] : chosen) entries.push_back(e->answer);
+  return entries;
 }
 
 size_t BestIndex::size() const {

@@ -25,6 +25,11 @@ class BestIndex {
   void Put(const db::BestRow& row, int64_t job_id_hint = 0);
   // device_class empty: any device class (the fastest answer wins).
   v1::QueryBestResponse Query(const v1::QueryBestRequest& request) const;
+  // Every (problem, device class) of the kernel (of `device_class` only when
+  // not empty), each as an exact query for its class answers; by problem
+  // key, then device class.
+  std::vector<v1::QueryBestResponse> List(const std::string& kernel,
+                                          const std::string& device_class) const;
   size_t size() const;
 
  private:

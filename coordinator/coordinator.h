@@ -31,6 +31,7 @@
 #include "coordinator/search_driver.h"
 #include "db/tuning_db.h"
 #include "kernelspec/validate.h"
+#include "tunefleet/v1/results.pb.h"
 #include "tunefleet/v1/tunefleet.pb.h"
 #include "tunefleet/v1/worker.pb.h"
 
@@ -115,6 +116,10 @@ class Coordinator {
   Result<std::vector<RecordedResult>> ListRecordedResults(int64_t job_id,
                                                           const auth::Caller& caller = {});
   v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
+  // Results recorded elsewhere, stored whole as a finished job of their own
+  // (coordinator_import.cc), or nothing and kInvalidArgument naming the field.
+  Result<v1::ImportResultsResponse> ImportResults(const v1::ImportResultsRequest& request);
+  std::vector<v1::QueryBestResponse> ListBest(const v1::ListBestRequest& request) const;
   std::vector<v1::WorkerInfo> ListWorkers();
   Activity CurrentActivity();
 

@@ -202,12 +202,14 @@ int main(int argc, char** argv) {
   const auto anonymous =
       allow_anonymous ? tf::coordinator::Anonymous::kAllowed : tf::coordinator::Anonymous::kRefused;
   tf::coordinator::TuneFleetService client_service(**coordinator, anonymous);
+  tf::coordinator::TuningResultsService results_service(**coordinator, anonymous);
   tf::coordinator::WorkerServiceImpl worker_service(**coordinator, anonymous);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(listen, credentials, &port);
   builder.RegisterService(&client_service);
+  builder.RegisterService(&results_service);
   builder.RegisterService(&worker_service);
   builder.SetMaxReceiveMessageSize(max_message_mb << 20);
   if (metrics)

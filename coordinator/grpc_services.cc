@@ -123,6 +123,26 @@ grpc::Status TuneFleetService::ListWorkers(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status TuningResultsService::ImportResults(grpc::ServerContext* context,
+                                                 const v1::ImportResultsRequest* request,
+                                                 v1::ImportResultsResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kImportResults);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.ImportResults(*request), response);
+}
+
+grpc::Status TuningResultsService::ListBest(grpc::ServerContext* context,
+                                            const v1::ListBestRequest* request,
+                                            v1::ListBestResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kListBest);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (request->kernel().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "kernel must be set");
+  }
+  for (auto& e : c_.ListBest(*request)) *response->add_entries() = std::move(e);
+  return grpc::Status::OK;
+}
+
 grpc::Status TuneFleetService::CreateToken(grpc::ServerContext* context,
                                            const v1::CreateTokenRequest* request,
                                            v1::CreateTokenResponse* response) {

@@ -1,5 +1,5 @@
-// The gRPC faces of the coordinator: TuneFleet for clients and WorkerService
-// for workers. Each RPC first checks its caller's bearer token against the
+// The gRPC faces of the coordinator: TuneFleet and TuningResults for clients,
+// WorkerService for workers. Each RPC first checks its caller's bearer token against the
 // policy table (auth/roles.h), then validates its request, calls the
 // Coordinator and maps tf::Status onto gRPC status codes.
 #pragma once
@@ -9,6 +9,7 @@
 #include "auth/bearer.h"
 #include "common/grpc_status.h"
 #include "coordinator/coordinator.h"
+#include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
@@ -46,6 +47,21 @@ class TuneFleetService final
                           v1::ListTokensResponse*) override;
   grpc::Status RevokeToken(grpc::ServerContext*, const v1::RevokeTokenRequest*,
                            v1::TokenInfo*) override;
+
+ private:
+  Coordinator& c_;
+  const auth::Gate gate_;
+};
+
+class TuningResultsService final : public v1::TuningResults::Service {
+ public:
+  TuningResultsService(Coordinator& coordinator, Anonymous anonymous)
+      : c_(coordinator), gate_(coordinator.tokens(), anonymous == Anonymous::kAllowed) {}
+
+  grpc::Status ImportResults(grpc::ServerContext*, const v1::ImportResultsRequest*,
+                             v1::ImportResultsResponse*) override;
+  grpc::Status ListBest(grpc::ServerContext*, const v1::ListBestRequest*,
+                        v1::ListBestResponse*) override;
 
  private:
   Coordinator& c_;

@@ -37,7 +37,7 @@ int FailUsage(const Status& status) {
   return kExitUsage;
 }
 
-Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global) {
+Result<client::ClientOptions> ClientOptionsFor(const GlobalOptions& global) {
   client::ClientOptions options;
   options.tls = global.tls;
   if (!global.token_file.empty()) {
@@ -47,6 +47,11 @@ Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global) {
   } else if (const char* token = std::getenv("TUNEFLEET_TOKEN")) {
     options.token = token;
   }
+  return options;
+}
+
+Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global) {
+  TF_ASSIGN_OR_RETURN(client::ClientOptions options, ClientOptionsFor(global));
   return client::Client::Connect(global.coordinator, options);
 }
 

@@ -23,6 +23,7 @@ int Fail(const Status& status);
 int FailUsage(const Status& status);
 // With the bearer token of --token-file, TUNEFLEET_TOKEN_FILE or
 // TUNEFLEET_TOKEN (in that order); none when none is set.
+Result<client::ClientOptions> ClientOptionsFor(const GlobalOptions& global);
 Result<std::unique_ptr<client::Client>> Connect(const GlobalOptions& global);
 // Indented, on stdout.
 void PrintJson(const client::Json& json);

@@ -70,6 +70,21 @@ struct ImportKernelTunerOptions {
   std::string reference;  // a kernel of the source to check outputs against
 };
 
+struct ImportResultsOptions {
+  std::string path;  // a Kernel Tuner cache or T4 file, gzip-compressed or not
+  std::string kernel;
+  std::string device_class;
+  std::string problem;  // "problem_size_x=4096,problem_size_y=4096"
+  std::string device;   // the device recorded on; default: as the file says, else its name
+};
+
+struct ExportOptions {
+  std::string kernel;
+  std::string device_class;     // empty: every device class
+  std::string format = "json";  // json or cpp
+  std::string out_path;         // empty: stdout
+};
+
 int RunSubmit(const GlobalOptions& global, const SubmitOptions& options);
 int RunStatus(const GlobalOptions& global, int64_t job_id);
 int RunJobs(const GlobalOptions& global, int limit);
@@ -92,5 +107,11 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options);
 int RunSpace(const GlobalOptions& global, const SpaceOptions& options);
 // Writes a spec from a Kernel Tuner T1 file (client/kerneltuner_import.h).
 int RunImportKernelTuner(const GlobalOptions& global, const ImportKernelTunerOptions& options);
+// Loads a Kernel Tuner cache or T4 file into the coordinator's tuning
+// database (admin), as a finished job of its own (client/cli/results_import.h).
+int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& options);
+// Writes the best configuration per (problem, device class) of a kernel as
+// JSON or a C++ header (client/best_export.h).
+int RunExport(const GlobalOptions& global, const ExportOptions& options);
 
 }  // namespace tf::cli

@@ -13,6 +13,7 @@
 #include "auth/token_file.h"
 #include "auth/tokens.h"
 #include "tests/test_util.h"
+#include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
 namespace tf::testing {
@@ -34,6 +35,7 @@ class RolesTest : public ::testing::Test {
     auto channel = grpc::CreateChannel(coordinator_->address(), grpc::InsecureChannelCredentials());
     clients_ = v1::TuneFleet::NewStub(channel);
     workers_ = v1::WorkerService::NewStub(channel);
+    results_ = v1::TuningResults::NewStub(channel);
   }
 
   std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
@@ -186,6 +188,28 @@ class RolesTest : public ::testing::Test {
         v1::TokenInfo response;
         return clients_->RevokeToken(context.get(), request, &response);
       }
+      case Rpc::kImportResults: {
+        v1::ImportResultsRequest request;
+        request.set_kernel("spin");
+        request.set_device_class("recorded-roles");
+        auto* var = request.mutable_problem()->add_vars();
+        var->set_name("n");
+        var->set_value(1024);
+        auto* result = request.add_results();
+        auto* setting = result->mutable_config()->add_settings();
+        setting->set_name("unroll");
+        setting->mutable_value()->set_int_value(1);
+        result->set_status(v1::RESULT_STATUS_OK);
+        result->mutable_timing()->set_median_ns(1000);
+        v1::ImportResultsResponse response;
+        return results_->ImportResults(context.get(), request, &response);
+      }
+      case Rpc::kListBest: {
+        v1::ListBestRequest request;
+        request.set_kernel("spin");
+        v1::ListBestResponse response;
+        return results_->ListBest(context.get(), request, &response);
+      }
       case Rpc::kRegister:
         return Register(token, nullptr);
       case Rpc::kHeartbeat:
@@ -217,6 +241,7 @@ class RolesTest : public ::testing::Test {
   std::string spare_;  // revoked by the matrix's RevokeToken calls
   std::unique_ptr<v1::TuneFleet::Stub> clients_;
   std::unique_ptr<v1::WorkerService::Stub> workers_;
+  std::unique_ptr<v1::TuningResults::Stub> results_;
 };
 
 TEST_F(RolesTest, EveryRpcForEveryCallerIsAsTheTableSays) {

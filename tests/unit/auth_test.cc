@@ -15,6 +15,7 @@
 #include "auth/tokens.h"
 #include "common/files.h"
 #include "tests/test_util.h"
+#include "tunefleet/v1/results.pb.h"
 #include "tunefleet/v1/worker.pb.h"
 
 namespace tf::auth {
@@ -180,13 +181,14 @@ TEST(RolesTest, SecurityDocTableIsThePolicy) {
   }
 }
 
-TEST(RolesTest, EveryRpcOfBothServicesIsInThePolicy) {
+TEST(RolesTest, EveryRpcOfEveryServiceIsInThePolicy) {
   std::set<std::string> in_policy;
   for (int rpc = 0; rpc < kRpcCount; ++rpc) in_policy.insert(RpcName(static_cast<Rpc>(rpc)));
   std::set<std::string> in_proto;
   for (const auto* service :
        {v1::SubmitJobRequest::descriptor()->file()->FindServiceByName("TuneFleet"),
-        v1::RegisterRequest::descriptor()->file()->FindServiceByName("WorkerService")}) {
+        v1::RegisterRequest::descriptor()->file()->FindServiceByName("WorkerService"),
+        v1::ImportResultsRequest::descriptor()->file()->FindServiceByName("TuningResults")}) {
     ASSERT_NE(service, nullptr);
     for (int i = 0; i < service->method_count(); ++i) in_proto.insert(service->method(i)->name());
   }

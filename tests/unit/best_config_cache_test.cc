@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
+#include "common/files.h"
 #include "kernelspec/config.h"
 
 namespace tf::client {
@@ -139,6 +141,24 @@ TEST_F(BestConfigCacheTest, UnreachableCoordinatorIsReportedAndNotCached) {
               std::string::npos)
         << down.status().message();
   }
+}
+
+// An exported file that is not one is refused naming the file and the field.
+TEST(BestConfigCacheOffline, BadExportFileNamesTheFileAndTheField) {
+  auto dir = MakeTempDir("tf-offline");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = *dir + "/best.json";
+  ASSERT_TRUE(WriteFileAtomic(path, R"({"format": "tunefleet-best-configs/1", "kernel": "gemm",
+    "entries": [{"device_class": "d", "problem": {"M": 64}, "config": {"BM": 1.5},
+                 "median_ns": 10}]})")
+                  .ok());
+  auto cache = BestConfigCache::Offline(path);
+  ASSERT_FALSE(cache.ok());
+  EXPECT_EQ(cache.status().message(),
+            path + ": entries[0].config.BM: neither an integer nor a string");
+  auto missing = BestConfigCache::Offline(*dir + "/none.json");
+  EXPECT_FALSE(missing.ok());
+  std::filesystem::remove_all(*dir);
 }
 
 }  // namespace

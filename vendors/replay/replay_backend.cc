@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "kernelspec/config.h"
+#include "search/recorded_timing.h"
 
 namespace tf::replay {
 namespace {
@@ -13,20 +14,6 @@ class NoBuffers : public runner::DeviceBuffers {
  public:
   int64_t bytes() const override { return 0; }
 };
-
-v1::TimingStats Timing(const search::RecordedResult& r) {
-  v1::TimingStats t;
-  std::vector<double> runs = r.runtimes_ms;
-  std::sort(runs.begin(), runs.end());
-  auto at = [&](double q) { return runs[static_cast<size_t>(q * (runs.size() - 1) + 0.5)]; };
-  t.set_median_ns(r.time_ms * 1e6);
-  t.set_p10_ns((runs.empty() ? r.time_ms : at(0.1)) * 1e6);
-  t.set_p90_ns((runs.empty() ? r.time_ms : at(0.9)) * 1e6);
-  t.set_min_ns((runs.empty() ? r.time_ms : runs.front()) * 1e6);
-  t.set_mean_ns(r.time_ms * 1e6);
-  t.set_repeats(std::max<int>(1, static_cast<int>(runs.size())));
-  return t;
-}
 
 }  // namespace
 
@@ -87,7 +74,7 @@ std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchabl
   switch (r.outcome) {
     case search::Outcome::kOk:
       result.set_status(v1::RESULT_STATUS_OK);
-      *result.mutable_timing() = Timing(r);
+      *result.mutable_timing() = search::RecordedTiming(r);
       return result;
     case search::Outcome::kCompileFailed:
       result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
@@ -138,7 +125,7 @@ Result<v1::TimingStats> ReplayBackend::Time(const runner::Launchable& kernel,
   if (r.outcome != search::Outcome::kOk) {
     return Status::FailedPrecondition(std::string("recorded as ") + search::OutcomeName(r.outcome));
   }
-  return Timing(r);
+  return search::RecordedTiming(r);
 }
 
 }  // namespace tf::replay

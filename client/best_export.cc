@@ -1,0 +1,228 @@
+#include "client/best_export.h"
+
+#include <cctype>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "client/json_format.h"
+#include "kernelspec/config.h"
+#include "kernelspec/problem_distance.h"
+
+namespace tf::client {
+namespace {
+
+Status FieldError(const std::string& name, const std::string& field, const std::string& why) {
+  return Status::InvalidArgument(name + ": " + field + ": " + why);
+}
+
+// A C++ identifier made of `text`: other characters become '_'.
+std::string Identifier(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k_" + out;
+  return out;
+}
+
+std::string CppString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string ExportJson(const std::string& kernel,
+                       const std::vector<v1::QueryBestResponse>& entries) {
+  Json out = {{"format", kExportFormat}, {"kernel", kernel}, {"entries", Json::array()}};
+  for (const auto& e : entries) out["entries"].push_back(BestJson(e));
+  return out.dump(2) + "\n";
+}
+
+Result<std::vector<v1::QueryBestResponse>> ReadExportJson(std::string_view text,
+                                                          const std::string& name) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) {
+    return Status::InvalidArgument(name + ": not a JSON object");
+  }
+  if (json.value("format", "") != kExportFormat) {
+    return FieldError(name, "format", std::string("must be \"") + kExportFormat + "\"");
+  }
+  if (!json.contains("kernel") || !json["kernel"].is_string()) {
+    return FieldError(name, "kernel", "missing, or not a string");
+  }
+  if (!json.contains("entries") || !json["entries"].is_array()) {
+    return FieldError(name, "entries", "missing, or not a list");
+  }
+  const std::string kernel = json["kernel"];
+  std::vector<v1::QueryBestResponse> entries;
+  for (size_t i = 0; i < json["entries"].size(); ++i) {
+    const Json& e = json["entries"][i];
+    const std::string field = "entries[" + std::to_string(i) + "]";
+    if (!e.is_object()) return FieldError(name, field, "not an object");
+    v1::QueryBestResponse entry;
+    entry.set_found(true);
+    entry.set_exact(true);
+    entry.set_kernel(kernel);
+    if (!e.contains("device_class") || !e["device_class"].is_string()) {
+      return FieldError(name, field + ".device_class", "missing, or not a string");
+    }
+    entry.set_device_class(e["device_class"].get<std::string>());
+    for (const char* key : {"problem", "config"}) {
+      if (!e.contains(key) || !e[key].is_object() || e[key].empty()) {
+        return FieldError(name, field + "." + key, "missing, or not an object of values");
+      }
+    }
+    for (const auto& [var, value] : e["problem"].items()) {
+      if (!value.is_number_integer()) {
+        return FieldError(name, field + ".problem." + var, "not an integer");
+      }
+      auto* v = entry.mutable_problem()->add_vars();
+      v->set_name(var);
+      v->set_value(value.get<int64_t>());
+    }
+    for (const auto& [param, value] : e["config"].items()) {
+      auto* s = entry.mutable_config()->add_settings();
+      s->set_name(param);
+      if (value.is_number_integer()) {
+        s->mutable_value()->set_int_value(value.get<int64_t>());
+      } else if (value.is_string()) {
+        s->mutable_value()->set_str_value(value.get<std::string>());
+      } else {
+        return FieldError(name, field + ".config." + param, "neither an integer nor a string");
+      }
+    }
+    if (!e.contains("median_ns") || !e["median_ns"].is_number()) {
+      return FieldError(name, field + ".median_ns", "missing, or not a number");
+    }
+    entry.mutable_timing()->set_median_ns(e["median_ns"].get<double>());
+    entry.mutable_timing()->set_p10_ns(e.value("p10_ns", 0.0));
+    entry.mutable_timing()->set_p90_ns(e.value("p90_ns", 0.0));
+    entry.mutable_timing()->set_gflops(e.value("gflops", 0.0));
+    entry.set_job_id(e.value("job_id", int64_t{0}));
+    entry.set_fingerprint(e.value("fingerprint", ""));
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+const v1::QueryBestResponse* LookupExported(const std::vector<v1::QueryBestResponse>& entries,
+                                            const v1::QueryBestRequest& request, bool* exact) {
+  const std::string key = kernelspec::ProblemKey(request.problem());
+  const v1::QueryBestResponse* best = nullptr;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (const auto& e : entries) {
+    if (e.kernel() != request.kernel()) continue;
+    if (!request.device_class().empty() && e.device_class() != request.device_class()) continue;
+    const double distance = kernelspec::ProblemKey(e.problem()) == key
+                                ? -1
+                                : kernelspec::ProblemDistance(request.problem(), e.problem());
+    if (distance == std::numeric_limits<double>::infinity()) continue;
+    if (!best || distance < best_distance ||
+        (distance == best_distance && e.timing().median_ns() < best->timing().median_ns())) {
+      best = &e;
+      best_distance = distance;
+    }
+  }
+  *exact = best && best_distance < 0;
+  return best;
+}
+
+Result<std::string> ExportCppHeader(const std::string& kernel,
+                                    const std::vector<v1::QueryBestResponse>& entries) {
+  if (entries.empty()) return Status::NotFound("no tuned configuration of '" + kernel + "'");
+  const v1::QueryBestResponse& first = entries.front();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    bool same = e.config().settings_size() == first.config().settings_size() &&
+                e.problem().vars_size() == first.problem().vars_size();
+    for (int p = 0; same && p < e.config().settings_size(); ++p) {
+      same = e.config().settings(p).name() == first.config().settings(p).name() &&
+             e.config().settings(p).value().has_int_value() ==
+                 first.config().settings(p).value().has_int_value();
+    }
+    for (int v = 0; same && v < e.problem().vars_size(); ++v) {
+      same = e.problem().vars(v).name() == first.problem().vars(v).name();
+    }
+    if (!same) {
+      return Status::InvalidArgument(
+          "the best configurations of '" + kernel + "' on " + e.device_class() + " for " +
+          kernelspec::ProblemText(e.problem()) + " have other parameters or problem variables " +
+          "than on " + first.device_class() + " for " + kernelspec::ProblemText(first.problem()) +
+          " (kernels of different sources); export one --device-class at a time");
+    }
+  }
+  const int vars = first.problem().vars_size();
+  std::ostringstream out;
+  out << "// Best configurations of " << kernel << ", exported by `tunefleet export " << kernel
+      << " --format cpp`.\n"
+      << "// Lookup(device_class, problem): the configuration tuned for the problem, or for the\n"
+      << "// nearest tuned one (sum over variables of |log2(a/b)|), the fastest on ties;\n"
+      << "// device_class nullptr or \"\": any. Problem variables, in order:";
+  for (const auto& v : first.problem().vars()) out << " " << v.name();
+  out << ".\n#pragma once\n\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n\n"
+      << "namespace tunefleet_best::" << Identifier(kernel) << " {\n\n"
+      << "struct Config {\n";
+  for (const auto& s : first.config().settings()) {
+    out << "  " << (s.value().has_int_value() ? "int64_t " : "const char* ") << Identifier(s.name())
+        << ";\n";
+  }
+  out << "};\n\nstruct Entry {\n  const char* device_class;\n  int64_t problem[" << vars
+      << "];\n  Config config;\n  double median_ns;\n};\n\n"
+      << "inline constexpr int kProblemVars = " << vars << ";\n"
+      << "inline constexpr const char* kProblemVarNames[] = {";
+  for (int v = 0; v < vars; ++v)
+    out << (v ? ", " : "") << CppString(first.problem().vars(v).name());
+  out << "};\n\ninline constexpr Entry kEntries[] = {\n";
+  for (const auto& e : entries) {
+    out << "    {" << CppString(e.device_class()) << ", {";
+    for (int v = 0; v < vars; ++v) out << (v ? ", " : "") << e.problem().vars(v).value() << "LL";
+    out << "}, {";
+    for (int p = 0; p < e.config().settings_size(); ++p) {
+      const v1::Value& value = e.config().settings(p).value();
+      out << (p ? ", " : "")
+          << (value.has_int_value() ? std::to_string(value.int_value()) + "LL"
+                                    : CppString(value.str_value()));
+    }
+    char median[64];
+    std::snprintf(median, sizeof median, "%.17g", e.timing().median_ns());
+    out << "}, " << median << "},\n";
+  }
+  out << "};\n\n"
+      << "// Null when no entry is of device_class.\n"
+      << "inline const Config* Lookup(const char* device_class, const int64_t (&problem)[" << vars
+      << "]) {\n"
+      << "  const Entry* best = nullptr;\n"
+      << "  double best_distance = 0;\n"
+      << "  for (const Entry& e : kEntries) {\n"
+      << "    if (device_class && *device_class && std::strcmp(e.device_class, device_class) != "
+         "0) continue;\n"
+      << "    double distance = 0;\n"
+      << "    bool same = true;\n"
+      << "    for (int v = 0; v < kProblemVars; ++v) {\n"
+      << "      same = same && e.problem[v] == problem[v];\n"
+      << "      const double x = problem[v] < 1 ? 1 : problem[v], y = e.problem[v] < 1 ? 1 : "
+         "e.problem[v];\n"
+      << "      distance += std::fabs(std::log2(x / y));\n"
+      << "    }\n"
+      << "    if (same) distance = -1;\n"
+      << "    if (!best || distance < best_distance ||\n"
+      << "        (distance == best_distance && e.median_ns < best->median_ns)) {\n"
+      << "      best = &e;\n"
+      << "      best_distance = distance;\n"
+      << "    }\n"
+      << "  }\n"
+      << "  return best ? &best->config : nullptr;\n"
+      << "}\n\n"
+      << "}  // namespace tunefleet_best::" << Identifier(kernel) << "\n";
+  return out.str();
+}
+
+}  // namespace tf::client

@@ -1,0 +1,57 @@
+#include "client/channel_setup.h"
+
+#include <algorithm>
+
+#include "common/grpc_status.h"
+
+namespace tf::client {
+namespace {
+
+// Results of a large job and the sources of a submitted kernel can exceed
+// gRPC's 4 MiB default.
+constexpr int kMaxMessageBytes = 256 << 20;
+
+// A standby takes over within a few seconds.
+constexpr auto kTakeoverWait = std::chrono::seconds(5);
+
+}  // namespace
+
+// The one place the channels' settings are made.
+grpc::ChannelArguments CoordinatorChannelArgs() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  // A restarted coordinator, or a standby that took over, is found again
+  // within a few seconds, however long it was away (gRPC's own back-off
+  // starts at 1 s and grows to two minutes). GRPC_ARG_MIN_RECONNECT_BACKOFF_MS
+  // is, despite its name, how long one connection attempt may take: it stays
+  // at gRPC's 20 s, since a handshake on a loaded machine or a long link may
+  // need more than the 100 ms once set here.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  return args;
+}
+
+std::chrono::milliseconds ChannelWait(double call_timeout_s) {
+  return std::min<std::chrono::milliseconds>(
+      kTakeoverWait, std::chrono::milliseconds(static_cast<int64_t>(call_timeout_s * 1000)));
+}
+
+Status FromGrpcStatus(const grpc::Status& status, const std::string& address,
+                      double call_timeout_s) {
+  const Code code = CodeFromGrpc(status.error_code());
+  switch (code) {
+    case Code::kOk:
+      return Status::Ok();
+    case Code::kUnavailable:
+      return Status::Unavailable("cannot reach coordinator at " + address + ": " +
+                                 status.error_message());
+    case Code::kDeadlineExceeded:
+      return Status::DeadlineExceeded("coordinator at " + address + " did not answer within " +
+                                      std::to_string(call_timeout_s) + " s");
+    default:
+      return Status(code, status.error_message());
+  }
+}
+
+}  // namespace tf::client

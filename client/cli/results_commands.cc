@@ -1,0 +1,98 @@
+// `tunefleet import results` and `tunefleet export`: tuning results into the
+// coordinator's database from other tuners' files, and out of it for
+// applications.
+#include <cstdio>
+
+#include "client/best_export.h"
+#include "client/cli/cli_util.h"
+#include "client/cli/commands.h"
+#include "client/cli/results_import.h"
+#include "client/results_client.h"
+#include "common/files.h"
+#include "kernelspec/config.h"
+#include "search/recorded_space.h"
+
+namespace tf::cli {
+
+int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& options) {
+  Result<v1::Problem> problem = kernelspec::ParseProblem(options.problem);
+  if (!problem.ok())
+    return FailUsage(Status::InvalidArgument("--problem: " + problem.status().message()));
+  Result<search::RecordedSpace> recording = search::ReadRecordedSpace(options.path);
+  if (!recording.ok()) return FailUsage(recording.status());
+  Result<v1::ImportResultsRequest> request = ImportRequestFromRecording(
+      *recording, options.kernel, options.device_class, *problem, options.device);
+  if (!request.ok()) return FailUsage(request.status());
+
+  Result<client::ClientOptions> client_options = ClientOptionsFor(global);
+  if (!client_options.ok()) return Fail(client_options.status());
+  client_options->call_timeout_s = 300;  // a large file is one transaction
+  auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
+  if (!client.ok()) return Fail(client.status());
+  Result<v1::ImportResultsResponse> imported = (*client)->Import(*request);
+  if (!imported.ok()) {
+    return Fail(
+        Status(imported.status().code(), options.path + ": " + imported.status().message()));
+  }
+  if (global.json) {
+    client::Json out = {{"job_id", imported->job_id()},
+                        {"imported", imported->imported()},
+                        {"failed", imported->failed()},
+                        {"device", request->device()},
+                        {"format", recording->format}};
+    if (imported->best().found()) out["best"] = client::BestJson(imported->best());
+    PrintJson(out);
+    return kExitOk;
+  }
+  std::printf("imported %lld results (%lld failures) of %s on %s, recorded on %s, as job %lld\n",
+              static_cast<long long>(imported->imported()),
+              static_cast<long long>(imported->failed()), options.kernel.c_str(),
+              options.device_class.c_str(), request->device().c_str(),
+              static_cast<long long>(imported->job_id()));
+  if (imported->best().found()) {
+    std::printf("best for %s: %s (%.6g ms)\n",
+                kernelspec::ProblemText(imported->best().problem()).c_str(),
+                kernelspec::ConfigKey(imported->best().config()).c_str(),
+                imported->best().timing().median_ns() / 1e6);
+  }
+  return kExitOk;
+}
+
+int RunExport(const GlobalOptions& global, const ExportOptions& options) {
+  if (options.format != "json" && options.format != "cpp") {
+    return FailUsage(
+        Status::InvalidArgument("--format: '" + options.format + "'; use json or cpp"));
+  }
+  Result<client::ClientOptions> client_options = ClientOptionsFor(global);
+  if (!client_options.ok()) return Fail(client_options.status());
+  auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
+  if (!client.ok()) return Fail(client.status());
+  auto entries = (*client)->ListBest(options.kernel, options.device_class);
+  if (!entries.ok()) return Fail(entries.status());
+  if (entries->empty()) {
+    return Fail(Status::NotFound("no tuned configuration of kernel '" + options.kernel + "' on " +
+                                 (options.device_class.empty()
+                                      ? "any device class"
+                                      : "device class '" + options.device_class + "'")));
+  }
+  std::string text;
+  if (options.format == "json") {
+    text = client::ExportJson(options.kernel, *entries);
+  } else {
+    Result<std::string> header = client::ExportCppHeader(options.kernel, *entries);
+    if (!header.ok()) return Fail(header.status());
+    text = *std::move(header);
+  }
+  if (options.out_path.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  if (Status written = WriteFileAtomic(options.out_path, text); !written.ok()) {
+    return Fail(written);
+  }
+  std::fprintf(stderr, "wrote %zu configurations of %s to %s\n", entries->size(),
+               options.kernel.c_str(), options.out_path.c_str());
+  return kExitOk;
+}
+
+}  // namespace tf::cli

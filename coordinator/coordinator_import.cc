@@ -1,0 +1,187 @@
+// Results recorded elsewhere (tunefleet import results): stored as a finished
+// job of their own, under a fingerprint of imports, so that QueryBest
+// answers from them, warm starts seed from them (BindJobLocked asks the best
+// index), and `tunefleet results JOB` lists them with the device they were
+// recorded on. A job of the kernel's real source fingerprints differently:
+// its own results never mix with imported ones.
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <set>
+
+#include "common/files.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/job_rules.h"
+#include "kernelspec/config.h"
+#include "kernelspec/validate.h"
+
+namespace tf::coordinator {
+namespace {
+
+Status CheckImport(const v1::ImportResultsRequest& request, const kernelspec::SpecLimits& limits) {
+  if (!kernelspec::IsIdentifier(request.kernel())) {
+    return Status::InvalidArgument("kernel: '" + request.kernel() +
+                                   "' must be an identifier (letters, digits, _)");
+  }
+  if (request.device_class().empty()) return Status::InvalidArgument("device_class: empty");
+  if (request.problem().vars_size() == 0) {
+    return Status::InvalidArgument("problem: no variables; name the problem the results are of");
+  }
+  for (const auto& var : request.problem().vars()) {
+    if (!kernelspec::IsIdentifier(var.name())) {
+      return Status::InvalidArgument("problem: '" + var.name() + "' is not an identifier");
+    }
+  }
+  if (request.results_size() == 0) return Status::InvalidArgument("results: none");
+  if (static_cast<uint64_t>(request.results_size()) > limits.max_space_size) {
+    return Status::InvalidArgument("results: " + std::to_string(request.results_size()) +
+                                   ", more than the " + std::to_string(limits.max_space_size) +
+                                   " configurations a space may have");
+  }
+  std::set<std::string> names, keys;
+  for (const auto& s : request.results(0).config().settings()) names.insert(s.name());
+  for (int i = 0; i < request.results_size(); ++i) {
+    const auto& r = request.results(i);
+    const std::string field = "results[" + std::to_string(i) + "]";
+    std::set<std::string> these;
+    for (const auto& s : r.config().settings()) {
+      if (!kernelspec::IsIdentifier(s.name())) {
+        return Status::InvalidArgument(field + ".config: '" + s.name() + "' is not an identifier");
+      }
+      these.insert(s.name());
+    }
+    if (these.empty() || these != names) {
+      return Status::InvalidArgument(field + ".config: its parameters are not those of results[0]");
+    }
+    if (!keys.insert(kernelspec::ConfigKey(r.config())).second) {
+      return Status::InvalidArgument(field + ".config: recorded twice");
+    }
+    if (r.status() == v1::RESULT_STATUS_UNSPECIFIED) {
+      return Status::InvalidArgument(field + ".status: unspecified");
+    }
+    if (r.status() == v1::RESULT_STATUS_OK && !(r.timing().median_ns() > 0)) {
+      return Status::InvalidArgument(field + ".timing.median_ns: an OK result needs a time > 0");
+    }
+  }
+  return Status::Ok();
+}
+
+// What the imported job's spec says: the kernel, its problem and, for the
+// dashboard, each parameter with the values recorded.
+v1::KernelSpec ImportedSpec(const v1::ImportResultsRequest& request) {
+  v1::KernelSpec spec;
+  spec.set_name(request.kernel());
+  *spec.add_problems() = request.problem();
+  std::map<std::string, std::map<std::string, v1::Value>> values;
+  for (const auto& r : request.results()) {
+    for (const auto& s : r.config().settings()) {
+      values[s.name()][kernelspec::ValueText(s.value())] = s.value();
+    }
+  }
+  for (const auto& s : request.results(0).config().settings()) {
+    v1::Param* param = spec.add_params();
+    param->set_name(s.name());
+    for (const auto& [text, value] : values[s.name()]) *param->add_values() = value;
+  }
+  return spec;
+}
+
+}  // namespace
+
+Result<v1::ImportResultsResponse> Coordinator::ImportResults(
+    const v1::ImportResultsRequest& request) {
+  TF_RETURN_IF_ERROR(CheckImport(request, options_.limits));
+  const int64_t now = NowUnixMs();
+  const std::string recorded_on = request.device().empty() ? "an unnamed device" : request.device();
+  std::lock_guard lock(mu_);
+
+  db::JobRow job;
+  job.kernel = request.kernel();
+  // One fingerprint for every import of the kernel with these parameters,
+  // whatever the problem or device class, so that they answer together (the
+  // best index answers from a kernel's newest fingerprint only).
+  std::string params;
+  for (const auto& s : request.results(0).config().settings()) params += s.name() + ",";
+  job.fingerprint = "imported-" + Sha256Hex(request.kernel() + "\n" + params).substr(0, 32);
+  job.spec = ImportedSpec(request);
+  job.state = v1::JOB_STATE_SUCCEEDED;
+  job.device_class = request.device_class();
+  job.created_ms = job.updated_ms = job.started_ms = now;
+  job.stop_reason = "imported from " + (request.source().empty() ? "a file" : request.source()) +
+                    ", recorded on " + recorded_on;
+  const std::string problem_key = kernelspec::ProblemKey(request.problem());
+  const std::string problem_text = kernelspec::ProblemText(request.problem());
+
+  std::vector<db::ResultRow> rows;
+  std::vector<bool> became_best;
+  int64_t fingerprint_created_ms = 0;
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    TF_ASSIGN_OR_RETURN(fingerprint_created_ms,
+                        db_->EnsureKernel(job.fingerprint, job.kernel, now));
+    TF_RETURN_IF_ERROR(db_->InsertJob(job));
+    std::vector<db::CandidateRow> candidates;
+    for (const auto& r : request.results()) {
+      candidates.push_back({0, job.id, kernelspec::ConfigKey(r.config()), problem_text,
+                            db::CandidateState::kDone, 0});
+    }
+    TF_RETURN_IF_ERROR(db_->InsertCandidates(candidates));
+    for (int i = 0; i < request.results_size(); ++i) {
+      const auto& r = request.results(i);
+      db::ResultRow row;
+      row.candidate_id = candidates[i].id;
+      row.job_id = job.id;
+      row.fingerprint = job.fingerprint;
+      row.config_key = candidates[i].config_key;
+      row.problem_key = problem_key;
+      row.device_class = job.device_class;
+      row.worker = "imported: " + recorded_on;
+      row.status = r.status();
+      if (IsFailure(r.status())) row.error = "recorded on " + recorded_on;
+      row.timing = r.timing();
+      TF_RETURN_IF_ERROR(db_->InsertResult(row).status());
+      bool best = false;
+      if (row.status == v1::RESULT_STATUS_OK) {
+        TF_ASSIGN_OR_RETURN(best, db_->OfferBest(job.kernel, row, now));
+      }
+      job.candidates_total++;
+      job.candidates_done++;
+      if (IsFailure(row.status)) job.candidates_failed++;
+      rows.push_back(std::move(row));
+      became_best.push_back(best);
+    }
+    TF_RETURN_IF_ERROR(db_->UpdateJob(job));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!became_best[i]) continue;
+    db::BestRow best;
+    best.kernel = job.kernel;
+    best.fingerprint = job.fingerprint;
+    best.fingerprint_created_ms = fingerprint_created_ms;
+    best.problem_key = problem_key;
+    best.device_class = job.device_class;
+    best.result = rows[i];
+    best_.Put(best);
+  }
+  spdlog::info("job {}: {} results of {} on {} imported from {}", job.id, rows.size(), job.kernel,
+               job.device_class, request.source());
+
+  v1::ImportResultsResponse response;
+  response.set_job_id(job.id);
+  response.set_imported(job.candidates_done);
+  response.set_failed(job.candidates_failed);
+  v1::QueryBestRequest query;
+  query.set_kernel(job.kernel);
+  *query.mutable_problem() = request.problem();
+  query.set_device_class(job.device_class);
+  *response.mutable_best() = best_.Query(query);
+  return response;
+}
+
+std::vector<v1::QueryBestResponse> Coordinator::ListBest(const v1::ListBestRequest& request) const {
+  return best_.List(request.kernel(), request.device_class());
+}
+
+}  // namespace tf::coordinator

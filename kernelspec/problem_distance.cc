@@ -1,0 +1,24 @@
+#include "kernelspec/problem_distance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tf::kernelspec {
+
+double ProblemDistance(const ::tunefleet::v1::Problem& a, const ::tunefleet::v1::Problem& b) {
+  if (a.vars_size() != b.vars_size()) return std::numeric_limits<double>::infinity();
+  double distance = 0;
+  for (const auto& va : a.vars()) {
+    const ::tunefleet::v1::ProblemVar* match = nullptr;
+    for (const auto& vb : b.vars()) {
+      if (vb.name() == va.name()) match = &vb;
+    }
+    if (!match) return std::numeric_limits<double>::infinity();
+    double x = std::max<int64_t>(va.value(), 1), y = std::max<int64_t>(match->value(), 1);
+    distance += std::abs(std::log2(x / y));
+  }
+  return distance;
+}
+
+}  // namespace tf::kernelspec

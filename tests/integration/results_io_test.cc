@@ -1,0 +1,324 @@
+// Tuning results in and out, through the real programs: recorded runs of the
+// convolution kernel (tests/data/spaces/convolution, Kernel Tuner's T4 and
+// cache formats) imported into a real coordinator answer `tunefleet best`
+// with the recorded optimum and warm start a job of the kernel on another
+// device; `tunefleet export` writes JSON that the C++ client answers from
+// offline, and a C++ header that g++ compiles and whose lookup answers as
+// `best` does, nearest problem included.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "client/best_config_cache.h"
+#include "common/files.h"
+#include "kernelspec/config.h"
+#include "tests/test_util.h"
+
+namespace tf::testing {
+namespace {
+
+namespace v1 = ::tunefleet::v1;
+using Json = nlohmann::ordered_json;
+using std::chrono::seconds;
+
+const char* const kSpaces = "tests/data/spaces/convolution/";
+const char* const kProblem = "problem_size_x=4096,problem_size_y=4096";
+
+std::string Gunzip(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  EXPECT_NE(file, nullptr) << path;
+  std::string text;
+  char buffer[1 << 16];
+  int n;
+  while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, n);
+  gzclose(file);
+  return text;
+}
+
+// The optimum of a T4 file, read here from its JSON: the correct result with
+// the smallest first objective.
+struct Optimum {
+  std::map<std::string, int64_t> config;
+  double time_ms = 1e300;
+  size_t results = 0;
+};
+
+Optimum T4Optimum(const std::string& relative) {
+  Json t4 = Json::parse(Gunzip(SourcePath(relative)));
+  Optimum optimum;
+  for (const Json& r : t4["results"]) {
+    optimum.results++;
+    if (r["invalidity"] != "correct") continue;
+    const std::string objective = r["objectives"][0];
+    for (const Json& m : r["measurements"]) {
+      if (m["name"] != objective || m["value"].get<double>() >= optimum.time_ms) continue;
+      optimum.time_ms = m["value"].get<double>();
+      optimum.config.clear();
+      for (const auto& [name, value] : r["configuration"].items()) {
+        optimum.config[name] = value.get<int64_t>();
+      }
+    }
+  }
+  return optimum;
+}
+
+std::map<std::string, int64_t> ConfigOf(const Json& config) {
+  std::map<std::string, int64_t> out;
+  for (const auto& [name, value] : config.items()) out[name] = value.get<int64_t>();
+  return out;
+}
+
+// What a command printed, as JSON (stderr notes before it skipped).
+Json Output(const ProcessResult& result) {
+  const size_t start = result.output.find_first_of("{[");
+  if (start == std::string::npos) return Json();
+  return Json::parse(result.output.substr(start), nullptr, false);
+}
+
+class ResultsIoTest : public ::testing::TestWithParam<DbKind> {
+ protected:
+  void SetUp() override {
+    coordinator_ = std::make_unique<CoordinatorProcess>(dir_.path(), std::vector<std::string>{},
+                                                        database_.location());
+    coordinator_->Start();
+    // The kernel as `import kerneltuner` names it, from the T1 file beside
+    // the recordings.
+    ProcessResult spec =
+        Cli({"import", "kerneltuner", SourcePath(std::string(kSpaces) + "convolution_milo_T1.json"),
+             "-o", dir_ / "convolution.yaml"});
+    ASSERT_TRUE(spec.success()) << spec.output;
+    auto loaded = kernelspec::LoadSpecFile(dir_ / "convolution.yaml");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    kernel_ = loaded->spec.name();
+    ASSERT_EQ(loaded->spec.problems_size(), 1);
+    ASSERT_EQ(kernelspec::ProblemText(loaded->spec.problems(0)), kProblem);
+  }
+
+  ProcessResult Cli(std::vector<std::string> args) {
+    return RunCli(coordinator_->address(), std::move(args), 300);
+  }
+
+  Json Import(const std::string& file, const std::string& device_class,
+              const std::string& problem = kProblem) {
+    ProcessResult r = Cli({"--json", "import", "results", SourcePath(kSpaces + file), "--kernel",
+                           kernel_, "--device-class", device_class, "--problem", problem});
+    EXPECT_TRUE(r.success()) << r.output << coordinator_->Log();
+    return Output(r);
+  }
+
+  Json Best(const std::string& problem, const std::string& device_class) {
+    std::vector<std::string> args = {"--json", "best", kernel_, "--problem", problem};
+    if (!device_class.empty()) args.insert(args.end(), {"--device", device_class});
+    ProcessResult r = Cli(args);
+    EXPECT_TRUE(r.success()) << r.output;
+    return Output(r);
+  }
+
+  TempDir dir_;
+  TestDatabase database_{GetParam(), dir_.path()};
+  std::unique_ptr<CoordinatorProcess> coordinator_;
+  std::string kernel_;
+};
+
+TEST_P(ResultsIoTest, ImportedRecordingsAnswerBestWithTheRecordedOptimum) {
+  const Optimum optimum = T4Optimum(std::string(kSpaces) + "A100_T4.json.gz");
+  ASSERT_EQ(optimum.results, 4362u);
+
+  Json t4 = Import("A100_T4.json.gz", "a100-t4");
+  EXPECT_EQ(t4["imported"], 4362);
+  EXPECT_GT(t4["job_id"].get<int64_t>(), 0);
+  Json best = Best(kProblem, "a100-t4");
+  EXPECT_EQ(ConfigOf(best["config"]), optimum.config);
+  EXPECT_NEAR(best["median_ns"].get<double>(), optimum.time_ms * 1e6, 1e-3);
+  EXPECT_EQ(best["exact"], true);
+
+  // The same run as a Kernel Tuner cache file: the same optimum, and the
+  // device named as the file names it.
+  Json cache = Import("A100_kerneltuner_cache.json.gz", "a100-cache");
+  EXPECT_EQ(cache["device"], "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(ConfigOf(Best(kProblem, "a100-cache")["config"]), optimum.config);
+
+  // The imported job lists every result, best first, marked with the device.
+  auto client = client::Client::Connect(coordinator_->address(), {});
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto listed = (*client)->ListResults(cache["job_id"].get<int64_t>());
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), cache["imported"].get<size_t>());
+  EXPECT_EQ((*listed)[0].worker(), "imported: NVIDIA A100-PCIE-40GB");
+  std::map<std::string, int64_t> first;
+  for (const auto& s : (*listed)[0].config().settings()) first[s.name()] = s.value().int_value();
+  EXPECT_EQ(first, optimum.config);
+
+  // Both survive a restart: the best index is rebuilt from the database.
+  coordinator_->Kill();
+  coordinator_->Start();
+  EXPECT_EQ(ConfigOf(Best(kProblem, "a100-t4")["config"]), optimum.config);
+}
+
+TEST_P(ResultsIoTest, BadFilesAreRefusedNamingTheFileAndNothingIsStored) {
+  const std::string bad = dir_ / "bad_T4.json";
+  ASSERT_TRUE(WriteFileAtomic(bad, R"({"schema_version": "1.0.0", "results": [
+    {"configuration": {"a": 1}, "invalidity": "correct", "objectives": ["time"],
+     "measurements": [{"name": "time", "value": 1.5, "unit": ""}], "times": {}},
+    {"configuration": {"b": 2}, "invalidity": "correct", "objectives": ["time"],
+     "measurements": [{"name": "time", "value": 1.0, "unit": ""}], "times": {}}]})")
+                  .ok());
+  ProcessResult r = Cli({"import", "results", bad, "--kernel", kernel_, "--device-class", "x",
+                         "--problem", kProblem});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad_T4.json"), std::string::npos) << r.output;
+
+  ProcessResult no_problem =
+      Cli({"import", "results", SourcePath(std::string(kSpaces) + "A100_T4.json.gz"), "--kernel",
+           kernel_, "--device-class", "x", "--problem", "4096"});
+  EXPECT_EQ(no_problem.exit_code, 2) << no_problem.output;
+  EXPECT_NE(no_problem.output.find("--problem"), std::string::npos) << no_problem.output;
+
+  ProcessResult bad_kernel =
+      Cli({"import", "results", SourcePath(std::string(kSpaces) + "A100_T4.json.gz"), "--kernel",
+           "not a name", "--device-class", "x", "--problem", kProblem});
+  EXPECT_EQ(bad_kernel.exit_code, 2) << bad_kernel.output;
+  EXPECT_NE(bad_kernel.output.find("kernel: 'not a name'"), std::string::npos) << bad_kernel.output;
+
+  ProcessResult jobs = Cli({"--json", "jobs"});
+  ASSERT_TRUE(jobs.success()) << jobs.output;
+  EXPECT_TRUE(Output(jobs).empty()) << jobs.output;
+  EXPECT_EQ(Cli({"best", kernel_, "--problem", kProblem}).exit_code, 4);
+}
+
+TF_ON_BOTH_DATABASES(ResultsIoTest);
+
+class ResultsExportTest : public ResultsIoTest {};
+INSTANTIATE_TEST_SUITE_P(, ResultsExportTest, ::testing::Values(DbKind::kSqlite), DbKindName);
+
+// Three tuned (problem, device class) pairs: 4096^2 and 1024^2 on one class,
+// 4096^2 on another.
+TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
+  const std::string small = "problem_size_x=1024,problem_size_y=1024";
+  Import("A100_T4.json.gz", "ampere");
+  Import("A4000_T4.json.gz", "ampere", small);
+  Import("W6600_T4.json.gz", "rdna");
+
+  ProcessResult json_export =
+      Cli({"export", kernel_, "--format", "json", "-o", dir_ / "best.json"});
+  ASSERT_TRUE(json_export.success()) << json_export.output;
+  ProcessResult header_export = Cli({"export", kernel_, "--format", "cpp", "-o", dir_ / "best.h"});
+  ASSERT_TRUE(header_export.success()) << header_export.output;
+  Json exported = Json::parse(*ReadFile(dir_ / "best.json"));
+  ASSERT_EQ(exported["entries"].size(), 3u);
+  ProcessResult one_class =
+      Cli({"--json", "export", kernel_, "--device-class", "rdna", "--format", "json"});
+  ASSERT_TRUE(one_class.success()) << one_class.output;
+  EXPECT_EQ(Output(one_class)["entries"].size(), 1u);
+
+  // Queries: each tuned pair, untuned problems nearer to one or the other
+  // tuned size, and any device class.
+  struct Query {
+    std::string device_class;
+    int64_t x, y;
+  };
+  const std::vector<Query> queries = {
+      {"ampere", 4096, 4096}, {"ampere", 1024, 1024}, {"rdna", 4096, 4096}, {"ampere", 2000, 1500},
+      {"ampere", 3000, 3000}, {"rdna", 512, 512},     {"", 4096, 4096},     {"", 900, 1100}};
+  std::string main_cc = "#include <cstdio>\n#include \"" + dir_ / "best.h" +
+                        "\"\nusing namespace tunefleet_best::" + kernel_ +
+                        ";\nint main() {\n  const Config* c;\n";
+  Json first_config = exported["entries"][0]["config"];
+  for (const Query& q : queries) {
+    main_cc += "  c = Lookup(\"" + q.device_class + "\", {" + std::to_string(q.x) + ", " +
+               std::to_string(q.y) + "});\n  std::printf(\"";
+    std::string args;
+    for (const auto& [name, value] : first_config.items()) {
+      main_cc += name + "=%lld,";
+      args += ", static_cast<long long>(c->" + name + ")";
+    }
+    main_cc += "\\n\"" + args + ");\n";
+  }
+  main_cc += "}\n";
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "main.cc", main_cc).ok());
+  auto compiled =
+      RunProcess({"g++", "-std=c++17", "-Wall", "-Werror", "-o", dir_ / "lookup", dir_ / "main.cc"},
+                 WithTimeout(120));
+  ASSERT_TRUE(compiled.ok() && compiled->success())
+      << (compiled.ok() ? compiled->output : compiled.status().ToString()) << main_cc;
+  auto ran = RunProcess({dir_ / "lookup"}, WithTimeout(30));
+  ASSERT_TRUE(ran.ok() && ran->success());
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = ran->output.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    lines.push_back(ran->output.substr(start, end - start));
+  }
+  ASSERT_EQ(lines.size(), queries.size()) << ran->output;
+
+  auto offline = client::BestConfigCache::Offline(dir_ / "best.json");
+  ASSERT_TRUE(offline.ok()) << offline.status().ToString();
+  std::set<std::string> distinct;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const Query& q = queries[i];
+    const std::string problem =
+        "problem_size_x=" + std::to_string(q.x) + ",problem_size_y=" + std::to_string(q.y);
+    SCOPED_TRACE(q.device_class + " " + problem);
+    Json best = Best(problem, q.device_class);
+    std::string expected;
+    for (const auto& [name, value] : best["config"].items()) {
+      expected += name + "=" + std::to_string(value.get<int64_t>()) + ",";
+    }
+    EXPECT_EQ(lines[i], expected);
+    distinct.insert(expected);
+
+    // The client, offline, answers from the JSON file alike.
+    auto answer = (*offline)->Lookup(kernel_, *kernelspec::ParseProblem(problem), q.device_class);
+    ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+    EXPECT_EQ(kernelspec::ConfigKey(answer->config()),
+              kernelspec::ConfigKey(
+                  *kernelspec::ParseConfigKey(expected.substr(0, expected.size() - 1))));
+    EXPECT_EQ(answer->exact(), best["exact"].get<bool>());
+    std::map<std::string, int64_t> answered_problem;
+    for (const auto& var : answer->problem().vars()) answered_problem[var.name()] = var.value();
+    EXPECT_EQ(answered_problem, ConfigOf(best["problem"]));
+  }
+  // The nearest tuned problem answers an untuned one: 2000x1500 is nearer to
+  // 1024^2 than to 4096^2, 3000^2 to 4096^2 (sum of |log2| ratios).
+  EXPECT_EQ(lines[3], lines[1]);
+  EXPECT_EQ(lines[4], lines[0]);
+  EXPECT_EQ(lines[5], lines[2]);
+  EXPECT_GE(distinct.size(), 2u) << "the recordings' optima should differ";
+  auto unknown = (*offline)->Lookup("no_such_kernel", *kernelspec::ParseProblem(kProblem), "");
+  EXPECT_EQ(unknown.status().code(), Code::kNotFound);
+}
+
+// A job of the kernel on a device with no results of its own starts from the
+// best configuration imported for another device: with a budget of one, the
+// one candidate it runs is the imported optimum.
+TEST_P(ResultsExportTest, AJobWarmStartsFromImportedResults) {
+  const Optimum optimum = T4Optimum(std::string(kSpaces) + "A100_T4.json.gz");
+  kernelspec::LoadedSpec spec =
+      LoadTestSpec(std::string(kSpaces) + "convolution_replay.yaml",
+                   [](v1::KernelSpec& s) { s.mutable_search()->set_max_candidates(1); });
+  ProcessResult imported =
+      Cli({"import", "results", SourcePath(std::string(kSpaces) + "A100_T4.json.gz"), "--kernel",
+           spec.spec.name(), "--device-class", "a100", "--problem",
+           kernelspec::ProblemText(spec.spec.problems(0))});
+  ASSERT_TRUE(imported.success()) << imported.output;
+
+  auto worker = StartWorker(coordinator_->address(), dir_.path(), "replay-worker",
+                            "replay:" + SourcePath(std::string(kSpaces) + "W6600_T4.json.gz"),
+                            {"--replay-speed", "0"});
+  auto client = client::Client::Connect(coordinator_->address(), {});
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  v1::Job job = WaitForJobEnd(**client, SubmitSpec(**client, spec).job_id(), seconds(120));
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << coordinator_->Log();
+  auto results = (*client)->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  ASSERT_EQ(results->size(), 1u);
+  std::map<std::string, int64_t> config;
+  for (const auto& s : (*results)[0].config().settings()) config[s.name()] = s.value().int_value();
+  EXPECT_EQ(config, optimum.config);
+}
+
+}  // namespace
+}  // namespace tf::testing
