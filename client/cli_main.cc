@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
       "  tunefleet import results A100_T4.json.gz --kernel convolution_milo --device-class a100 "
       "--problem problem_size_x=4096,problem_size_y=4096\n"
       "  tunefleet import results conv_cache.json --kernel conv --device-class a100 "
-      "--problem problem_size_x=4096,problem_size_y=4096 --device 'NVIDIA A100' --json\n");
+      "--problem problem_size_x=4096,problem_size_y=4096 --device 'A100-PCIE-40GB' --json\n");
   import_results_cmd
       ->add_option("FILE", import_results.path, "Kernel Tuner cache or T4 file, gzip or not")
       ->required();

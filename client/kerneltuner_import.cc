@@ -384,7 +384,7 @@ Result<ImportedSpec> ImportKernelTunerT1(std::string_view t1_json, const std::st
   TF_RETURN_IF_ERROR(CheckKernelKeys(*kernel));
 
   TF_ASSIGN_OR_RETURN(std::string language, Text(*kernel, "Language", "KernelSpecification"));
-  // T1 names languages in capitals ("CUDA", "HIP", "OpenCL").
+  // T1 names languages in capitals.
   std::string lang = language;
   std::transform(lang.begin(), lang.end(), lang.begin(),
                  [](unsigned char c) { return std::tolower(c); });
