@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/bearer.h"
 #include "common/grpc_status.h"
 
 namespace tf::client {
@@ -30,6 +31,23 @@ grpc::ChannelArguments CoordinatorChannelArgs() {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   return args;
+}
+
+Result<std::unique_ptr<CoordinatorChannels>> ConnectCoordinator(const std::string& address,
+                                                                const ClientOptions& options) {
+  if (options.call_timeout_s <= 0) {
+    return Status::InvalidArgument("call_timeout_s must be positive, got " +
+                                   std::to_string(options.call_timeout_s));
+  }
+  TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
+  return CoordinatorChannels::Make(address, credentials, CoordinatorChannelArgs());
+}
+
+void PrepareCall(const ClientOptions& options, grpc::ClientContext* context) {
+  context->set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                            std::chrono::duration<double>(options.call_timeout_s)));
+  auth::AttachToken(*context, options.token);
 }
 
 std::chrono::milliseconds ChannelWait(double call_timeout_s) {

@@ -6,13 +6,23 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 
+#include "client/client.h"
 #include "common/status.h"
 
 namespace tf::client {
 
 grpc::ChannelArguments CoordinatorChannelArgs();
+
+// The channels to `address` (several, comma-separated) with options.tls; a
+// call_timeout_s that is not positive is InvalidArgument.
+Result<std::unique_ptr<CoordinatorChannels>> ConnectCoordinator(const std::string& address,
+                                                                const ClientOptions& options);
+
+// A unary call's deadline (options.call_timeout_s from now) and bearer token.
+void PrepareCall(const ClientOptions& options, grpc::ClientContext* context);
 
 // How long a call waits for one of several coordinator addresses to connect
 // (CoordinatorChannels::Pick).

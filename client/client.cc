@@ -24,13 +24,7 @@ v1::GetJobRequest JobRequest(int64_t job_id) {
 }  // namespace
 
 Result<std::unique_ptr<Client>> Client::Connect(const std::string& address, ClientOptions options) {
-  if (options.call_timeout_s <= 0) {
-    return Status::InvalidArgument("call_timeout_s must be positive, got " +
-                                   std::to_string(options.call_timeout_s));
-  }
-  TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
-  TF_ASSIGN_OR_RETURN(auto channels,
-                      CoordinatorChannels::Make(address, credentials, CoordinatorChannelArgs()));
+  TF_ASSIGN_OR_RETURN(auto channels, ConnectCoordinator(address, options));
   return std::unique_ptr<Client>(new Client(std::move(channels), options));
 }
 
@@ -44,10 +38,7 @@ Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::
                                                                           Response*),
                               const Request& request) {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                           std::chrono::duration<double>(options_.call_timeout_s)));
-  auth::AttachToken(context, options_.token);
+  PrepareCall(options_, &context);
   Response response;
   TF_RETURN_IF_ERROR(FromGrpc((Stub().get()->*method)(&context, request, &response)));
   return response;

@@ -28,7 +28,6 @@ class ResultsClient {
  private:
   ResultsClient(std::unique_ptr<CoordinatorChannels> channels, ClientOptions options)
       : options_(std::move(options)), channels_(std::move(channels)) {}
-  std::unique_ptr<grpc::ClientContext> Context() const;
 
   ClientOptions options_;
   std::unique_ptr<CoordinatorChannels> channels_;
