@@ -219,6 +219,11 @@ class BuildRun {
 
 }  // namespace
 
+int ConcurrentRuns(const BuildOptions& options) {
+  if (options.parallelism > 0) return options.parallelism;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 BatchBuilder::BatchBuilder(const Toolchain& toolchain, ArtifactStore& store, BuildOptions options)
     : toolchain_(toolchain), store_(store), options_(std::move(options)) {}
 
@@ -251,7 +256,13 @@ Result<BuildStats> BatchBuilder::Build(const v1::KernelSpec& spec,
 
   BuildStats stats;
   stats.configs = static_cast<int64_t>(configs.size());
-  size_t batch_size = static_cast<size_t>(options_.batch_size);
+  const int threads =
+      static_cast<int>(std::clamp<int64_t>(stats.configs, 1, ConcurrentRuns(options_)));
+  // A device usually waits for this build: configurations too few to fill
+  // every thread with full batches are spread over all of them, since a few
+  // short compiler runs side by side finish sooner than one long one.
+  const size_t per_thread = std::max<size_t>(1, (configs.size() + threads - 1) / threads);
+  size_t batch_size = std::min(static_cast<size_t>(options_.batch_size), per_thread);
   if (IsDefineStyle(spec) && batch_size > 1) {
     if (std::string why = AnalyzeSources(sources).ungroupable; !why.empty()) {
       batch_size = 1;
@@ -264,10 +275,6 @@ Result<BuildStats> BatchBuilder::Build(const v1::KernelSpec& spec,
     run.Enqueue(Batch(configs.begin() + i, configs.begin() + end));
     ++stats.batches;
   }
-  int threads = options_.parallelism > 0
-                    ? options_.parallelism
-                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  threads = std::min<int64_t>(threads, stats.configs);
   TF_RETURN_IF_ERROR(run.Run(threads, &stats));
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

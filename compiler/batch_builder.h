@@ -1,7 +1,8 @@
 // Grouped compilation: many configurations of one kernel per compiler run,
 // several runs in parallel. A batch that fails is split in halves until the
 // failing configurations are isolated, so one bad configuration costs a few
-// extra runs rather than its whole batch. Finished batches are reported as
+// extra runs rather than its whole batch. Configurations too few to give each
+// concurrent run a full batch are spread evenly over the runs. Finished batches are reported as
 // they complete, so that their candidates can be benchmarked while later
 // batches still build.
 #pragma once
@@ -19,7 +20,7 @@
 namespace tf::compiler {
 
 struct BuildOptions {
-  int batch_size = 16;     // configurations per artifact
+  int batch_size = 16;     // at most, configurations per artifact
   int parallelism = 0;     // concurrent compiler runs; 0: one per hardware thread
   double timeout_s = 120;  // per compiler run
   std::string work_root;   // private build directories go here; empty: the system temp dir
@@ -48,6 +49,10 @@ struct BuildStats {
   // Set when the spec's batches could not be grouped: why, for the job's log.
   std::string note;
 };
+
+// How many compiler runs a build keeps going at once: options.parallelism, or
+// one per hardware thread.
+int ConcurrentRuns(const BuildOptions& options);
 
 class BatchBuilder {
  public:

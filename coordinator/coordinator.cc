@@ -25,6 +25,7 @@ Result<std::unique_ptr<Coordinator>> Coordinator::Start(const CoordinatorOptions
   build_options.batch_size = options.build_batch_size;
   build_options.parallelism = options.build_parallelism;
   build_options.timeout_s = options.build_timeout_s;
+  c->build_runs_ = static_cast<size_t>(compiler::ConcurrentRuns(build_options));
   Coordinator* self = c.get();
   c->builds_ = std::make_unique<BuildQueue>(
       *c->store_, build_options,

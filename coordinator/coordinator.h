@@ -300,6 +300,7 @@ class Coordinator {
   std::unique_ptr<compiler::ArtifactStore> store_;
   BestIndex best_;
   std::unique_ptr<BuildQueue> builds_;
+  size_t build_runs_ = 1;  // compiler runs the build queue keeps going at once
 
   std::mutex mu_;
   std::condition_variable work_cv_;    // new ready candidates

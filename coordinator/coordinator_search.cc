@@ -28,8 +28,11 @@ void Coordinator::AdvanceSearchLocked(Job& job) {
   // at once (reused, pruned, failed builds) make room for more.
   while (job.row.state == v1::JOB_STATE_RUNNING && job.search) {
     if (job.unstored.empty()) {
-      const size_t window =
+      // Enough in flight to keep every device busy and, when this coordinator
+      // builds, every compiler run too (half a window is asked at a time).
+      size_t window =
           kProposalsPerDevice * std::max<size_t>(1, LiveDevicesLocked(job.row.device_class));
+      if (!job.build_on_worker) window = std::max(window, 2 * build_runs_);
       for (auto& p : job.search->Ask(window, NowUnixMs())) {
         job.unstored.push_back({p.problem, std::move(p.config), std::nullopt});
       }

@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <thread>
-
 #include "common/files.h"
 #include "kernelspec/config.h"
 #include "tunefleet/v1/worker.pb.h"
@@ -34,11 +32,7 @@ Result<std::shared_ptr<const BuiltBundle>> BundleBuilder::Get(const std::string&
   }
   TF_ASSIGN_OR_RETURN(auto toolchain, vendors::MakeToolchain(bundle.spec(), arch));
   auto built = std::make_shared<BuiltBundle>();
-  // The device waits for this build: the batch is split over the host's
-  // cores (runs of at least four configurations keep most of grouping's gain).
-  compiler::BuildOptions options;
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  options.batch_size = std::max(4, (bundle.configs_size() + cores - 1) / cores);
+  compiler::BuildOptions options;  // spreads the bundle over the host's cores
   options.work_root = store_->dir() + "/work";
   TF_RETURN_IF_ERROR(MakeDirs(options.work_root));
   compiler::BatchBuilder builder(*toolchain, *store_, options);

@@ -184,6 +184,19 @@ TEST_F(BatchBuilderTest, FailingConfigsAreIsolatedAndTheRestBuilt) {
   EXPECT_LT(stats->compiler_runs, stats->configs / 2);
 }
 
+// Eight configurations on four threads: four runs of two, not one run of
+// eight, so that a device waiting for a small build waits least.
+TEST_F(BatchBuilderTest, SpreadsFewConfigurationsOverEveryThread) {
+  options_.batch_size = 16;
+  options_.parallelism = 4;
+  auto stats = Build(Configs(1, 8));
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->batches, 4);
+  EXPECT_EQ(stats->compiler_runs, 4);
+  ASSERT_EQ(delivered_.size(), 4u);
+  for (const auto& batch : delivered_) EXPECT_EQ(batch.size(), 2u);
+}
+
 TEST_F(BatchBuilderTest, HangingCompileTimesOut) {
   // For U == 2, constant-evaluates 1000 variables (a count that depends on U,
   // so that no other configuration evaluates them), each of which burns the

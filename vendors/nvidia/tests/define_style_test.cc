@@ -163,6 +163,7 @@ TEST_F(DefineStyleTest, ExternCKernelsGroupWithTheirConstants) {
   std::vector<v1::Config> configs = ScaleConfigs(spec);
   ASSERT_EQ(configs.size(), 6u);
   options_.batch_size = 16;
+  options_.parallelism = 1;  // one run holds all six copies
   auto stats = Build("sm_90", spec, configs);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(stats->compiler_runs, 1);
@@ -257,6 +258,7 @@ TEST_F(DefineStyleTest, ConstantMemoryIsFilledForEveryCopyOnTheGpu) {
   spec.spec.mutable_benchmark()->set_timeout_s(10);
   std::vector<v1::Config> configs = ScaleConfigs(spec);
   options_.batch_size = 16;
+  options_.parallelism = 1;  // one module holds every copy's __constant__
   auto stats = Build(gpu.info.arch(), spec, configs);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   ASSERT_EQ(stats->compiler_runs, 1);
