@@ -48,8 +48,8 @@ struct Policy {
   // Running as root: become nobody. Ignored otherwise.
   bool drop_root = true;
   // Becoming nobody: the supplementary groups it keeps (otherwise none), for
-  // device nodes only a group may open (AMD's /dev/kfd and /dev/dri are
-  // render's and video's, mode 0660).
+  // device nodes only their group may open (mode 0660, group render or
+  // video).
   std::vector<uint32_t> keep_groups;
   // Fail when the kernel lacks Landlock rather than run without the file
   // layer (the network and process layers need only seccomp, which every
