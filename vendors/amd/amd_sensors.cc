@@ -53,7 +53,7 @@ struct AmdSensors::Api {
 };
 
 struct AmdSensors::Loaded {
-  const Api* api = nullptr;
+  std::unique_ptr<const Api> api;  // null: ROCm SMI cannot be used
   Status status;
 };
 
@@ -63,7 +63,7 @@ const AmdSensors::Loaded& AmdSensors::Load() {
     if (library == nullptr) {
       return {nullptr, Status::Unavailable(std::string("cannot load ROCm SMI: ") + dlerror())};
     }
-    auto* api = new Api;  // lives as long as the process
+    auto api = std::make_unique<Api>();
     auto resolve = [&](auto& function, const char* name) {
       function =
           reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
@@ -84,7 +84,7 @@ const AmdSensors::Loaded& AmdSensors::Load() {
       if (text != nullptr) why += ": " + std::string(text);
       return {nullptr, Status::FailedPrecondition(why)};
     }
-    return {api, Status::Ok()};
+    return {std::move(api), Status::Ok()};
   }();
   return loaded;
 }
@@ -104,7 +104,7 @@ std::unique_ptr<AmdSensors> AmdSensors::Open(const std::string& pci_bus_id) {
     for (uint32_t device = 0; device < count; ++device) {
       uint64_t bdfid = 0;
       if (loaded.api->pci_id(device, &bdfid) == 0 && bdfid == *wanted) {
-        return std::unique_ptr<AmdSensors>(new AmdSensors(loaded.api, device));
+        return std::unique_ptr<AmdSensors>(new AmdSensors(loaded.api.get(), device));
       }
     }
   }
