@@ -270,7 +270,8 @@ Result<Applied> Enter(const Policy& policy) {
   if (setrlimit(RLIMIT_CORE, &no_core) != 0) return Errno("setrlimit RLIMIT_CORE");
 
   if (drop) {
-    if (setgroups(0, nullptr) != 0) return Errno("setgroups");
+    const std::vector<gid_t> groups(policy.keep_groups.begin(), policy.keep_groups.end());
+    if (setgroups(groups.size(), groups.data()) != 0) return Errno("setgroups");
     if (setresgid(kNobody, kNobody, kNobody) != 0) return Errno("setresgid nobody");
     if (setresuid(kNobody, kNobody, kNobody) != 0) return Errno("setresuid nobody");
     applied.dropped_root = true;

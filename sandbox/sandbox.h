@@ -14,7 +14,7 @@
 //   resources setrlimit: address space or data size, file size, CPU time,
 //             open files.
 //   identity  run as root, the process becomes nobody (65534) after taking
-//             ownership of `work_dir` for it.
+//             ownership of `work_dir` for it, in `keep_groups` only.
 // Linux only. Enter must run while the process has a single thread (setuid
 // and unshare act on the calling thread only).
 #pragma once
@@ -47,6 +47,10 @@ struct Policy {
   uint64_t max_open_files = 0;
   // Running as root: become nobody. Ignored otherwise.
   bool drop_root = true;
+  // Becoming nobody: the supplementary groups it keeps (otherwise none), for
+  // device nodes only their group may open (mode 0660, group render or
+  // video).
+  std::vector<uint32_t> keep_groups;
   // Fail when the kernel lacks Landlock rather than run without the file
   // layer (the network and process layers need only seccomp, which every
   // supported kernel has).

@@ -16,8 +16,9 @@ packages=(
   libcpp-httplib-dev prometheus-cpp-dev  # the dashboard's HTTP server and its metrics (web/)
   # vendors/amd: clang-19 builds HIP code objects for every gfx target with ROCm 5.2's device
   # libraries, lld-19 links them, llvm-19 reads them; the runtime (libamdhip64.so.5) is
-  # loaded at run time, its headers build the device side (docs/vendors.md).
-  clang-19 lld-19 llvm-19 rocm-device-libs libamdhip64-dev
+  # loaded at run time, its headers build the device side (docs/vendors.md). ROCm SMI, for
+  # clocks and temperature, is loaded at run time too; its header checks the declarations.
+  clang-19 lld-19 llvm-19 rocm-device-libs libamdhip64-dev librocm-smi-dev
 )
 # The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.
 build_only="${TF_BUILD_ONLY:-}"

@@ -115,5 +115,32 @@ TEST_F(SandboxTest, RootBecomesNobodyOwningItsFolder) {
   EXPECT_EQ(st.st_uid, 65534u);
 }
 
+TEST_F(SandboxTest, NobodyKeepsOnlyTheGroupsItIsGiven) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  policy_.keep_groups = {4242, 4243};
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    if (!Enter(policy_).ok()) _exit(3);
+    gid_t groups[8] = {};
+    const int count = getgroups(8, groups);
+    if (count < 0) _exit(4);
+    const ssize_t bytes = static_cast<ssize_t>(count * sizeof(gid_t));
+    if (write(fds[1], groups, bytes) != bytes) _exit(5);
+    _exit(0);
+  }
+  close(fds[1]);
+  gid_t groups[8] = {};
+  const ssize_t bytes = read(fds[0], groups, sizeof groups);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(std::vector<gid_t>(groups, groups + bytes / sizeof(gid_t)),
+            (std::vector<gid_t>{4242, 4243}));
+}
+
 }  // namespace
 }  // namespace tf::sandbox

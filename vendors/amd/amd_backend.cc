@@ -4,15 +4,30 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <map>
 
 #include "common/files.h"
 #include "runner/benchmark.h"
+#include "vendors/amd/amd_sensors.h"
+#include "vendors/amd/compare_kernels.h"
+#include "vendors/amd/gfx_targets.h"
 #include "vendors/amd/hip_runtime.h"
 
 namespace tf::amd {
 namespace {
+
+// Enough workgroups of the compare kernels to fill any GPU; they stride over the rest.
+constexpr int64_t kCompareBlocks = 4096;
+constexpr int kCompareThreads = 256;
+
+// What the compare kernels accumulate (compare_kernels.hip's CompareTotals).
+struct CompareTotals {
+  uint64_t mismatches = 0;
+  uint64_t first_mismatch = ~uint64_t{0};
+  uint64_t max_abs_error_bits = 0;  // a double >= 0
+};
 
 // Pristine and working copies side by side in device memory: a reset is a
 // device-to-device copy, far faster than an upload from the host.
@@ -44,19 +59,32 @@ AmdBuffers& Hip(runner::DeviceBuffers& buffers) { return static_cast<AmdBuffers&
 
 class AmdBackend : public runner::Backend {
  public:
-  AmdBackend(const HipRuntime& hip, int64_t l2_bytes) : hip_(hip), l2_bytes_(l2_bytes) {}
+  AmdBackend(const HipRuntime& hip, int64_t l2_bytes, std::unique_ptr<AmdSensors> sensors)
+      : hip_(hip), l2_bytes_(l2_bytes), sensors_(std::move(sensors)) {}
 
   ~AmdBackend() override {
     if (flush_buffer_ != nullptr) (void)hip_.hipFree(flush_buffer_);
+    if (totals_ != nullptr) (void)hip_.hipFree(totals_);
     if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
+    if (compare_module_ != nullptr) (void)hip_.hipModuleUnload(compare_module_);
     if (start_ != nullptr) (void)hip_.hipEventDestroy(start_);
     if (stop_ != nullptr) (void)hip_.hipEventDestroy(stop_);
   }
 
-  Status Init(int ordinal) {
+  // `arch`: the device's gfx target, which picks the compare kernels' code object.
+  Status Init(int ordinal, const std::string& arch) {
     TF_RETURN_IF_ERROR(Check(hip_.hipSetDevice(ordinal), "hipSetDevice"));
     TF_RETURN_IF_ERROR(Check(hip_.hipEventCreate(&start_), "hipEventCreate"));
-    return Check(hip_.hipEventCreate(&stop_), "hipEventCreate");
+    TF_RETURN_IF_ERROR(Check(hip_.hipEventCreate(&stop_), "hipEventCreate"));
+    const CompareCodeObject* compare = FindCompareCodeObject(arch);
+    if (compare == nullptr) {
+      return Status::FailedPrecondition("this runner has no output-compare kernels for " + arch +
+                                        " (it has them for " + GfxTargetNames() + ")");
+    }
+    TF_RETURN_IF_ERROR(Check(hip_.hipModuleLoadData(&compare_module_, compare->data),
+                             "loading the runner's output-compare kernels for " + arch));
+    TF_ASSIGN_OR_RETURN(totals_, Allocate(sizeof(CompareTotals)));
+    return Status::Ok();
   }
 
   Status Load(const std::string& artifact_path) override {
@@ -105,8 +133,9 @@ class AmdBackend : public runner::Backend {
   Status Reset(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override {
     AmdBuffers& device = Hip(buffers);
     for (size_t i = 0; i < device.work.size(); ++i) {
-      TF_RETURN_IF_ERROR(Check(hip_.hipMemcpyDtoD(device.work[i], device.pristine[i], device.sizes[i]),
-                               "hipMemcpyDtoD"));
+      TF_RETURN_IF_ERROR(
+          Check(hip_.hipMemcpyDtoD(device.work[i], device.pristine[i], device.sizes[i]),
+                "hipMemcpyDtoD"));
     }
     // All-ones bytes are NaN in every float dtype.
     for (int index : outputs) {
@@ -136,8 +165,8 @@ class AmdBackend : public runner::Backend {
     return Status::Ok();
   }
 
-  // On the host: both copies come back (an on-device compare, as the NVIDIA
-  // backend has, is for when this has run on an AMD GPU).
+  // On the device; only the totals, and the two elements of the first
+  // mismatch, come back.
   Result<runner::Comparison> Compare(runner::DeviceBuffers& buffers, int index, double rtol,
                                      double atol) override {
     AmdBuffers& device = Hip(buffers);
@@ -146,9 +175,31 @@ class AmdBackend : public runner::Backend {
       return Status::FailedPrecondition("buffer " + std::to_string(index) +
                                         " has no reference output");
     }
-    TF_ASSIGN_OR_RETURN(runner::HostBuffer got, Download(device, device.work[index], index));
-    TF_ASSIGN_OR_RETURN(runner::HostBuffer expected, Download(device, reference->second, index));
-    return runner::Compare(got, expected, rtol, atol);
+    TF_ASSIGN_OR_RETURN(hipFunction_t kernel, CompareKernel(device.dtypes[index]));
+    CompareTotals totals;
+    TF_RETURN_IF_ERROR(Check(hip_.hipMemcpyHtoD(totals_, &totals, sizeof totals), "hipMemcpyHtoD"));
+    long long count = device.counts[index];
+    void* arguments[] = {&device.work[index], &reference->second, &count, &rtol, &atol, &totals_};
+    const int64_t blocks =
+        std::clamp<int64_t>((count + kCompareThreads - 1) / kCompareThreads, 1, kCompareBlocks);
+    TF_RETURN_IF_ERROR(
+        Check(hip_.hipModuleLaunchKernel(kernel, static_cast<unsigned>(blocks), 1, 1,
+                                         kCompareThreads, 1, 1, 0, nullptr, arguments, nullptr),
+              "launching the output-compare kernel"));
+    TF_RETURN_IF_ERROR(
+        Check(hip_.hipMemcpyDtoH(&totals, totals_, sizeof totals), "output comparison"));
+    runner::Comparison result;
+    result.count = count;
+    result.mismatches = static_cast<int64_t>(totals.mismatches);
+    result.max_abs_error = std::bit_cast<double>(totals.max_abs_error_bits);
+    if (result.mismatches > 0) {
+      result.first_mismatch = static_cast<int64_t>(totals.first_mismatch);
+      TF_ASSIGN_OR_RETURN(result.got,
+                          Element(device, device.work[index], index, result.first_mismatch));
+      TF_ASSIGN_OR_RETURN(result.expected,
+                          Element(device, reference->second, index, result.first_mismatch));
+    }
+    return result;
   }
 
   Result<v1::TimingStats> Time(const runner::Launchable& kernel, runner::DeviceBuffers& buffers,
@@ -160,27 +211,35 @@ class AmdBackend : public runner::Backend {
     }
     KernelArguments arguments = Arguments(Hip(buffers), scalars);
     unsigned char flush_value = 0;
-    return runner::RepeatRuns(
-        [&]() -> Status {
-          TF_RETURN_IF_ERROR(Launch(kernel, arguments));
-          return Check(hip_.hipDeviceSynchronize(), "kernel execution");
-        },
-        [&]() -> Result<double> {
-          if (settings.flush_l2()) {
-            TF_RETURN_IF_ERROR(
-                Check(hip_.hipMemsetD8Async(flush_buffer_, ++flush_value, flush_bytes_, nullptr),
-                      "L2 flush"));
-          }
-          TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(start_, nullptr), "hipEventRecord"));
-          TF_RETURN_IF_ERROR(Launch(kernel, arguments));
-          TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(stop_, nullptr), "hipEventRecord"));
-          TF_RETURN_IF_ERROR(Check(hip_.hipEventSynchronize(stop_), "kernel execution"));
-          float ms = 0;
-          TF_RETURN_IF_ERROR(
-              Check(hip_.hipEventElapsedTime(&ms, start_, stop_), "hipEventElapsedTime"));
-          return ms * 1e6;
-        },
-        settings);
+    TF_ASSIGN_OR_RETURN(
+        v1::TimingStats stats,
+        runner::RepeatRuns(
+            [&]() -> Status {
+              TF_RETURN_IF_ERROR(Launch(kernel, arguments));
+              return Check(hip_.hipDeviceSynchronize(), "kernel execution");
+            },
+            [&]() -> Result<double> {
+              if (settings.flush_l2()) {
+                TF_RETURN_IF_ERROR(Check(
+                    hip_.hipMemsetD8Async(flush_buffer_, ++flush_value, flush_bytes_, nullptr),
+                    "L2 flush"));
+              }
+              TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(start_, nullptr), "hipEventRecord"));
+              TF_RETURN_IF_ERROR(Launch(kernel, arguments));
+              TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(stop_, nullptr), "hipEventRecord"));
+              TF_RETURN_IF_ERROR(Check(hip_.hipEventSynchronize(stop_), "kernel execution"));
+              float ms = 0;
+              TF_RETURN_IF_ERROR(
+                  Check(hip_.hipEventElapsedTime(&ms, start_, stop_), "hipEventElapsedTime"));
+              return ms * 1e6;
+            },
+            settings));
+    if (sensors_ != nullptr) {
+      AmdSensors::Reading reading = sensors_->Read();
+      stats.set_core_clock_mhz(reading.core_clock_mhz);
+      stats.set_temperature_c(reading.temperature_c);
+    }
+    return stats;
   }
 
   bool lost() const override { return lost_; }
@@ -195,13 +254,34 @@ class AmdBackend : public runner::Backend {
     return hip_.Check(result, what);
   }
 
-  Result<runner::HostBuffer> Download(const AmdBuffers& buffers, void* pointer, int index) {
-    TF_ASSIGN_OR_RETURN(runner::HostBuffer host,
-                        runner::HostBuffer::Allocate(runner::DtypeName(buffers.dtypes[index]),
-                                                     buffers.counts[index]));
+  // The code object for the gfx target `arch` names, target features ignored.
+  static const CompareCodeObject* FindCompareCodeObject(const std::string& arch) {
+    const GfxTarget* target = FindGfxTarget(arch);
+    for (const CompareCodeObject& code : CompareCodeObjects()) {
+      if (target != nullptr && std::string_view(code.arch) == target->name) return &code;
+    }
+    return nullptr;
+  }
+
+  Result<hipFunction_t> CompareKernel(runner::Dtype dtype) {
+    auto found = compare_kernels_.find(dtype);
+    if (found != compare_kernels_.end()) return found->second;
+    const std::string name = "tf_compare_" + std::string(runner::DtypeName(dtype));
+    hipFunction_t function = nullptr;
     TF_RETURN_IF_ERROR(
-        Check(hip_.hipMemcpyDtoH(host.data(), pointer, host.bytes()), "hipMemcpyDtoH"));
-    return host;
+        Check(hip_.hipModuleGetFunction(&function, compare_module_, name.c_str()), name));
+    return compare_kernels_[dtype] = function;
+  }
+
+  // Element `i` of the device copy `pointer` of buffer `index`, as a double.
+  Result<double> Element(const AmdBuffers& buffers, void* pointer, int index, int64_t i) {
+    TF_ASSIGN_OR_RETURN(runner::HostBuffer element,
+                        runner::HostBuffer::Allocate(runner::DtypeName(buffers.dtypes[index]), 1));
+    TF_RETURN_IF_ERROR(
+        Check(hip_.hipMemcpyDtoH(element.data(), static_cast<char*>(pointer) + i * element.bytes(),
+                                 element.bytes()),
+              "hipMemcpyDtoH"));
+    return element.Get(0);
   }
 
   Result<void*> Allocate(size_t bytes) {
@@ -256,7 +336,11 @@ class AmdBackend : public runner::Backend {
 
   const HipRuntime& hip_;
   const int64_t l2_bytes_;
+  const std::unique_ptr<AmdSensors> sensors_;  // null: no clock and temperature
   hipModule_t module_ = nullptr;
+  hipModule_t compare_module_ = nullptr;
+  std::map<runner::Dtype, hipFunction_t> compare_kernels_;
+  void* totals_ = nullptr;  // one CompareTotals
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   hipEvent_t start_ = nullptr, stop_ = nullptr;
@@ -267,10 +351,13 @@ class AmdBackend : public runner::Backend {
 
 Result<std::unique_ptr<runner::Backend>> MakeAmdBackend(const v1::DeviceInfo& device, int ordinal) {
   TF_ASSIGN_OR_RETURN(const HipRuntime* hip, HipRuntime::Get());
+  char pci_bus_id[32] = {};
+  TF_RETURN_IF_ERROR(hip->Check(hip->hipDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, ordinal),
+                                "hipDeviceGetPCIBusId of AMD GPU " + std::to_string(ordinal)));
   const auto& props = device.properties();
   const int64_t l2_bytes = props.contains("l2_bytes") ? props.at("l2_bytes") : 0;
-  auto backend = std::make_unique<AmdBackend>(*hip, l2_bytes);
-  TF_RETURN_IF_ERROR(backend->Init(ordinal));
+  auto backend = std::make_unique<AmdBackend>(*hip, l2_bytes, AmdSensors::Open(pci_bus_id));
+  TF_RETURN_IF_ERROR(backend->Init(ordinal, device.arch()));
   return std::unique_ptr<runner::Backend>(std::move(backend));
 }
 

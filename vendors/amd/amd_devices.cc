@@ -1,6 +1,11 @@
 #include "vendors/amd/amd_devices.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
 
 #include "vendors/amd/gfx_targets.h"
 #include "vendors/amd/hip_runtime.h"
@@ -110,9 +115,36 @@ Result<std::vector<runner::Device>> DiscoverAmdDevices(const std::vector<int>& o
 
 void ConfineAmdRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
   policy.read_paths.insert(policy.read_paths.end(), {"/proc", "/sys", "/etc", "/opt/rocm"});
-  policy.write_paths.insert(policy.write_paths.end(), {"/dev/kfd", "/dev/dri", "/proc/self/task"});
+  policy.write_paths.insert(policy.write_paths.end(), {"/dev/shm", "/proc/self/task"});
+  AllowAmdDeviceNodes("/dev", policy);
   policy.max_open_files = 4096;
   policy.max_data_bytes = memory_bytes;
+}
+
+void AllowAmdDeviceNodes(const std::string& dev, sandbox::Policy& policy) {
+  std::set<uint32_t> groups;
+  auto add_group = [&](const std::filesystem::path& node) {
+    struct stat st;
+    if (stat(node.c_str(), &st) == 0 && st.st_gid != 0) groups.insert(st.st_gid);
+  };
+  for (const std::string name : {"kfd", "dri"}) {
+    const std::filesystem::path node = dev + "/" + name;
+    std::error_code error;
+    if (!std::filesystem::exists(node, error)) continue;
+    policy.write_paths.push_back(node.string());
+    add_group(node);
+    if (std::filesystem::is_directory(node, error)) {
+      for (const auto& entry : std::filesystem::directory_iterator(node, error)) {
+        add_group(entry.path());
+      }
+    }
+  }
+  for (uint32_t group : groups) {
+    if (std::find(policy.keep_groups.begin(), policy.keep_groups.end(), group) ==
+        policy.keep_groups.end()) {
+      policy.keep_groups.push_back(group);
+    }
+  }
 }
 
 }  // namespace tf::amd

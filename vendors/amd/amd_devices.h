@@ -28,9 +28,17 @@ Status CheckAmdDeviceNumbers(const std::vector<int>& ordinals);
 Result<std::vector<runner::Device>> DiscoverAmdDevices(const std::vector<int>& ordinals,
                                                        int first_index, const std::string& label);
 
-// A GPU runner also needs the kernel driver's /dev/kfd and the render nodes
-// in /dev/dri, /sys (the runtime reads the topology in /sys/class/kfd) and
+// A GPU runner also needs the AMD device nodes (AllowAmdDeviceNodes on
+// /dev), /dev/shm (ROCm SMI's per-GPU mutexes), /sys (the runtime reads the
+// topology in /sys/class/kfd, ROCm SMI the clocks in /sys/class/drm) and
 // /proc, and has its data size limited instead of its address space.
 void ConfineAmdRunner(uint64_t memory_bytes, sandbox::Policy& policy);
+
+// Of `dev` ("/dev", or a test's folder), the AMD device nodes that exist: the
+// kernel driver's kfd and the dri folder of render nodes become writable,
+// and the groups owning them (render, video: the nodes are mode 0660), root's
+// aside, are kept when the runner becomes nobody (an NVIDIA node is 0666 and
+// needs no group). Nothing is added for nodes that are not there.
+void AllowAmdDeviceNodes(const std::string& dev, sandbox::Policy& policy);
 
 }  // namespace tf::amd

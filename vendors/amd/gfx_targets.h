@@ -4,6 +4,7 @@
 // specialised for, the wavefront size, and the register file.
 #pragma once
 
+#include <span>
 #include <string>
 
 namespace tf::amd {
@@ -23,6 +24,9 @@ struct GfxTarget {
 // ("gfx90a:sramecc+:xnack-" is gfx90a); null when TuneFleet does not build
 // for it.
 const GfxTarget* FindGfxTarget(const std::string& arch);
+
+// Every target, in the order of the names below.
+std::span<const GfxTarget> GfxTargets();
 
 // "gfx90a, gfx940, gfx942, gfx1030, gfx1100", for error messages.
 std::string GfxTargetNames();

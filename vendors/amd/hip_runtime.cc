@@ -17,13 +17,14 @@ Result<const HipRuntime*> Load() {
   }
   auto* hip = new HipRuntime;  // lives as long as the process
   std::string missing;
-#define TF_RESOLVE(name)                                                         \
-  hip->name = reinterpret_cast<decltype(hip->name)>(dlsym(library, #name));      \
+#define TF_RESOLVE(name)                                                    \
+  hip->name = reinterpret_cast<decltype(hip->name)>(dlsym(library, #name)); \
   if (hip->name == nullptr) missing += " " #name;
   TF_RESOLVE(hipGetErrorName);
   TF_RESOLVE(hipGetErrorString);
   TF_RESOLVE(hipGetDeviceCount);
   TF_RESOLVE(hipGetDeviceProperties);
+  TF_RESOLVE(hipDeviceGetPCIBusId);
   TF_RESOLVE(hipSetDevice);
   TF_RESOLVE(hipDeviceSynchronize);
   TF_RESOLVE(hipModuleLoadData);

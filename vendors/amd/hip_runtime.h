@@ -31,6 +31,7 @@ struct HipRuntime {
   TF_HIP_FUNCTION(hipGetErrorString);
   TF_HIP_FUNCTION(hipGetDeviceCount);
   TF_HIP_FUNCTION(hipGetDeviceProperties);
+  TF_HIP_FUNCTION(hipDeviceGetPCIBusId);
   TF_HIP_FUNCTION(hipSetDevice);
   TF_HIP_FUNCTION(hipDeviceSynchronize);
   TF_HIP_FUNCTION(hipModuleLoadData);

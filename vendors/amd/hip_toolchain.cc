@@ -159,7 +159,7 @@ Result<std::string> KernelOf(const CodeObjectReport& report, const std::string& 
 }  // namespace
 
 Result<std::unique_ptr<HipToolchain>> HipToolchain::Detect(const std::string& arch,
-                                                           const HipTools* tools) {
+                                                           const HipTools* tools, ToolRuns runs) {
   const GfxTarget* gfx = nullptr;
   if (!arch.empty()) {
     gfx = FindGfxTarget(arch);
@@ -184,7 +184,7 @@ Result<std::unique_ptr<HipToolchain>> HipToolchain::Detect(const std::string& ar
   }
   std::string version = run->output.substr(0, run->output.find('\n'));
   return std::unique_ptr<HipToolchain>(
-      new HipToolchain(std::move(found), gfx ? gfx->name : "", gfx, version));
+      new HipToolchain(std::move(found), gfx ? gfx->name : "", gfx, version, runs));
 }
 
 Status HipToolchain::Validate(const v1::KernelSpec& spec) const {
@@ -247,9 +247,12 @@ Result<ProcessResult> HipToolchain::RunTool(const std::vector<std::string>& argv
                                             compiler::CompileOutcome& outcome) const {
   RunOptions options;
   options.timeout_s = timeout_s;
-  TF_ASSIGN_OR_RETURN(std::vector<std::string> command,
-                      compiler::SandboxedCommand(argv, work_dir, {tools_.bitcode},
-                                                 compiler::CompileLimits(), &options));
+  options.cwd = work_dir;
+  std::vector<std::string> command = argv;
+  if (runs_ == ToolRuns::kSandboxed) {
+    TF_ASSIGN_OR_RETURN(command, compiler::SandboxedCommand(argv, work_dir, {tools_.bitcode},
+                                                            compiler::CompileLimits(), &options));
+  }
   TF_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(command, options));
   outcome.cpu_seconds += run.cpu_seconds;
   outcome.wall_seconds += run.wall_seconds;

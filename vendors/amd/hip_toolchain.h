@@ -43,11 +43,18 @@ struct HipTools {
 
 class HipToolchain : public compiler::Toolchain {
  public:
+  // How the tools run: a job's sources always under tunefleet-sandbox
+  // (compile_sandbox.h); TuneFleet's own kernels at build time
+  // (compare_kernels_main.cc) as plain processes, since a build (in a
+  // container, say) may not be able to set up the sandbox.
+  enum class ToolRuns { kSandboxed, kPlain };
+
   // Checks `arch` (empty: checks and version only, no compiling) and finds
   // the tools on PATH and the device libraries in Debian's or ROCm's folder,
   // unless `tools` names them.
   static Result<std::unique_ptr<HipToolchain>> Detect(const std::string& arch,
-                                                      const HipTools* tools = nullptr);
+                                                      const HipTools* tools = nullptr,
+                                                      ToolRuns runs = ToolRuns::kSandboxed);
 
   std::string name() const override { return "hip-clang"; }
   std::string version() const override { return version_; }  // "Debian clang version 19.1.7 ..."
@@ -71,11 +78,17 @@ class HipToolchain : public compiler::Toolchain {
                         const std::map<std::string, int64_t>& device) const override;
 
  private:
-  HipToolchain(HipTools tools, std::string arch, const GfxTarget* gfx, std::string version)
-      : tools_(std::move(tools)), arch_(std::move(arch)), gfx_(gfx), version_(std::move(version)) {}
+  HipToolchain(HipTools tools, std::string arch, const GfxTarget* gfx, std::string version,
+               ToolRuns runs)
+      : tools_(std::move(tools)),
+        arch_(std::move(arch)),
+        gfx_(gfx),
+        version_(std::move(version)),
+        runs_(runs) {}
 
   Status CheckArch() const;
-  // One sandboxed tool run; its times are added to `outcome`.
+  // One tool run, sandboxed unless runs_ says plain; its times are added to
+  // `outcome`.
   Result<ProcessResult> RunTool(const std::vector<std::string>& argv, const std::string& work_dir,
                                 double timeout_s, compiler::CompileOutcome& outcome) const;
 
@@ -83,6 +96,7 @@ class HipToolchain : public compiler::Toolchain {
   std::string arch_;
   const GfxTarget* gfx_;  // null when arch_ is empty
   std::string version_;
+  ToolRuns runs_;
 };
 
 // The target a job compiles for: the spec's target.arch when set, else the

@@ -17,9 +17,8 @@ Status Pruned(const std::string& what) { return Status::FailedPrecondition("prun
 
 }  // namespace
 
-Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec,
-                      const v1::Config& config, const v1::Problem& problem,
-                      const v1::ResourceUsage& resources,
+Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec, const v1::Config& config,
+                      const v1::Problem& problem, const v1::ResourceUsage& resources,
                       const std::map<std::string, int64_t>& device) {
   if (resources.vector_registers() == 0 && resources.wave_size() == 0) return Status::Ok();
   kernelspec::Bindings vars;
@@ -50,8 +49,7 @@ Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec,
                   std::to_string(max_threads));
   }
   if (resources.max_threads_per_block() > 0 && threads > resources.max_threads_per_block()) {
-    return Pruned(std::to_string(threads) +
-                  " threads per workgroup > the kernel's launch bounds " +
+    return Pruned(std::to_string(threads) + " threads per workgroup > the kernel's launch bounds " +
                   std::to_string(resources.max_threads_per_block()));
   }
   const int64_t lds_limit = Limit(device, "max_shared_mem_per_block", target.lds_bytes);
@@ -62,12 +60,14 @@ Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec,
                   std::to_string(dynamic_lds) + " dynamic) > " + std::to_string(lds_limit) +
                   " per workgroup");
   }
-  const int64_t wave_size =
-      resources.wave_size() > 0 ? resources.wave_size() : Limit(device, "wave_size", target.wave_size);
+  const int64_t wave_size = resources.wave_size() > 0
+                                ? resources.wave_size()
+                                : Limit(device, "wave_size", target.wave_size);
   const int64_t simds = Limit(device, "simds_per_cu", target.simds);
   const int64_t file = Limit(device, "vgprs_per_simd_lane", target.vgprs_per_simd_lane);
   int64_t registers = resources.vector_registers();
-  if (target.unified_agprs) registers = CeilDiv(registers, 4) * 4 + resources.accumulator_registers();
+  if (target.unified_agprs)
+    registers = CeilDiv(registers, 4) * 4 + resources.accumulator_registers();
   registers = CeilDiv(registers, 8) * 8;
   const int64_t waves_per_simd = CeilDiv(CeilDiv(threads, wave_size), simds);
   if (waves_per_simd * registers > file) {
@@ -75,11 +75,11 @@ Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec,
                   (target.unified_agprs && resources.accumulator_registers() > 0
                        ? " (with " + std::to_string(resources.accumulator_registers()) + " AGPRs)"
                        : std::string()) +
-                  " x " + std::to_string(waves_per_simd) + " waves of " +
-                  std::to_string(threads) + " threads on each SIMD > " + std::to_string(file) +
-                  " registers per SIMD lane");
+                  " x " + std::to_string(waves_per_simd) + " waves of " + std::to_string(threads) +
+                  " threads on each SIMD > " + std::to_string(file) + " registers per SIMD lane");
   }
-  if (spec.forbid_spills() && (resources.spill_store_bytes() > 0 || resources.scratch_bytes() > 0)) {
+  if (spec.forbid_spills() &&
+      (resources.spill_store_bytes() > 0 || resources.scratch_bytes() > 0)) {
     return Pruned("spills registers (" + std::to_string(resources.spill_store_bytes() / 4) +
                   " spilled, " + std::to_string(resources.scratch_bytes()) +
                   " bytes of scratch per lane) and the job forbids spills");

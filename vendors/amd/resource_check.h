@@ -26,9 +26,8 @@ namespace v1 = ::tunefleet::v1;
 //  - spills or scratch under forbid_spills.
 // Limits come from `device` properties of those names when present, else
 // from `target`. Candidates without resource data always pass.
-Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec,
-                      const v1::Config& config, const v1::Problem& problem,
-                      const v1::ResourceUsage& resources,
+Status CheckResources(const GfxTarget& target, const v1::KernelSpec& spec, const v1::Config& config,
+                      const v1::Problem& problem, const v1::ResourceUsage& resources,
                       const std::map<std::string, int64_t>& device);
 
 }  // namespace tf::amd

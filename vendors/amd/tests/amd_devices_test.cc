@@ -5,7 +5,12 @@
 #include "vendors/amd/amd_devices.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "common/files.h"
 #include "vendors/device_kinds.h"
 
 namespace tf::amd {
@@ -32,16 +37,44 @@ TEST(AmdDevicesTest, NamingAGpuThatIsNotThereSaysWhy) {
       << devices.status().message();
 }
 
-TEST(AmdDevicesTest, TheRunnerMayUseTheKernelDriverAndRenderNodes) {
+bool Has(const std::vector<std::string>& paths, const std::string& path) {
+  return std::find(paths.begin(), paths.end(), path) != paths.end();
+}
+
+TEST(AmdDevicesTest, TheRunnerMayUseTheDeviceNodesThatExist) {
   sandbox::Policy policy;
   ConfineAmdRunner(1 << 30, policy);
-  auto has = [](const std::vector<std::string>& paths, const std::string& path) {
-    return std::find(paths.begin(), paths.end(), path) != paths.end();
-  };
-  EXPECT_TRUE(has(policy.write_paths, "/dev/kfd"));
-  EXPECT_TRUE(has(policy.write_paths, "/dev/dri"));
-  EXPECT_TRUE(has(policy.read_paths, "/sys"));
+  EXPECT_EQ(Has(policy.write_paths, "/dev/kfd"), std::filesystem::exists("/dev/kfd"));
+  EXPECT_EQ(Has(policy.write_paths, "/dev/dri"), std::filesystem::exists("/dev/dri"));
+  EXPECT_TRUE(Has(policy.write_paths, "/dev/shm")) << "ROCm SMI's mutexes";
+  EXPECT_TRUE(Has(policy.read_paths, "/sys"));
   EXPECT_EQ(policy.max_data_bytes, uint64_t{1} << 30);
+}
+
+// A fake /dev of an AMD host: kfd and a render node of the render group,
+// a card node of the video group, as amdgpu's udev rules make them.
+TEST(AmdDevicesTest, DeviceNodesAndTheirGroupsAreAllowedWhenPresent) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the fake nodes their groups";
+  auto dev = MakeTempDir("amd_dev-");
+  ASSERT_TRUE(dev.ok());
+  sandbox::Policy empty;
+  AllowAmdDeviceNodes(*dev, empty);
+  EXPECT_TRUE(empty.write_paths.empty());
+  EXPECT_TRUE(empty.keep_groups.empty());
+
+  ASSERT_TRUE(MakeDirs(*dev + "/dri").ok());
+  const std::pair<const char*, gid_t> kNodes[] = {
+      {"/kfd", 4242}, {"/dri/renderD128", 4242}, {"/dri/card0", 4244}};
+  for (const auto& [node, group] : kNodes) {
+    ASSERT_TRUE(WriteFileAtomic(*dev + node, "").ok());
+    ASSERT_EQ(chown((*dev + node).c_str(), 0, group), 0);
+  }
+  sandbox::Policy policy;
+  policy.keep_groups = {4242};
+  AllowAmdDeviceNodes(*dev, policy);
+  EXPECT_EQ(policy.write_paths, (std::vector<std::string>{*dev + "/kfd", *dev + "/dri"}));
+  EXPECT_EQ(policy.keep_groups, (std::vector<uint32_t>{4242, 4244}));
+  std::filesystem::remove_all(*dev);
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
-#include "vendors/amd/resource_check.h"
-
 #include <gtest/gtest.h>
 
 #include "kernelspec/config.h"
+#include "vendors/amd/resource_check.h"
 
 namespace tf::amd {
 namespace {
@@ -37,9 +36,9 @@ TEST(AmdResourceCheckTest, PrunesLdsOverTheWorkgroupLimitNamingBothParts) {
             std::string::npos)
       << pruned.message();
   // The device's own figure wins over the target's.
-  EXPECT_FALSE(Check("gfx942", Spec("256"), Usage(32, 0, 40000, 64),
-                     {{"max_shared_mem_per_block", 32768}})
-                   .ok());
+  EXPECT_FALSE(
+      Check("gfx942", Spec("256"), Usage(32, 0, 40000, 64), {{"max_shared_mem_per_block", 32768}})
+          .ok());
 }
 
 TEST(AmdResourceCheckTest, PrunesRegistersTheWorkgroupsWavesCannotHave) {

@@ -82,8 +82,8 @@ TEST_P(HipExamplesTest, LoadsEnumeratesAndCompilesForEveryTarget) {
       EXPECT_GT(build.resources.vector_registers(), 0) << build.symbol;
       EXPECT_EQ(build.resources.wave_size(), gpu.wave_size) << build.symbol;
       EXPECT_FALSE(build.reference_symbol.empty());
-      Status fits = (*toolchain)->CheckResources(loaded->spec, build.config, problem,
-                                                 build.resources, props);
+      Status fits =
+          (*toolchain)->CheckResources(loaded->spec, build.config, problem, build.resources, props);
       EXPECT_TRUE(fits.ok()) << build.symbol << ": " << fits.message();
     }
   }

@@ -230,8 +230,8 @@ TEST_F(HipToolchainTest, ReportsClangVersionAndTarget) {
 // Every target: grouped batches, one code object per batch, the mangled
 // kernel of each instantiation, and its LDS as the kernel declares it.
 TEST_F(HipToolchainTest, BuildsGroupedBatchesIntoCodeObjectsForEachTarget) {
-  std::vector<v1::Config> configs = {Config(8, 2),  Config(16, 4), Config(24, 8),
-                                     Config(32, 8), Config(40, 8)};
+  std::vector<v1::Config> configs = {Config(8, 2), Config(16, 4), Config(24, 8), Config(32, 8),
+                                     Config(40, 8)};
   for (const std::string arch : {"gfx90a", "gfx940", "gfx942", "gfx1030", "gfx1100"}) {
     SCOPED_TRACE(arch);
     builds_.clear();
@@ -253,8 +253,9 @@ TEST_F(HipToolchainTest, BuildsGroupedBatchesIntoCodeObjectsForEachTarget) {
       EXPECT_EQ(build.resources.spill_store_bytes(), 0);
       auto code = ReadFile(store_->PathOf(build.artifact_sha256));
       ASSERT_TRUE(code.ok()) << code.status().ToString();
-      EXPECT_TRUE(code->starts_with("\x7f"
-                                    "ELF"))
+      EXPECT_TRUE(
+          code->starts_with("\x7f"
+                            "ELF"))
           << tile;
       symbols.insert(build.symbol);
       artifacts.insert(build.artifact_sha256);
@@ -265,7 +266,8 @@ TEST_F(HipToolchainTest, BuildsGroupedBatchesIntoCodeObjectsForEachTarget) {
         var->set_name(name);
         var->set_value(value);
       }
-      EXPECT_TRUE(toolchain_->CheckResources(spec_, build.config, problem, build.resources, {}).ok());
+      EXPECT_TRUE(
+          toolchain_->CheckResources(spec_, build.config, problem, build.resources, {}).ok());
     }
     EXPECT_EQ(symbols.size(), configs.size());
     EXPECT_EQ(artifacts.size(), 2u);
@@ -305,9 +307,9 @@ TEST_F(HipToolchainTest, PrunesASpillingKernelWhenTheJobForbidsSpills) {
   Status pruned = toolchain_->CheckResources(spec_, builds_.at(128).config, problem, spills, {});
   EXPECT_EQ(pruned.code(), Code::kFailedPrecondition);
   EXPECT_NE(pruned.message().find("forbids spills"), std::string::npos) << pruned.message();
-  EXPECT_TRUE(toolchain_->CheckResources(spec_, builds_.at(8).config, problem,
-                                         builds_.at(8).resources, {})
-                  .ok());
+  EXPECT_TRUE(
+      toolchain_->CheckResources(spec_, builds_.at(8).config, problem, builds_.at(8).resources, {})
+          .ok());
 }
 
 TEST_F(HipToolchainTest, KillsACompilationPastItsTimeLimit) {
@@ -327,8 +329,8 @@ TEST_F(HipToolchainTest, AppliesAllowedOptionsAndRefusesOthers) {
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   ASSERT_TRUE(builds_.at(32).ok) << builds_.at(32).diagnostics;
 
-  for (const std::string option : {"-o/tmp/x", "-Xclang", "-mllvm", "-I/usr/include",
-                                   "-DX=$(id)", "-include/etc/passwd", "--offload-arch=gfx90a"}) {
+  for (const std::string option : {"-o/tmp/x", "-Xclang", "-mllvm", "-I/usr/include", "-DX=$(id)",
+                                   "-include/etc/passwd", "--offload-arch=gfx90a"}) {
     spec_.clear_compile_options();
     spec_.add_compile_options(option);
     Status status = toolchain_->Validate(spec_);
