@@ -6,6 +6,7 @@
 // found (iterated local search), or now and then from a random one.
 #include <algorithm>
 #include <deque>
+#include <limits>
 
 #include "search/neighbours.h"
 #include "search/random_order.h"
@@ -15,8 +16,16 @@ namespace tf::search {
 
 namespace {
 
-// The neighbourhood of a centre: one parameter changed by up to this many steps.
-constexpr uint32_t kMaxSteps = 2;
+// The neighbourhood of a centre: one parameter changed to any other value
+// (Kernel Tuner's Hamming neighbourhood), nearest values first. Adjacent
+// values alone (up to 2 steps) miss the moves that matter in real spaces,
+// where the good values of a parameter are far apart in its list (block
+// sizes 32, 64, 128, 256 among multiples of 16, the ones between them 100x
+// slower): the climb then stops where every adjacent value is worse. On the
+// six convolution spaces (bench/search_eval, `auto`) every value lifts the
+// fraction of the optimum at 400 evaluations from 0.986 to 0.994 (20 seeds;
+// 0.986 to 0.988 over 40), the same at 100 (0.902 both, 40 seeds).
+constexpr uint32_t kMaxSteps = std::numeric_limits<uint32_t>::max();
 // Restarts from a random configuration rather than near the best, one in this many.
 constexpr uint64_t kRandomRestartEvery = 4;
 // Random steps away from the best configuration for a restart.
