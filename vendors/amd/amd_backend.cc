@@ -48,7 +48,7 @@ class AmdBackend : public runner::Backend {
 
   ~AmdBackend() override {
     if (flush_buffer_ != nullptr) (void)hip_.hipFree(flush_buffer_);
-    if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
+    Unload();
     if (start_ != nullptr) (void)hip_.hipEventDestroy(start_);
     if (stop_ != nullptr) (void)hip_.hipEventDestroy(stop_);
   }
@@ -59,30 +59,36 @@ class AmdBackend : public runner::Backend {
     return Check(hip_.hipEventCreate(&stop_), "hipEventCreate");
   }
 
-  Status Load(const std::string& artifact_path) override {
-    if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
-    module_ = nullptr;
-    auto image = ReadFile(artifact_path);
-    if (!image.ok())
-      return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
-    Status loaded = Check(hip_.hipModuleLoadData(&module_, image->data()), "hipModuleLoadData");
-    if (!loaded.ok()) {
-      module_ = nullptr;
-      return Status::FailedPrecondition("cannot load artifact " + artifact_path + ": " +
-                                        loaded.message());
+  Status Load(const std::vector<std::string>& artifact_paths) override {
+    Unload();
+    for (const std::string& path : artifact_paths) {
+      auto image = ReadFile(path);
+      if (!image.ok()) {
+        Unload();
+        return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
+      }
+      hipModule_t module = nullptr;
+      Status loaded = Check(hip_.hipModuleLoadData(&module, image->data()), "hipModuleLoadData");
+      if (!loaded.ok()) {
+        Unload();
+        return Status::FailedPrecondition("cannot load artifact " + path + ": " +
+                                          loaded.message());
+      }
+      modules_.push_back(module);
     }
     return Status::Ok();
   }
 
   Result<runner::Launchable> Find(const std::string& symbol) override {
-    hipFunction_t function = nullptr;
-    if (module_ == nullptr ||
-        hip_.hipModuleGetFunction(&function, module_, symbol.c_str()) != hipSuccess) {
-      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    for (hipModule_t module : modules_) {
+      hipFunction_t function = nullptr;
+      if (hip_.hipModuleGetFunction(&function, module, symbol.c_str()) != hipSuccess) continue;
+      runner::Launchable kernel;
+      kernel.function = function;
+      kernel.artifact = module;
+      return kernel;
     }
-    runner::Launchable kernel;
-    kernel.function = function;
-    return kernel;
+    return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
   }
 
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
@@ -186,6 +192,11 @@ class AmdBackend : public runner::Backend {
   bool lost() const override { return lost_; }
 
  private:
+  void Unload() {
+    for (hipModule_t module : modules_) (void)hip_.hipModuleUnload(module);
+    modules_.clear();
+  }
+
   // A failed call marks the device lost when it no longer synchronizes:
   // sticky errors (hipErrorIllegalAddress, hipErrorLaunchFailure) fail every
   // later call, while launch errors such as out of resources leave it usable.
@@ -256,7 +267,7 @@ class AmdBackend : public runner::Backend {
 
   const HipRuntime& hip_;
   const int64_t l2_bytes_;
-  hipModule_t module_ = nullptr;
+  std::vector<hipModule_t> modules_;  // the loaded artifacts
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   hipEvent_t start_ = nullptr, stop_ = nullptr;
