@@ -51,9 +51,10 @@ void Coordinator::ChooseFinalistsLocked(Job& job) {
   if (count < 2) return;
   auto results = db_->ListResults(job.row.id);
   if (!results.ok()) {
-    spdlog::error("job {}: cannot read its results to choose finalists: {}; they are not timed "
-                  "again",
-                  job.row.id, results.status().message());
+    spdlog::error(
+        "job {}: cannot read its results to choose finalists: {}; they are not timed "
+        "again",
+        job.row.id, results.status().message());
     return;
   }
   // Only candidates with an artifact here: not those answered from earlier

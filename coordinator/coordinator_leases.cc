@@ -68,12 +68,12 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
     workers_[request.worker_id()].last_heartbeat_ms = NowUnixMs();
     BindQueuedJobsLocked();  // a job may have waited for a device like this one
     if (Job* job = PickJobLocked(*device)) {
-      TF_ASSIGN_OR_RETURN(auto lease,
-                          job->ready.empty()
-                              ? GrantRetimeLeaseLocked(*job, request.worker_id(),
-                                                       request.device_index())
-                              : GrantLeaseLocked(*job, request.worker_id(), request.device_index(),
-                                                 max_candidates));
+      TF_ASSIGN_OR_RETURN(
+          auto lease,
+          job->ready.empty()
+              ? GrantRetimeLeaseLocked(*job, request.worker_id(), request.device_index())
+              : GrantLeaseLocked(*job, request.worker_id(), request.device_index(),
+                                 max_candidates));
       return respond(std::move(lease));
     }
     if (Lease* straggler = PickStragglerLocked(*device, request.worker_id())) {
@@ -140,8 +140,14 @@ Result<v1::Lease> Coordinator::GrantRetimeLeaseLocked(Job& job, const std::strin
   db::LeaseRow row{0, job.row.id, worker_id, device_index, artifact, {}};
   TF_RETURN_IF_ERROR(db_->InsertLease(row));
   const int64_t now = NowUnixMs();
-  Lease lease{row.id, job.row.id,  worker_id, device_index, artifact, retime.finalists,
-              now + options_.lease_ttl_ms, now};
+  Lease lease{row.id,
+              job.row.id,
+              worker_id,
+              device_index,
+              artifact,
+              retime.finalists,
+              now + options_.lease_ttl_ms,
+              now};
   lease.retime = true;
   retime.lease_id = lease.id;
   retime.reported.clear();
@@ -291,9 +297,10 @@ void Coordinator::ApplyReleaseLocked(const Release& release) {
     job->second.active_leases = std::max(0, job->second.active_leases - 1);
     for (auto& [problem, retime] : job->second.retimes) {
       if (retime.lease_id != lease.id) continue;
-      spdlog::warn("lease {} of worker {} ended before re-timing its finalists; they go to the "
-                   "next worker",
-                   lease.id, lease.worker_id);
+      spdlog::warn(
+          "lease {} of worker {} ended before re-timing its finalists; they go to the "
+          "next worker",
+          lease.id, lease.worker_id);
       retime.lease_id = 0;
       work_cv_.notify_all();
     }

@@ -176,8 +176,8 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
   std::vector<v1::CandidateResult>& reported = retime->second.reported;
   const std::vector<int64_t>& finalists = retime->second.finalists;
   for (const v1::CandidateResult& result : request.results()) {
-    const bool finalist = std::find(finalists.begin(), finalists.end(), result.candidate_id()) !=
-                          finalists.end();
+    const bool finalist =
+        std::find(finalists.begin(), finalists.end(), result.candidate_id()) != finalists.end();
     const bool again = std::any_of(reported.begin(), reported.end(), [&](const auto& r) {
       return r.candidate_id() == result.candidate_id();
     });
@@ -207,7 +207,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
         MakeResultRow(job, candidates_[winner->candidate_id()], *winner, request.worker_id());
     row.timing = row.retiming = winner->retiming();
     row.retime_winner = true;
-    best = db::BestRow{job.row.kernel,  row.fingerprint,   job.fingerprint_created_ms,
+    best = db::BestRow{job.row.kernel,  row.fingerprint,  job.fingerprint_created_ms,
                        row.problem_key, row.device_class, row};
   }
   {
@@ -224,10 +224,11 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
   if (best) best_.Put(*best);
   const std::string problem = kernelspec::ProblemText(job.row.spec.problems(retime->first));
   if (winner) {
-    spdlog::info("job {}: problem {}: candidate {} won the re-timing of {} finalists in "
-                 "alternation, median {} ns",
-                 job.row.id, problem, winner->candidate_id(), finalists.size(),
-                 winner->retiming().median_ns());
+    spdlog::info(
+        "job {}: problem {}: candidate {} won the re-timing of {} finalists in "
+        "alternation, median {} ns",
+        job.row.id, problem, winner->candidate_id(), finalists.size(),
+        winner->retiming().median_ns());
   } else {
     spdlog::warn("job {}: problem {}: no finalist was re-timed; its best stays the search's",
                  job.row.id, problem);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace tf::coordinator {
 
@@ -21,8 +22,8 @@ std::optional<int64_t> RetimeWinner(const std::vector<v1::CandidateResult>& reti
   const v1::CandidateResult* winner = nullptr;
   for (const v1::CandidateResult& r : retimed) {
     if (r.status() != v1::RESULT_STATUS_OK || !(r.retiming().median_ns() > 0)) continue;
-    if (!winner || std::tie(r.retiming().median_ns(), r.candidate_id()) <
-                       std::tie(winner->retiming().median_ns(), winner->candidate_id())) {
+    if (!winner || std::make_pair(r.retiming().median_ns(), r.candidate_id()) <
+                       std::make_pair(winner->retiming().median_ns(), winner->candidate_id())) {
       winner = &r;
     }
   }

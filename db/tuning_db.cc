@@ -384,8 +384,7 @@ Result<std::vector<ResultRow>> TuningDb::FindResults(const std::string& fingerpr
   return Collect<ResultRow>(stmt, ReadResult);
 }
 
-Status TuningDb::SetRetiming(int64_t candidate_id, const v1::TimingStats& retiming,
-                             bool winner) {
+Status TuningDb::SetRetiming(int64_t candidate_id, const v1::TimingStats& retiming, bool winner) {
   TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("UPDATE results SET retiming = ?, retime_winner = ? "
                                               "WHERE candidate_id = ?"));
   stmt.BindBlob(1, retiming.SerializeAsString())
@@ -451,7 +450,8 @@ Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
                    ", r.problem_text FROM (SELECT results.*, c.problem_text, MIN(c.id) OVER "
                    "(PARTITION BY results.problem_key) AS problem_order, ROW_NUMBER() OVER "
                    "(PARTITION BY results.problem_key ORDER BY results.retime_winner DESC, "
-                   "results.median_ns, results.candidate_id) AS place FROM results JOIN candidates c ON c.id = "
+                   "results.median_ns, results.candidate_id) AS place FROM results JOIN candidates "
+                   "c ON c.id = "
                    "results.candidate_id WHERE results.job_id = ? AND results.status = " +
                    std::to_string(v1::RESULT_STATUS_OK) +
                    ") r WHERE r.place = 1 ORDER BY r.problem_order"));

@@ -419,8 +419,8 @@ class Validator {
       Fail("search.early_stop", "must be 0 (off) or a factor >= 1 of the best time");
     }
     if (search.finalists() < 0 || search.finalists() > kMaxFinalists) {
-      Fail("search.finalists", "must be in [0, " + std::to_string(kMaxFinalists) +
-                                   "] (0 or 1: no re-timing)");
+      Fail("search.finalists",
+           "must be in [0, " + std::to_string(kMaxFinalists) + "] (0 or 1: no re-timing)");
     }
     // Only random sampling with a budget draws configurations without
     // enumerating the space.

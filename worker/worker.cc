@@ -303,8 +303,8 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
   } else {
     std::vector<std::string> paths;
     for (const auto& [sha256, path] : artifacts) paths.push_back(path);
-    Status status = supervisor.RunLease(lease, paths, report,
-                                        [&] { return LeaseCancelled(lease.lease_id()); });
+    Status status =
+        supervisor.RunLease(lease, paths, report, [&] { return LeaseCancelled(lease.lease_id()); });
     if (!status.ok()) {
       spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
     }
@@ -326,7 +326,7 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
   const kernelspec::DeviceProperties limits(device.info.properties().begin(),
                                             device.info.properties().end());
   std::map<std::string, Result<std::shared_ptr<const BuiltBundle>>> bundles;  // by hash
-  std::map<std::string, v1::Lease> runs;  // by built artifact
+  std::map<std::string, v1::Lease> runs;                                      // by built artifact
   std::map<int64_t, v1::ResourceUsage> resources;
   for (const auto& c : lease.candidates()) {
     v1::CandidateResult result;
@@ -334,10 +334,10 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
     const std::string& bundle = ArtifactOf(lease, c);
     auto built = bundles.find(bundle);
     if (built == bundles.end()) {
-      built = bundles
-                  .emplace(bundle, bundles_->Get(bundle, bundle_paths.at(bundle),
-                                                 device.info.arch()))
-                  .first;
+      built =
+          bundles
+              .emplace(bundle, bundles_->Get(bundle, bundle_paths.at(bundle), device.info.arch()))
+              .first;
       if (!built->second.ok()) {
         spdlog::error("device {}: lease {}: {}", index, lease.lease_id(),
                       built->second.status().message());
@@ -366,8 +366,8 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
       report(std::move(result));
       continue;
     }
-    Status fits =
-        batch.toolchain->CheckResources(lease.spec(), c.config(), c.problem(), build.resources, limits);
+    Status fits = batch.toolchain->CheckResources(lease.spec(), c.config(), c.problem(),
+                                                  build.resources, limits);
     if (!fits.ok()) {
       result.set_status(v1::RESULT_STATUS_PRUNED);
       result.set_error(fits.message());

@@ -37,8 +37,9 @@ void PrintBestTable(const v1::Job& job) {
   table.Print(stdout);
   if (std::any_of(job.best().begin(), job.best().end(),
                   [](const v1::BestEntry& b) { return b.confirmed_by_retiming(); })) {
-    std::printf("re-timed: won the re-timing of its problem's finalists in alternation; the "
-                "figures are that re-timing's\n");
+    std::printf(
+        "re-timed: won the re-timing of its problem's finalists in alternation; the "
+        "figures are that re-timing's\n");
   }
 }
 
@@ -244,8 +245,9 @@ int RunBest(const GlobalOptions& global, const BestOptions& options) {
     std::printf("GFLOP/s:  %s\n", FormatGflops(best->timing().gflops()).c_str());
   }
   if (best->confirmed_by_retiming()) {
-    std::printf("confirmed: won the re-timing of its job's finalists in alternation (the figures "
-                "above)\n");
+    std::printf(
+        "confirmed: won the re-timing of its job's finalists in alternation (the figures "
+        "above)\n");
   }
   std::printf("from:     job %lld, kernel fingerprint %s\n", static_cast<long long>(best->job_id()),
               best->fingerprint().c_str());

@@ -1,8 +1,9 @@
 // Finalists timed again in alternation: who the finalists are, the order of
 // the rounds, each one's figure, and the winner picked from that figure.
+#include "coordinator/finalists.h"
+
 #include <gtest/gtest.h>
 
-#include "coordinator/finalists.h"
 #include "runner/alternation.h"
 
 namespace tf {

@@ -71,8 +71,7 @@ class AmdBackend : public runner::Backend {
       Status loaded = Check(hip_.hipModuleLoadData(&module, image->data()), "hipModuleLoadData");
       if (!loaded.ok()) {
         Unload();
-        return Status::FailedPrecondition("cannot load artifact " + path + ": " +
-                                          loaded.message());
+        return Status::FailedPrecondition("cannot load artifact " + path + ": " + loaded.message());
       }
       modules_.push_back(module);
     }
@@ -111,8 +110,9 @@ class AmdBackend : public runner::Backend {
   Status Reset(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override {
     AmdBuffers& device = Hip(buffers);
     for (size_t i = 0; i < device.work.size(); ++i) {
-      TF_RETURN_IF_ERROR(Check(hip_.hipMemcpyDtoD(device.work[i], device.pristine[i], device.sizes[i]),
-                               "hipMemcpyDtoD"));
+      TF_RETURN_IF_ERROR(
+          Check(hip_.hipMemcpyDtoD(device.work[i], device.pristine[i], device.sizes[i]),
+                "hipMemcpyDtoD"));
     }
     // All-ones bytes are NaN in every float dtype.
     for (int index : outputs) {

@@ -102,8 +102,7 @@ class NvidiaBackend : public runner::Backend {
       Status loaded = Check(cuda_.cuModuleLoadData(&module, image->data()), "cuModuleLoadData");
       if (!loaded.ok()) {
         Unload();
-        return Status::FailedPrecondition("cannot load artifact " + path + ": " +
-                                          loaded.message());
+        return Status::FailedPrecondition("cannot load artifact " + path + ": " + loaded.message());
       }
       modules_.push_back(module);
     }
@@ -317,9 +316,8 @@ class NvidiaBackend : public runner::Backend {
       const std::string symbol = ConstantSymbol(kernel.symbol, name);
       CUdeviceptr global = 0;
       size_t global_bytes = 0;
-      const CUresult found =
-          cuda_.cuModuleGetGlobal(&global, &global_bytes, static_cast<CUmodule>(kernel.artifact),
-                                  symbol.c_str());
+      const CUresult found = cuda_.cuModuleGetGlobal(
+          &global, &global_bytes, static_cast<CUmodule>(kernel.artifact), symbol.c_str());
       // The compiler drops a __constant__ variable that no kernel of the
       // module reads (a reference using the pointer instead): nothing to fill.
       if (found == CUDA_ERROR_NOT_FOUND) continue;
@@ -443,7 +441,7 @@ class NvidiaBackend : public runner::Backend {
   const CUcontext context_;
   const int64_t l2_bytes_;
   const std::unique_ptr<NvidiaSensors> sensors_;  // null: no clock and temperature
-  std::vector<CUmodule> modules_;  // the loaded artifacts
+  std::vector<CUmodule> modules_;                 // the loaded artifacts
   CUmodule compare_module_ = nullptr;
   std::map<runner::Dtype, CUfunction> compare_kernels_;
   CUdeviceptr totals_ = 0;  // one CompareTotals
