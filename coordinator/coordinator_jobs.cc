@@ -58,7 +58,8 @@ void Coordinator::ChooseFinalistsLocked(Job& job) {
     return;
   }
   // Only candidates with an artifact here: not those answered from earlier
-  // jobs' results, nor, after a restart, those built on workers.
+  // jobs' results that were built on workers, nor, after a restart, any built
+  // on workers.
   std::map<int, std::vector<TimedCandidate>> by_problem;
   for (const db::ResultRow& r : *results) {
     auto c = candidates_.find(r.candidate_id);
