@@ -191,8 +191,16 @@ TEST_P(FleetTest, FinalistsAreTimedAgainInAlternationAndTheFastestOfThatWins) {
     const std::string problem = kernelspec::ProblemText(best.problem());
     std::vector<const v1::CandidateResult*> finalists;
     const v1::CandidateResult* winner = nullptr;
+    double slowest_finalist_ns = 0, fastest_other_ns = 1e300;  // as the search timed them
     for (const auto& r : *results) {
-      if (kernelspec::ProblemText(r.problem()) != problem || r.retiming().repeats() == 0) continue;
+      if (kernelspec::ProblemText(r.problem()) != problem) continue;
+      if (r.retiming().repeats() == 0) {
+        if (r.status() == v1::RESULT_STATUS_OK) {
+          fastest_other_ns = std::min(fastest_other_ns, r.timing().median_ns());
+        }
+        continue;
+      }
+      slowest_finalist_ns = std::max(slowest_finalist_ns, r.timing().median_ns());
       finalists.push_back(&r);
       EXPECT_EQ(r.retiming().repeats(), runner::kAlternationRounds) << problem;
       if (r.retime_winner()) {
@@ -200,14 +208,16 @@ TEST_P(FleetTest, FinalistsAreTimedAgainInAlternationAndTheFastestOfThatWins) {
         winner = &r;
       }
     }
-    // The search's four fastest, each re-timed; the winner the fastest of that.
+    // The search's four fastest, each re-timed (each sample spins for its MS
+    // milliseconds at least); the winner the fastest of that re-timing.
     ASSERT_EQ(finalists.size(), 4u) << problem;
+    EXPECT_LE(slowest_finalist_ns, fastest_other_ns) << problem;
     ASSERT_NE(winner, nullptr) << problem;
     for (const v1::CandidateResult* f : finalists) {
       EXPECT_GE(f->retiming().median_ns(), winner->retiming().median_ns()) << problem;
-      EXPECT_LE(f->config().settings(0).value().int_value(), 4) << problem;
+      EXPECT_GE(f->retiming().median_ns(), 1e6 * f->config().settings(0).value().int_value())
+          << problem << " " << kernelspec::ConfigKey(f->config());
     }
-    EXPECT_EQ(kernelspec::ConfigKey(winner->config()), "MS=1") << problem;
     // The job's best and the kernel's best are that winner, with its re-timing.
     EXPECT_EQ(best.candidate_id(), winner->candidate_id()) << problem;
     EXPECT_TRUE(best.confirmed_by_retiming()) << problem;
