@@ -7,10 +7,17 @@
 #   exhaustive+early-stop the same, losers stopped after a 5-run estimate
 #   auto                  search.strategy auto with max_candidates BUDGET per problem
 #   auto+early-stop       both
+#   exhaustive-again      exhaustive once more: the same job run twice
+#   no-retime             exhaustive without re-timing the finalists (search.finalists: 0)
+#   no-retime-again       that once more
 # and prints, for each, the wall time, the evaluations (and how many were
 # early-stopped), and per problem the winner's median time relative to the
-# exhaustive winner's (1.000: the same time; above: slower).
+# exhaustive winner's (1.000: the same time; above: slower) and how many
+# winners have the exhaustive winner's configuration; a NAME-again variant is
+# also compared with NAME, and the largest difference printed: the finalists'
+# re-timing should keep the same job's winners within 1% of each other.
 # VARIANTS (names, space-separated) runs some of them; exhaustive is always run.
+#   VARIANTS="exhaustive-again no-retime no-retime-again" bench/search_h200.sh CARRY_DIR
 #   [BUDGET=40] [EARLY_STOP=2.0] [VARIANTS=...] bench/search_h200.sh CARRY_DIR [SPEC] [STATE_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,6 +36,9 @@ variants=(
   "exhaustive+early-stop|{strategy: exhaustive, early_stop: $early_stop}"
   "auto|{strategy: auto, max_candidates: $budget, seed: 1}"
   "auto+early-stop|{strategy: auto, max_candidates: $budget, seed: 1, early_stop: $early_stop}"
+  "exhaustive-again|{strategy: exhaustive}"
+  "no-retime|{strategy: exhaustive, finalists: 0}"
+  "no-retime-again|{strategy: exhaustive, finalists: 0}"
 )
 for variant in "${variants[@]}"; do
   name="${variant%%|*}" search="${variant#*|}"
@@ -59,19 +69,34 @@ for line in open(f"{state}/walls"):
 def summary(name):
     run = f"{state}/{name}/run"
     status = json.load(open(f"{run}/status.json"))
-    best = {json.dumps(b["problem"], sort_keys=True): b["median_ns"] for b in status["best"]}
+    best = {json.dumps(b["problem"], sort_keys=True): (b["median_ns"], json.dumps(b["config"], sort_keys=True))
+            for b in status["best"]}
     db = sqlite3.connect(f"{run}/t.db")
     early = db.execute("SELECT COUNT(*) FROM results WHERE status = 7").fetchone()[0]
     return status, best, early
 
+def compare(best, base_best):
+    ratios, same = [], 0
+    for problem, (ns, config) in base_best.items():
+        if problem in best:
+            ratios.append(best[problem][0] / ns)
+            same += best[problem][1] == config
+    return ratios, same
+
 base_status, base_best, _ = summary("exhaustive")
-print(f"\n{'variant':24} {'wall s':>8} {'evaluations':>12} {'early-stopped':>14}  winner / exhaustive winner")
+print(f"\n{'variant':24} {'wall s':>8} {'evaluations':>12} {'early-stopped':>14}  winner / exhaustive winner (same configuration)")
 for name in walls:
     status, best, early = summary(name)
-    ratios = []
-    for problem, ns in base_best.items():
-        ratios.append(f"{best[problem] / ns:.3f}" if problem in best else "none")
+    ratios, same = compare(best, base_best)
     print(f"{name:24} {walls[name]:8.1f} {status['candidates_total']:12d} {early:14d}  "
-          + " ".join(ratios) + f"  ({status['state']}; {status.get('stop_reason', '')})")
+          + " ".join(f"{r:.3f}" for r in ratios) + f" ({same} of {len(base_best)})"
+          + f"  ({status['state']}; {status.get('stop_reason', '')})")
+for name in walls:
+    if name.endswith("-again") and name[:-len("-again")] in walls:
+        first = name[:-len("-again")]
+        ratios, same = compare(summary(name)[1], summary(first)[1])
+        worst = max(abs(r - 1) for r in ratios) if ratios else float("nan")
+        print(f"{name} / {first}: " + " ".join(f"{r:.4f}" for r in ratios)
+              + f"; largest difference {100 * worst:.2f}%, {same} of {len(ratios)} winners the same configuration")
 print("\nproblems in order:", ", ".join(base_best))
 PY

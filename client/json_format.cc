@@ -93,12 +93,14 @@ Json JobJson(const v1::Job& job) {
               {"created_unix_ms", job.created_unix_ms()},
               {"updated_unix_ms", job.updated_unix_ms()},
               {"error", job.error()},
-              {"stop_reason", job.stop_reason()}};
+              {"stop_reason", job.stop_reason()},
+              {"problems_retiming", job.problems_retiming()}};
   Json best = Json::array();
   for (const v1::BestEntry& entry : job.best()) {
     Json item = {{"problem", ProblemJson(entry.problem())},
                  {"config", ConfigJson(entry.config())},
-                 {"candidate_id", entry.candidate_id()}};
+                 {"candidate_id", entry.candidate_id()},
+                 {"confirmed_by_retiming", entry.confirmed_by_retiming()}};
     AddTiming(entry.timing(), &item);
     best.push_back(std::move(item));
   }
@@ -115,6 +117,7 @@ Json BestJson(const v1::QueryBestResponse& best) {
   AddTiming(best.timing(), &out);
   out["job_id"] = best.job_id();
   out["fingerprint"] = best.fingerprint();
+  out["confirmed_by_retiming"] = best.confirmed_by_retiming();
   return out;
 }
 
@@ -126,6 +129,12 @@ Json ResultJson(const v1::CandidateResult& result) {
   AddTiming(result.timing(), &out);
   out["max_abs_error"] = result.max_abs_error();
   out["error"] = result.error();
+  if (result.retiming().repeats() > 0) {
+    Json retiming = {{"samples", result.retiming().repeats()}};
+    AddTiming(result.retiming(), &retiming);
+    out["retiming"] = std::move(retiming);
+    out["retime_winner"] = result.retime_winner();
+  }
   return out;
 }
 

@@ -201,6 +201,17 @@ class Coordinator {
     std::set<std::string> building;     // configurations sent to be built
     // Proposed, but not stored yet: a write failed; the reaper retries.
     std::vector<NewCandidate> unstored;
+    // Once the search is done and every candidate has its result: each
+    // problem's finalists timed again (coordinator/finalists.h), by problem
+    // index, until their lease reports. Chosen once per coordinator run: a
+    // restarted coordinator re-times the job again.
+    struct Retime {
+      std::vector<int64_t> finalists;  // candidate ids, fastest first
+      int64_t lease_id = 0;            // 0: waiting for a device
+      std::vector<v1::CandidateResult> reported;
+    };
+    std::map<int, Retime> retimes;
+    bool finalists_chosen = false;
   };
   struct Lease {
     int64_t id = 0;
@@ -215,6 +226,9 @@ class Coordinator {
     // worker; the first result of each candidate counts.
     int64_t backup_of = 0;  // set on a backup lease: the straggler's lease
     int64_t backup_id = 0;  // set on a straggler's lease: its live backup
+    // Re-times finalists (Job::retimes), which already have their results:
+    // never backed up, its end puts the finalists back to wait.
+    bool retime = false;
   };
   struct Worker {
     db::WorkerRow row;
@@ -234,8 +248,11 @@ class Coordinator {
   void BindQueuedJobsLocked();
   Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
   void FailJobLocked(Job& job, const std::string& error);
-  // Ends the job once its search is done and every candidate has its result.
+  // Ends the job once its search is done, every candidate has its result and
+  // its finalists were timed again.
   void FinishIfDoneLocked(Job& job);
+  // Job::retimes from the job's results; none when Search.finalists < 2.
+  void ChooseFinalistsLocked(Job& job);
   // Asks the job's search for more candidates as results come back, then
   // FinishIfDoneLocked.
   void AdvanceSearchLocked(Job& job);
@@ -261,6 +278,13 @@ class Coordinator {
   Job* PickJobLocked(const v1::DeviceInfo& device);
   Result<v1::Lease> GrantLeaseLocked(Job& job, const std::string& worker_id, int device_index,
                                      int max_candidates);
+  // The finalists of a problem of `job` that wait for a device.
+  Result<v1::Lease> GrantRetimeLeaseLocked(Job& job, const std::string& worker_id,
+                                           int device_index);
+  // Results of a retime lease; once all came, or the lease finished, the
+  // re-timings and the winner, as the best, are stored with the lease's end.
+  Result<v1::ReportResultsResponse> ReportRetimeLocked(const v1::ReportResultsRequest& request,
+                                                       Lease& lease);
   // A lease of another worker on this device class, outstanding for three
   // times as long as this job's leases normally take, without a backup yet.
   Lease* PickStragglerLocked(const v1::DeviceInfo& device, const std::string& worker_id);

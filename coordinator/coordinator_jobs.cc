@@ -6,6 +6,7 @@
 
 #include "common/files.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/finalists.h"
 #include "coordinator/job_rules.h"
 #include "kernelspec/config.h"
 
@@ -44,12 +45,49 @@ void Coordinator::FailJobLocked(Job& job, const std::string& error) {
   ChangedLocked(job);
 }
 
+void Coordinator::ChooseFinalistsLocked(Job& job) {
+  job.finalists_chosen = true;
+  const int count = job.row.spec.search().finalists();
+  if (count < 2) return;
+  auto results = db_->ListResults(job.row.id);
+  if (!results.ok()) {
+    spdlog::error(
+        "job {}: cannot read its results to choose finalists: {}; they are not timed "
+        "again",
+        job.row.id, results.status().message());
+    return;
+  }
+  // Only candidates with an artifact here: not those answered from earlier
+  // jobs' results that were built on workers, nor, after a restart, any built
+  // on workers.
+  std::map<int, std::vector<TimedCandidate>> by_problem;
+  for (const db::ResultRow& r : *results) {
+    auto c = candidates_.find(r.candidate_id);
+    if (r.status != v1::RESULT_STATUS_OK || c == candidates_.end() ||
+        c->second.artifact_sha256.empty()) {
+      continue;
+    }
+    by_problem[c->second.problem_index].push_back({r.candidate_id, r.timing.median_ns()});
+  }
+  for (auto& [problem, timed] : by_problem) {
+    std::vector<int64_t> finalists = PickFinalists(std::move(timed), count);
+    if (!finalists.empty()) job.retimes[problem].finalists = std::move(finalists);
+  }
+  if (job.retimes.empty()) return;
+  spdlog::info("job {}: search done; re-timing the finalists of {} problems in alternation",
+               job.row.id, job.retimes.size());
+  work_cv_.notify_all();
+  ChangedLocked(job);
+}
+
 // Forgets the ended job's candidates (they live on in the database).
 void Coordinator::FinishIfDoneLocked(Job& job) {
   if (job.row.state != v1::JOB_STATE_RUNNING ||
       job.row.candidates_done < job.row.candidates_total || (job.search && !job.search->Done())) {
     return;
   }
+  if (!job.finalists_chosen) ChooseFinalistsLocked(job);
+  if (!job.retimes.empty()) return;
   db::JobRow updated = job.row;
   if (job.search) updated.stop_reason = job.search->StopReason();
   bool any_ok = updated.candidates_failed < updated.candidates_total;
@@ -102,7 +140,8 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
       auto config = kernelspec::ParseConfigKey(r.config_key);
       if (problem.ok()) *entry->mutable_problem() = *problem;
       if (config.ok()) *entry->mutable_config() = *config;
-      *entry->mutable_timing() = r.timing;
+      *entry->mutable_timing() = r.retime_winner ? r.retiming : r.timing;
+      entry->set_confirmed_by_retiming(r.retime_winner);
       entry->set_candidate_id(r.candidate_id);
     }
   }
@@ -113,6 +152,7 @@ v1::Job Coordinator::ToProto(const Job& job) {
   v1::Job proto = ToProto(job.row);
   proto.set_configurations(job.configurations);
   proto.set_builds_done(job.builds_done);
+  proto.set_problems_retiming(static_cast<int32_t>(job.retimes.size()));
   return proto;
 }
 
@@ -188,6 +228,7 @@ Result<v1::Job> Coordinator::Cancel(int64_t job_id, const auth::Caller& caller) 
   job.ready.clear();
   job.active_leases = 0;
   job.search.reset();
+  job.retimes.clear();
   builds_->CancelJob(job_id);
   spdlog::info("job {} cancelled", job_id);
   ChangedLocked(job);
@@ -231,6 +272,8 @@ Result<std::vector<Coordinator::RecordedResult>> Coordinator::ListRecordedResult
     out.set_error(r.error);
     *out.mutable_timing() = r.timing;
     out.set_max_abs_error(r.max_abs_error);
+    if (r.retiming.repeats() > 0) *out.mutable_retiming() = r.retiming;
+    out.set_retime_winner(r.retime_winner);
     auto config = kernelspec::ParseConfigKey(r.config_key);
     auto problem = kernelspec::ParseProblem(r.problem_text);
     if (config.ok()) *out.mutable_config() = *config;

@@ -9,12 +9,14 @@
 
 #include "common/files.h"
 #include "coordinator/coordinator.h"
+#include "kernelspec/config.h"
 
 namespace tf::coordinator {
 
 // Highest priority first; among equals the job with the fewest leases out,
 // then the one served least recently: same-priority jobs share the workers
-// (round robin when leases are taken one at a time).
+// (round robin when leases are taken one at a time). A job has work when
+// candidates are ready or finalists wait to be timed again.
 Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
   Job* pick = nullptr;
   for (auto& [id, job] : jobs_) {
@@ -27,7 +29,9 @@ Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
            candidates_[job.ready.front()].state != db::CandidateState::kReady) {
       job.ready.pop_front();
     }
-    if (job.ready.empty()) continue;
+    const bool retime_waiting = std::any_of(job.retimes.begin(), job.retimes.end(),
+                                            [](const auto& r) { return r.second.lease_id == 0; });
+    if (job.ready.empty() && !retime_waiting) continue;
     auto rank = [](const Job& j) {
       return std::make_tuple(-j.row.priority, j.active_leases, j.last_lease_seq);
     };
@@ -64,8 +68,12 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
     workers_[request.worker_id()].last_heartbeat_ms = NowUnixMs();
     BindQueuedJobsLocked();  // a job may have waited for a device like this one
     if (Job* job = PickJobLocked(*device)) {
-      TF_ASSIGN_OR_RETURN(auto lease, GrantLeaseLocked(*job, request.worker_id(),
-                                                       request.device_index(), max_candidates));
+      TF_ASSIGN_OR_RETURN(
+          auto lease,
+          job->ready.empty()
+              ? GrantRetimeLeaseLocked(*job, request.worker_id(), request.device_index())
+              : GrantLeaseLocked(*job, request.worker_id(), request.device_index(),
+                                 max_candidates));
       return respond(std::move(lease));
     }
     if (Lease* straggler = PickStragglerLocked(*device, request.worker_id())) {
@@ -121,6 +129,39 @@ Result<v1::Lease> Coordinator::GrantLeaseLocked(Job& job, const std::string& wor
   return LeaseProtoLocked(job, stored);
 }
 
+Result<v1::Lease> Coordinator::GrantRetimeLeaseLocked(Job& job, const std::string& worker_id,
+                                                      int device_index) {
+  auto waiting = std::find_if(job.retimes.begin(), job.retimes.end(),
+                              [](const auto& r) { return r.second.lease_id == 0; });
+  Job::Retime& retime = waiting->second;
+  const std::string artifact = candidates_[retime.finalists.front()].artifact_sha256;
+  // Its row only numbers it: the finalists stay done, and a coordinator
+  // that restarts chooses them again.
+  db::LeaseRow row{0, job.row.id, worker_id, device_index, artifact, {}};
+  TF_RETURN_IF_ERROR(db_->InsertLease(row));
+  const int64_t now = NowUnixMs();
+  Lease lease{row.id,
+              job.row.id,
+              worker_id,
+              device_index,
+              artifact,
+              retime.finalists,
+              now + options_.lease_ttl_ms,
+              now};
+  lease.retime = true;
+  retime.lease_id = lease.id;
+  retime.reported.clear();
+  job.active_leases++;
+  job.last_lease_seq = ++lease_seq_;
+  for (int64_t id : retime.finalists) candidates_[id].leased_to.push_back(worker_id);
+  spdlog::info("job {}: lease {} re-times the {} finalists of problem {} on worker {} device {}",
+               job.row.id, lease.id, retime.finalists.size(),
+               kernelspec::ProblemText(job.row.spec.problems(waiting->first)), worker_id,
+               device_index);
+  Lease& stored = leases_[lease.id] = std::move(lease);
+  return LeaseProtoLocked(job, stored);
+}
+
 v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
   v1::Lease proto;
   proto.set_lease_id(lease.id);
@@ -133,6 +174,7 @@ v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
   proto.set_reference_symbol(candidates_[lease.candidate_ids.front()].reference_symbol);
   proto.set_deadline_unix_ms(lease.deadline_ms);
   proto.set_build_on_worker(job.build_on_worker);
+  proto.set_retime(lease.retime);
   for (int64_t id : lease.candidate_ids) {
     const Candidate& c = candidates_[id];
     auto* lc = proto.add_candidates();
@@ -140,6 +182,10 @@ v1::Lease Coordinator::LeaseProtoLocked(const Job& job, const Lease& lease) {
     *lc->mutable_config() = c.config;
     *lc->mutable_problem() = c.problem;
     lc->set_symbol(c.symbol);
+    if (lease.retime) {
+      lc->set_artifact_sha256(c.artifact_sha256);
+      continue;  // timed in full, in alternation
+    }
     const double early_stop = job.row.spec.search().early_stop();
     std::optional<double> best = job.search ? job.search->Best(c.problem_index) : std::nullopt;
     if (early_stop > 0 && best) lc->set_early_stop_ns(early_stop * *best);
@@ -249,6 +295,15 @@ void Coordinator::ApplyReleaseLocked(const Release& release) {
   auto job = jobs_.find(lease.job_id);
   if (job != jobs_.end()) {
     job->second.active_leases = std::max(0, job->second.active_leases - 1);
+    for (auto& [problem, retime] : job->second.retimes) {
+      if (retime.lease_id != lease.id) continue;
+      spdlog::warn(
+          "lease {} of worker {} ended before re-timing its finalists; they go to the "
+          "next worker",
+          lease.id, lease.worker_id);
+      retime.lease_id = 0;
+      work_cv_.notify_all();
+    }
     // Back at the front: these are the oldest work of the job.
     for (auto it = release.unreported.rbegin(); it != release.unreported.rend(); ++it) {
       (*it)->lease_id = release.heir;

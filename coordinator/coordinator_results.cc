@@ -1,10 +1,14 @@
 // Results: each reported result recorded once, whoever reports it.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <set>
 
 #include "common/files.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/finalists.h"
 #include "coordinator/job_rules.h"
+#include "kernelspec/config.h"
 
 namespace tf::coordinator {
 
@@ -70,6 +74,10 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
       return Status::PermissionDenied("lease " + std::to_string(request.lease_id()) +
                                       " was not granted to worker " + request.worker_id());
     }
+  }
+  if (auto lease = leases_.find(request.lease_id());
+      lease != leases_.end() && lease->second.retime) {
+    return ReportRetimeLocked(request, lease->second);
   }
   v1::ReportResultsResponse response;
   // A result counts once, whoever reports it: also after its lease expired
@@ -152,6 +160,83 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     ChangedLocked(jobs_[id]);
     AdvanceSearchLocked(jobs_[id]);
   }
+  return response;
+}
+
+Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
+    const v1::ReportResultsRequest& request, Lease& lease) {
+  v1::ReportResultsResponse response;
+  Job& job = jobs_[lease.job_id];
+  auto retime = std::find_if(job.retimes.begin(), job.retimes.end(),
+                             [&](const auto& r) { return r.second.lease_id == lease.id; });
+  if (retime == job.retimes.end()) {
+    response.set_duplicates(request.results_size());
+    return response;
+  }
+  std::vector<v1::CandidateResult>& reported = retime->second.reported;
+  const std::vector<int64_t>& finalists = retime->second.finalists;
+  for (const v1::CandidateResult& result : request.results()) {
+    const bool finalist =
+        std::find(finalists.begin(), finalists.end(), result.candidate_id()) != finalists.end();
+    const bool again = std::any_of(reported.begin(), reported.end(), [&](const auto& r) {
+      return r.candidate_id() == result.candidate_id();
+    });
+    if (!finalist || again) {
+      response.set_duplicates(response.duplicates() + 1);
+      continue;
+    }
+    reported.push_back(result);
+    response.set_recorded(response.recorded() + 1);
+  }
+  if (auto w = workers_.find(request.worker_id()); w != workers_.end()) {
+    w->second.results_reported += response.recorded();
+    w->second.last_heartbeat_ms = NowUnixMs();
+  }
+  if (!request.lease_finished() && reported.size() < finalists.size()) return response;
+
+  // A finalist that failed now (a crash, another worker's device) keeps its
+  // result from the search, without a re-timing.
+  const std::optional<int64_t> id = RetimeWinner(reported);
+  const v1::CandidateResult* winner = nullptr;
+  for (const v1::CandidateResult& r : reported) {
+    if (id && r.candidate_id() == *id) winner = &r;
+  }
+  std::optional<db::BestRow> best;
+  if (winner) {
+    db::ResultRow row =
+        MakeResultRow(job, candidates_[winner->candidate_id()], *winner, request.worker_id());
+    row.timing = row.retiming = winner->retiming();
+    row.retime_winner = true;
+    best = db::BestRow{job.row.kernel,  row.fingerprint,  job.fingerprint_created_ms,
+                       row.problem_key, row.device_class, row};
+  }
+  {
+    auto txn = db_->Begin();
+    TF_RETURN_IF_ERROR(txn->begin_status());
+    for (const v1::CandidateResult& r : reported) {
+      if (r.status() != v1::RESULT_STATUS_OK) continue;
+      TF_RETURN_IF_ERROR(db_->SetRetiming(r.candidate_id(), r.retiming(), &r == winner));
+    }
+    if (best) TF_RETURN_IF_ERROR(db_->PutBest(job.row.kernel, best->result, NowUnixMs()));
+    TF_RETURN_IF_ERROR(db_->EndLease(lease.id));
+    TF_RETURN_IF_ERROR(txn->Commit());
+  }
+  if (best) best_.Put(*best);
+  const std::string problem = kernelspec::ProblemText(job.row.spec.problems(retime->first));
+  if (winner) {
+    spdlog::info(
+        "job {}: problem {}: candidate {} won the re-timing of {} finalists in "
+        "alternation, median {} ns",
+        job.row.id, problem, winner->candidate_id(), finalists.size(),
+        winner->retiming().median_ns());
+  } else {
+    spdlog::warn("job {}: problem {}: no finalist was re-timed; its best stays the search's",
+                 job.row.id, problem);
+  }
+  job.retimes.erase(retime);
+  ApplyReleaseLocked({lease.id, {}, 0});
+  ChangedLocked(job);
+  FinishIfDoneLocked(job);
   return response;
 }
 

@@ -81,7 +81,12 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
     bool built =
         build != builds.end() && build->second.ok && store_->Has(build->second.artifact_sha256);
     std::optional<db::ResultRow> result = n.earlier;
-    if (!result && built) {
+    if (result && built) {
+      // Not run again, but it can be re-timed among the finalists.
+      c.artifact_sha256 = build->second.artifact_sha256;
+      c.symbol = build->second.symbol;
+      c.reference_symbol = build->second.reference_symbol;
+    } else if (!result && built) {
       result = UseBuildLocked(job, c, build->second);
     } else if (!result && build != builds.end() && !build->second.ok &&
                job.config_keys.contains(c.config_key) && !job.building.contains(c.config_key)) {

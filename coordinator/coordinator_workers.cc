@@ -87,7 +87,7 @@ Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest&
     auto l = leases_.find(lease_id);
     if (l == leases_.end() || l->second.worker_id != request.worker_id()) {
       response.add_cancelled_lease_ids(lease_id);
-    } else if (AllReportedLocked(l->second)) {
+    } else if (!l->second.retime && AllReportedLocked(l->second)) {
       // Every candidate has its result, from this worker or from the twin of
       // a straggling lease: stop work that can no longer count.
       response.add_cancelled_lease_ids(lease_id);

@@ -123,6 +123,12 @@ ALTER TABLE workers ADD COLUMN owner_token INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN started_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 )sql",
+      // 6: finalists timed again in alternation at a job's end: each one's
+      // re-timing (a serialized TimingStats) and the one that won it.
+      R"sql(
+ALTER TABLE results ADD COLUMN retiming BLOB NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN retime_winner INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return kMigrations;
 }

@@ -55,8 +55,8 @@ constexpr const char* kResultColumns =
     "r.candidate_id, r.job_id, r.fingerprint, r.config_key, r.problem_key, r.device_class, "
     "r.worker, r.cached, r.status, r.error, r.median_ns, r.p10_ns, r.p90_ns, r.min_ns, "
     "r.mean_ns, r.repeats, r.gflops, r.max_abs_error, r.sm_clock_mhz, r.temperature_c, "
-    "r.resources, r.created_ms";
-constexpr int kResultColumnCount = 22;
+    "r.resources, r.created_ms, r.retiming, r.retime_winner";
+constexpr int kResultColumnCount = 24;
 
 ResultRow ReadResult(const Statement& s) {
   ResultRow r;
@@ -82,6 +82,8 @@ ResultRow ReadResult(const Statement& s) {
   r.timing.set_temperature_c(s.Double(19));
   r.resources.ParseFromString(s.Text(20));
   r.created_ms = s.Int(21);
+  r.retiming.ParseFromString(s.Text(22));
+  r.retime_winner = s.Int(23) != 0;
   return r;
 }
 
@@ -363,7 +365,8 @@ Result<std::vector<ResultRow>> TuningDb::ListResults(int64_t job_id) {
       db_->Prepare(std::string("SELECT ") + kResultColumns +
                    ", c.problem_text FROM results r JOIN candidates c ON c.id = r.candidate_id "
                    "WHERE r.job_id = ? ORDER BY (r.status != " +
-                   std::to_string(v1::RESULT_STATUS_OK) + "), r.median_ns, r.candidate_id"));
+                   std::to_string(v1::RESULT_STATUS_OK) +
+                   "), r.retime_winner DESC, r.median_ns, r.candidate_id"));
   stmt.Bind(1, job_id);
   return Collect<ResultRow>(stmt, [](const Statement& s) {
     ResultRow r = ReadResult(s);
@@ -381,15 +384,34 @@ Result<std::vector<ResultRow>> TuningDb::FindResults(const std::string& fingerpr
   return Collect<ResultRow>(stmt, ReadResult);
 }
 
+Status TuningDb::SetRetiming(int64_t candidate_id, const v1::TimingStats& retiming, bool winner) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("UPDATE results SET retiming = ?, retime_winner = ? "
+                                              "WHERE candidate_id = ?"));
+  stmt.BindBlob(1, retiming.SerializeAsString())
+      .Bind(2, static_cast<int64_t>(winner))
+      .Bind(3, candidate_id);
+  return stmt.Run();
+}
+
+Status TuningDb::PutBest(const std::string& kernel, const ResultRow& result, int64_t now_ms) {
+  return UpsertBest(kernel, result, now_ms, /*only_if_faster=*/false).status();
+}
+
 Result<bool> TuningDb::OfferBest(const std::string& kernel, const ResultRow& result,
                                  int64_t now_ms) {
+  return UpsertBest(kernel, result, now_ms, /*only_if_faster=*/true);
+}
+
+Result<bool> TuningDb::UpsertBest(const std::string& kernel, const ResultRow& result,
+                                  int64_t now_ms, bool only_if_faster) {
   TF_ASSIGN_OR_RETURN(
       auto stmt,
-      db_->Prepare("INSERT INTO best(kernel, fingerprint, problem_key, device_class, "
-                   "candidate_id, median_ns, updated_ms) VALUES(?,?,?,?,?,?,?) "
-                   "ON CONFLICT(fingerprint, problem_key, device_class) DO UPDATE SET "
-                   "candidate_id = excluded.candidate_id, median_ns = excluded.median_ns, "
-                   "updated_ms = excluded.updated_ms WHERE excluded.median_ns < best.median_ns"));
+      db_->Prepare(std::string("INSERT INTO best(kernel, fingerprint, problem_key, device_class, "
+                               "candidate_id, median_ns, updated_ms) VALUES(?,?,?,?,?,?,?) "
+                               "ON CONFLICT(fingerprint, problem_key, device_class) DO UPDATE SET "
+                               "candidate_id = excluded.candidate_id, median_ns = "
+                               "excluded.median_ns, updated_ms = excluded.updated_ms") +
+                   (only_if_faster ? " WHERE excluded.median_ns < best.median_ns" : "")));
   stmt.Bind(1, kernel)
       .Bind(2, result.fingerprint)
       .Bind(3, result.problem_key)
@@ -420,15 +442,16 @@ Result<std::vector<BestRow>> TuningDb::LoadBest() {
 }
 
 Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
-  // The first of each problem by time (then by candidate), in the order of
-  // the problems' first candidates.
+  // The first of each problem, the re-timing's winner or else by time (then
+  // by candidate), in the order of the problems' first candidates.
   TF_ASSIGN_OR_RETURN(
       auto stmt,
       db_->Prepare(std::string("SELECT ") + kResultColumns +
                    ", r.problem_text FROM (SELECT results.*, c.problem_text, MIN(c.id) OVER "
                    "(PARTITION BY results.problem_key) AS problem_order, ROW_NUMBER() OVER "
-                   "(PARTITION BY results.problem_key ORDER BY results.median_ns, "
-                   "results.candidate_id) AS place FROM results JOIN candidates c ON c.id = "
+                   "(PARTITION BY results.problem_key ORDER BY results.retime_winner DESC, "
+                   "results.median_ns, results.candidate_id) AS place FROM results JOIN candidates "
+                   "c ON c.id = "
                    "results.candidate_id WHERE results.job_id = ? AND results.status = " +
                    std::to_string(v1::RESULT_STATUS_OK) +
                    ") r WHERE r.place = 1 ORDER BY r.problem_order"));

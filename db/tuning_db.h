@@ -79,6 +79,9 @@ struct ResultRow {
   double max_abs_error = 0;
   v1::ResourceUsage resources;
   int64_t created_ms = 0;  // filled when reading: when it was recorded
+  // Set by SetRetiming: a finalist's re-timing, and whether it won it.
+  v1::TimingStats retiming;
+  bool retime_winner = false;
 };
 
 struct BestRow {
@@ -154,17 +157,25 @@ class TuningDb {
 
   // false when the candidate already has a result (it is not replaced).
   Result<bool> InsertResult(const ResultRow& result);
-  // Every result of a job; OK results first by median time, then the rest.
+  // Every result of a job; OK results first (re-timing winners first, then
+  // by median time), then the rest.
   Result<std::vector<ResultRow>> ListResults(int64_t job_id);
   // Earlier results of this kernel on this device class, for reuse.
   Result<std::vector<ResultRow>> FindResults(const std::string& fingerprint,
                                              const std::string& device_class);
 
+  // A finalist's re-timing in alternation, and whether it won it.
+  Status SetRetiming(int64_t candidate_id, const v1::TimingStats& retiming, bool winner);
+
   // Keeps `result` as the best of its (fingerprint, problem, device class)
   // when it is faster than the one stored; true when it became the best.
   Result<bool> OfferBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
+  // Makes `result` the best of its (fingerprint, problem, device class),
+  // faster or not: the winner of a re-timing, `result.timing` its figure.
+  Status PutBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
   Result<std::vector<BestRow>> LoadBest();
-  // The fastest OK result of each problem of a job.
+  // Each problem's best OK result of a job: the winner of its finalists'
+  // re-timing, else the fastest.
   Result<std::vector<ResultRow>> JobBest(int64_t job_id);
 
   Status PutWorker(const WorkerRow& worker);
@@ -181,6 +192,9 @@ class TuningDb {
 
  private:
   explicit TuningDb(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  // OfferBest (only_if_faster) and PutBest; true when the row changed.
+  Result<bool> UpsertBest(const std::string& kernel, const ResultRow& result, int64_t now_ms,
+                          bool only_if_faster);
   std::unique_ptr<Database> db_;
 };
 

@@ -59,6 +59,7 @@ void FillDefaults(const std::set<std::string>& given, v1::KernelSpec* spec) {
   if (missing("benchmark.timeout_s")) benchmark->set_timeout_s(10);
 
   if (missing("search.strategy")) spec->mutable_search()->set_strategy("auto");
+  if (missing("search.finalists")) spec->mutable_search()->set_finalists(4);
 }
 
 template <typename T>
@@ -239,7 +240,8 @@ class SpecParser {
                      {"patience", Field<int64_t>([=](int64_t v) { search->set_patience(v); })},
                      {"min_improvement_percent",
                       Field<double>([=](double v) { search->set_min_improvement_percent(v); })},
-                     {"early_stop", Field<double>([=](double v) { search->set_early_stop(v); })}})},
+                     {"early_stop", Field<double>([=](double v) { search->set_early_stop(v); })},
+                     {"finalists", Field<int32_t>([=](int32_t v) { search->set_finalists(v); })}})},
             {"compile_options", TextList(spec.mutable_compile_options())},
             {"forbid_spills", Field<bool>([s = &spec](bool v) { s->set_forbid_spills(v); })},
             {"tensor_maps",

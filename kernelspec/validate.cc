@@ -24,6 +24,8 @@ constexpr std::string_view kStrategies[] = {"auto",  "exhaustive",   "random",
 constexpr std::string_view kCompileOn[] = {"", "coordinator", "worker"};
 constexpr size_t kMaxReportedErrors = 20;
 constexpr int kMaxTensorMapRank = 5;
+// search.finalists: each is timed in every round of the re-timing (runner/alternation.h).
+constexpr int kMaxFinalists = 32;
 constexpr std::pair<std::string_view, size_t> kDtypes[] = {
     {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i8", 1},
     {"i32", 4}, {"i64", 8}, {"u8", 1},  {"u32", 4},
@@ -415,6 +417,10 @@ class Validator {
     }
     if (!(search.early_stop() == 0 || search.early_stop() >= 1)) {
       Fail("search.early_stop", "must be 0 (off) or a factor >= 1 of the best time");
+    }
+    if (search.finalists() < 0 || search.finalists() > kMaxFinalists) {
+      Fail("search.finalists",
+           "must be in [0, " + std::to_string(kMaxFinalists) + "] (0 or 1: no re-timing)");
     }
     // Only random sampling with a budget draws configurations without
     // enumerating the space.

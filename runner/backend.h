@@ -36,6 +36,7 @@ struct TensorMapLayout {
 // (ignored by backends that do not launch grids).
 struct Launchable {
   void* function = nullptr;  // backend-specific handle
+  void* artifact = nullptr;  // backend-specific handle of the loaded artifact it is in
   std::string symbol;        // as the artifact names it
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
@@ -63,9 +64,12 @@ class Backend {
  public:
   virtual ~Backend() = default;
 
-  // Replaces the previously loaded artifact.
-  virtual Status Load(const std::string& artifact_path) = 0;
-  // Errors name the missing symbol; the caller sets the geometry.
+  // Replaces the artifacts loaded before with these: one, or the artifacts
+  // of a retime lease's finalists, loaded together so that they can be timed
+  // in alternation (runner/alternation.h).
+  virtual Status Load(const std::vector<std::string>& artifact_paths) = 0;
+  // Looks in each loaded artifact, in order. Errors name the missing
+  // symbol; the caller sets the geometry.
   virtual Result<Launchable> Find(const std::string& symbol) = 0;
   // Device copies of `initial`, one per spec buffer; the working copies are
   // undefined until Reset.

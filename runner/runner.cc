@@ -13,6 +13,7 @@
 #include "kernelspec/config.h"
 #include "kernelspec/expr.h"
 #include "kernelspec/validate.h"
+#include "runner/alternation.h"
 #include "runner/host_buffers.h"
 #include "vendors/device_kinds.h"
 
@@ -210,18 +211,12 @@ double EarlyStopThreshold(const v1::KernelSpec& spec, const v1::LeasedCandidate&
   return threshold;
 }
 
-// Errors of the candidate itself (missing symbol, launch or device fault)
-// are returned; the caller makes them RUNTIME_FAILED.
-Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
-                                         const v1::LeasedCandidate& candidate,
-                                         const v1::DeviceInfo& device, Backend& backend,
-                                         PreparedProblem& data) {
-  TF_ASSIGN_OR_RETURN(Launchable kernel, backend.Find(candidate.symbol()));
+// `kernel`, as Find gave it, with the candidate's constants, launch geometry
+// and tensor maps.
+Result<Launchable> Configure(const v1::KernelSpec& spec, const v1::LeasedCandidate& candidate,
+                             const v1::DeviceInfo& device, const PreparedProblem& data,
+                             Launchable kernel) {
   SetConstants(spec, &kernel);
-  if (std::optional<v1::CandidateResult> answer = backend.Answer(kernel)) {
-    answer->set_candidate_id(candidate.candidate_id());
-    return *answer;
-  }
   kernelspec::Bindings vars = data.vars;
   for (const auto& [name, value] : device.properties()) vars["device." + name] = value;
   for (const v1::ParamSetting& setting : candidate.config().settings()) {
@@ -234,6 +229,21 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
   TF_RETURN_IF_ERROR(SetGeometry(spec.launch().grid(), spec.launch().block(),
                                  spec.launch().shared_mem_bytes(), "launch", vars, &kernel));
   TF_RETURN_IF_ERROR(SetTensorMaps(spec, vars, &kernel));
+  return kernel;
+}
+
+// Errors of the candidate itself (missing symbol, launch or device fault)
+// are returned; the caller makes them RUNTIME_FAILED.
+Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
+                                         const v1::LeasedCandidate& candidate,
+                                         const v1::DeviceInfo& device, Backend& backend,
+                                         PreparedProblem& data) {
+  TF_ASSIGN_OR_RETURN(Launchable found, backend.Find(candidate.symbol()));
+  if (std::optional<v1::CandidateResult> answer = backend.Answer(found)) {
+    answer->set_candidate_id(candidate.candidate_id());
+    return *answer;
+  }
+  TF_ASSIGN_OR_RETURN(Launchable kernel, Configure(spec, candidate, device, data, found));
   v1::CandidateResult result;
   result.set_candidate_id(candidate.candidate_id());
   if (data.has_reference) {
@@ -286,6 +296,47 @@ v1::RunnerEvent ResultEvent(v1::CandidateResult result) {
   return event;
 }
 
+// A retime lease's finalists of one problem, verified and timed before,
+// timed again in alternation (runner/alternation.h). Each sample is
+// announced as its candidate's step, so that a crash or hang is blamed on
+// the candidate that ran; the results, each with its `retiming`, are sent
+// after the last round.
+Status Retime(const v1::KernelSpec& spec, const std::vector<const v1::LeasedCandidate*>& group,
+              const v1::DeviceInfo& device, Backend& backend, PreparedProblem& data,
+              const EventSink& sink) {
+  std::vector<Result<Launchable>> kernels;
+  for (const v1::LeasedCandidate* candidate : group) {
+    Result<Launchable> kernel = backend.Find(candidate->symbol());
+    if (kernel.ok()) kernel = Configure(spec, *candidate, device, data, *kernel);
+    kernels.push_back(std::move(kernel));
+  }
+  const v1::BenchmarkSettings settings = SampleSettings(spec.benchmark());
+  Status sink_status;
+  std::vector<Result<v1::TimingStats>> timed =
+      TimeInAlternation(group.size(), kAlternationRounds, [&](size_t i) -> Result<v1::TimingStats> {
+        TF_RETURN_IF_ERROR(kernels[i].status());
+        v1::RunnerStep step;
+        step.set_candidate_id(group[i]->candidate_id());
+        if (sink_status = sink(Started(step)); !sink_status.ok()) return sink_status;
+        return backend.Time(*kernels[i], *data.buffers, data.scalars, settings);
+      });
+  TF_RETURN_IF_ERROR(sink_status);
+  for (size_t i = 0; i < group.size(); ++i) {
+    v1::CandidateResult result;
+    result.set_candidate_id(group[i]->candidate_id());
+    if (!timed[i].ok()) {
+      result.set_status(v1::RESULT_STATUS_RUNTIME_FAILED);
+      result.set_error("re-timing: " + timed[i].status().message());
+    } else {
+      result.set_status(v1::RESULT_STATUS_OK);
+      *result.mutable_retiming() = *timed[i];
+      if (data.flops > 0) result.mutable_retiming()->set_gflops(data.flops / timed[i]->median_ns());
+    }
+    TF_RETURN_IF_ERROR(sink(ResultEvent(std::move(result))));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Runner::Runner(int64_t prepared_problem_bytes)
@@ -315,7 +366,9 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
 
   Result<Backend*> backend = BackendFor(request);
   if (backend.ok()) {
-    if (Status loaded = (*backend)->Load(request.artifact_path()); !loaded.ok()) backend = loaded;
+    const std::vector<std::string> paths(request.artifact_paths().begin(),
+                                         request.artifact_paths().end());
+    if (Status loaded = (*backend)->Load(paths); !loaded.ok()) backend = loaded;
   }
   // After a sticky device error: the result is sent, then the process must
   // go. The device's copies of prepared problems went with the context.
@@ -348,6 +401,11 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
       } else {
         problem_status = made.status();
       }
+    }
+    if (data != nullptr && lease.retime()) {
+      TF_RETURN_IF_ERROR(Retime(spec, group, request.device(), **backend, *data, sink));
+      if ((*backend)->lost()) return device_lost("re-timing the finalists of problem " + key);
+      continue;
     }
     for (const v1::LeasedCandidate* candidate : group) {
       v1::RunnerStep step;

@@ -40,7 +40,9 @@ class Runner {
 
   // Announces each step (a problem's preparation, a candidate) before taking
   // it, sends each candidate's result after it, and ends with lease_done.
-  // Candidates are run grouped by problem, problems in order of first use.
+  // Candidates are run grouped by problem, problems in order of first use;
+  // a retime lease's are timed in alternation instead (runner/alternation.h),
+  // each sample announced, their results sent after the last round.
   // A problem prepared by an earlier lease of the same job (same job id,
   // spec and reference symbol) is reused without a preparation step; every
   // candidate still starts from the inputs as made. Failures of a candidate

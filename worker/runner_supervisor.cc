@@ -142,7 +142,8 @@ Result<std::string> RunnerSupervisor::StageArtifact(const std::string& artifact_
   return "./" + name;
 }
 
-Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& artifact_path,
+Status RunnerSupervisor::RunLease(const v1::Lease& lease,
+                                  const std::vector<std::string>& artifact_paths,
                                   const ResultCallback& on_result, const StopCheck& should_stop) {
   const double timeout_s = lease.spec().benchmark().timeout_s() > 0
                                ? lease.spec().benchmark().timeout_s()
@@ -151,7 +152,10 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
       std::chrono::duration_cast<runner::Clock::duration>(std::chrono::duration<double>(timeout_s));
   std::vector<v1::LeasedCandidate> pending(lease.candidates().begin(), lease.candidates().end());
   TF_RETURN_IF_ERROR(EnsureRunner());  // makes the work directory
-  TF_ASSIGN_OR_RETURN(const std::string staged, StageArtifact(artifact_path));
+  std::vector<std::string> staged;
+  for (const std::string& path : artifact_paths) {
+    TF_ASSIGN_OR_RETURN(staged.emplace_back(), StageArtifact(path));
+  }
 
   // Blames the current step: its candidates get `status` and `error`.
   auto fail_blamed = [&](const Blame& blame, v1::ResultStatus status, const std::string& error) {
@@ -174,7 +178,7 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease, const std::string& art
     v1::RunnerRequest request;
     *request.mutable_lease() = lease;
     request.mutable_lease()->mutable_candidates()->Assign(pending.begin(), pending.end());
-    request.set_artifact_path(staged);
+    request.mutable_artifact_paths()->Assign(staged.begin(), staged.end());
     *request.mutable_device() = device_.info;
     request.mutable_cpus()->Assign(device_.cpus.begin(), device_.cpus.end());
     request.set_ordinal(device_.ordinal);

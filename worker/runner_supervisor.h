@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "common/subprocess.h"
@@ -38,12 +39,13 @@ class RunnerSupervisor {
   RunnerSupervisor(std::string runner_path, Device device, RunnerSandbox sandbox = {});
   ~RunnerSupervisor();
 
-  // Runs the lease with its artifact at `artifact_path`: every candidate gets
-  // exactly one result through `on_result`, as each finishes. `should_stop`
+  // Runs the lease with its artifacts at `artifact_paths` (one, or for a
+  // retime lease those of all its candidates): every candidate gets exactly
+  // one result through `on_result`, as each finishes. `should_stop`
   // is polled several times a second; when it turns true the runner is
   // killed and kCancelled returned, the remaining candidates left without
   // results. Fails when the runner cannot be started.
-  Status RunLease(const v1::Lease& lease, const std::string& artifact_path,
+  Status RunLease(const v1::Lease& lease, const std::vector<std::string>& artifact_paths,
                   const ResultCallback& on_result, const StopCheck& should_stop);
 
  private:

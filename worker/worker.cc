@@ -75,6 +75,13 @@ std::string Hostname() {
   return name;
 }
 
+// The artifact that holds `candidate`: its own on a retime lease, else the
+// lease's (a BuildBundle when the lease builds on the worker).
+const std::string& ArtifactOf(const v1::Lease& lease, const v1::LeasedCandidate& candidate) {
+  return candidate.artifact_sha256().empty() ? lease.artifact_sha256()
+                                             : candidate.artifact_sha256();
+}
+
 v1::CandidateResult FailedResult(int64_t candidate_id, const std::string& error) {
   v1::CandidateResult result;
   result.set_candidate_id(candidate_id);
@@ -257,27 +264,47 @@ Result<v1::ReportResultsResponse> Worker::SendResults(v1::ReportResultsRequest& 
 
 void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease) {
   const int index = device.info.index();
-  spdlog::info("device {}: lease {} of job {}: {} candidates", index, lease.lease_id(),
-               lease.job_id(), lease.candidates_size());
+  spdlog::info("device {}: {} {} of job {}: {} candidates", index,
+               lease.retime() ? "retime lease" : "lease", lease.lease_id(), lease.job_id(),
+               lease.candidates_size());
   auto report = [&](v1::CandidateResult result) {
     reporter_->Add(lease.lease_id(), index, std::move(result));
   };
-  auto artifact = artifacts_.Get(lease.artifact_sha256());
-  if (!artifact.ok()) {
-    const Code code = artifact.status().code();
-    spdlog::error("device {}: lease {}: {}", index, lease.lease_id(), artifact.status().message());
+  // Local copies by hash, in the candidates' order: one, or a retime
+  // lease's several.
+  std::vector<std::pair<std::string, std::string>> artifacts;
+  Status fetched = Status::Ok();
+  for (const auto& c : lease.candidates()) {
+    const std::string& sha256 = ArtifactOf(lease, c);
+    if (!fetched.ok() || std::any_of(artifacts.begin(), artifacts.end(),
+                                     [&](const auto& a) { return a.first == sha256; })) {
+      continue;
+    }
+    auto artifact = artifacts_.Get(sha256);
+    if (artifact.ok()) {
+      artifacts.emplace_back(sha256, *artifact);
+    } else {
+      fetched = artifact.status();
+    }
+  }
+  if (!fetched.ok()) {
+    const Code code = fetched.code();
+    spdlog::error("device {}: lease {}: {}", index, lease.lease_id(), fetched.message());
     // An unreachable coordinator says nothing about the candidates: the
     // lease is handed back unrun. Anything else fails them with the reason.
     if (code != Code::kUnavailable && code != Code::kDeadlineExceeded) {
       for (const auto& c : lease.candidates()) {
-        report(FailedResult(c.candidate_id(), artifact.status().message()));
+        report(FailedResult(c.candidate_id(), fetched.message()));
       }
     }
   } else if (lease.build_on_worker()) {
-    RunBundleLease(device, supervisor, lease, *artifact, report);
+    RunBundleLease(device, supervisor, lease,
+                   std::map<std::string, std::string>(artifacts.begin(), artifacts.end()), report);
   } else {
-    Status status = supervisor.RunLease(lease, *artifact, report,
-                                        [&] { return LeaseCancelled(lease.lease_id()); });
+    std::vector<std::string> paths;
+    for (const auto& [sha256, path] : artifacts) paths.push_back(path);
+    Status status =
+        supervisor.RunLease(lease, paths, report, [&] { return LeaseCancelled(lease.lease_id()); });
     if (!status.ok()) {
       spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
     }
@@ -292,30 +319,39 @@ bool Worker::LeaseCancelled(int64_t lease_id) {
 }
 
 void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
-                            const v1::Lease& lease, const std::string& bundle_path,
+                            const v1::Lease& lease,
+                            const std::map<std::string, std::string>& bundle_paths,
                             const std::function<void(v1::CandidateResult)>& report) {
   const int index = device.info.index();
-  auto built = bundles_->Get(lease.artifact_sha256(), bundle_path, device.info.arch());
-  if (!built.ok()) {
-    spdlog::error("device {}: lease {}: {}", index, lease.lease_id(), built.status().message());
-    for (const auto& c : lease.candidates()) {
-      v1::CandidateResult failed;
-      failed.set_candidate_id(c.candidate_id());
-      failed.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
-      failed.set_error(built.status().message());
-      report(std::move(failed));
-    }
-    return;
-  }
   const kernelspec::DeviceProperties limits(device.info.properties().begin(),
                                             device.info.properties().end());
-  std::map<std::string, v1::Lease> runs;  // by built artifact
+  std::map<std::string, Result<std::shared_ptr<const BuiltBundle>>> bundles;  // by hash
+  std::map<std::string, v1::Lease> runs;                                      // by built artifact
   std::map<int64_t, v1::ResourceUsage> resources;
   for (const auto& c : lease.candidates()) {
     v1::CandidateResult result;
     result.set_candidate_id(c.candidate_id());
-    auto b = (*built)->by_config.find(kernelspec::ConfigKey(c.config()));
-    if (b == (*built)->by_config.end()) {
+    const std::string& bundle = ArtifactOf(lease, c);
+    auto built = bundles.find(bundle);
+    if (built == bundles.end()) {
+      built =
+          bundles
+              .emplace(bundle, bundles_->Get(bundle, bundle_paths.at(bundle), device.info.arch()))
+              .first;
+      if (!built->second.ok()) {
+        spdlog::error("device {}: lease {}: {}", index, lease.lease_id(),
+                      built->second.status().message());
+      }
+    }
+    if (!built->second.ok()) {
+      result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
+      result.set_error(built->second.status().message());
+      report(std::move(result));
+      continue;
+    }
+    const BuiltBundle& batch = **built->second;
+    auto b = batch.by_config.find(kernelspec::ConfigKey(c.config()));
+    if (b == batch.by_config.end()) {
       result.set_status(v1::RESULT_STATUS_COMPILE_FAILED);
       result.set_error("configuration " + kernelspec::ConfigKey(c.config()) +
                        " is not in the lease's batch");
@@ -330,15 +366,16 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
       report(std::move(result));
       continue;
     }
-    Status fits = (*built)->toolchain->CheckResources(lease.spec(), c.config(), c.problem(),
-                                                      build.resources, limits);
+    Status fits = batch.toolchain->CheckResources(lease.spec(), c.config(), c.problem(),
+                                                  build.resources, limits);
     if (!fits.ok()) {
       result.set_status(v1::RESULT_STATUS_PRUNED);
       result.set_error(fits.message());
       report(std::move(result));
       continue;
     }
-    v1::Lease& run = runs[build.artifact_sha256];
+    // A retime lease's finalists run together, whatever artifact holds them.
+    v1::Lease& run = runs[lease.retime() ? std::string() : build.artifact_sha256];
     if (run.candidates().empty()) {
       run = lease;
       run.clear_candidates();
@@ -348,14 +385,20 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
     v1::LeasedCandidate* leased = run.add_candidates();
     *leased = c;
     leased->set_symbol(build.symbol);
+    leased->set_artifact_sha256(build.artifact_sha256);
     resources[c.candidate_id()] = build.resources;
   }
   auto report_with_resources = [&](v1::CandidateResult result) {
     *result.mutable_resources() = resources[result.candidate_id()];
     report(std::move(result));
   };
-  for (const auto& [sha256, run] : runs) {
-    Status status = supervisor.RunLease(run, bundles_->ArtifactPath(sha256), report_with_resources,
+  for (const auto& [key, run] : runs) {
+    std::vector<std::string> paths;
+    for (const auto& c : run.candidates()) {
+      const std::string path = bundles_->ArtifactPath(c.artifact_sha256());
+      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+    }
+    Status status = supervisor.RunLease(run, paths, report_with_resources,
                                         [&] { return LeaseCancelled(lease.lease_id()); });
     if (!status.ok()) {
       spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -70,11 +71,12 @@ class Worker {
   void HeartbeatLoop();
   void DeviceLoop(const Device& device);
   void RunLease(const Device& device, class RunnerSupervisor& supervisor, const v1::Lease& lease);
-  // A lease whose artifact is a BuildBundle: built here for the device, the
-  // candidates that failed to build or exceed its limits reported as such,
-  // the rest run artifact by artifact.
+  // A lease whose artifacts are BuildBundles (local copies by hash): built
+  // here for the device, the candidates that failed to build or exceed its
+  // limits reported as such, the rest run artifact by artifact, or a retime
+  // lease's all together.
   void RunBundleLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease,
-                      const std::string& bundle_path,
+                      const std::map<std::string, std::string>& bundle_paths,
                       const std::function<void(v1::CandidateResult)>& report);
   bool LeaseCancelled(int64_t lease_id);
   Status FetchArtifact(const std::string& sha256, const std::string& path);

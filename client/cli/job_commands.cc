@@ -1,6 +1,7 @@
 // The subcommands that talk to the coordinator.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -22,16 +23,23 @@ using client::Json;
 
 // The best configuration of each problem of a job.
 void PrintBestTable(const v1::Job& job) {
-  Table table({"PROBLEM", "CONFIG", "MEDIAN", "P10", "P90", "GFLOP/S"});
+  Table table({"PROBLEM", "CONFIG", "MEDIAN", "P10", "P90", "GFLOP/S", "CONFIRMED"});
   for (const v1::BestEntry& best : job.best()) {
     table.AddRow({kernelspec::ProblemText(best.problem()), kernelspec::ConfigKey(best.config()),
                   FormatNanos(best.timing().median_ns()), FormatNanos(best.timing().p10_ns()),
-                  FormatNanos(best.timing().p90_ns()), FormatGflops(best.timing().gflops())});
+                  FormatNanos(best.timing().p90_ns()), FormatGflops(best.timing().gflops()),
+                  best.confirmed_by_retiming() ? "re-timed" : ""});
   }
   if (table.empty()) {
     std::printf("no candidate succeeded\n");
-  } else {
-    table.Print(stdout);
+    return;
+  }
+  table.Print(stdout);
+  if (std::any_of(job.best().begin(), job.best().end(),
+                  [](const v1::BestEntry& b) { return b.confirmed_by_retiming(); })) {
+    std::printf(
+        "re-timed: won the re-timing of its problem's finalists in alternation; the "
+        "figures are that re-timing's\n");
   }
 }
 
@@ -48,6 +56,12 @@ void PrintJobSummary(const v1::Job& job) {
               static_cast<long long>(job.configurations()));
   if (!job.stop_reason().empty()) std::printf("stopped: %s\n", job.stop_reason().c_str());
   if (!job.error().empty()) std::printf("error: %s\n", job.error().c_str());
+}
+
+// A finalist's re-timing in alternation: its median, and whether it won.
+std::string Retimed(const v1::CandidateResult& result) {
+  if (result.retiming().repeats() == 0) return "";
+  return FormatNanos(result.retiming().median_ns()) + (result.retime_winner() ? " winner" : "");
 }
 
 int JobExitCode(const v1::Job& job) {
@@ -162,7 +176,8 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
     PrintJson(out);
     return kExitOk;
   }
-  Table table({"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "ERROR"});
+  Table table(
+      {"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "RE-TIMED", "ERROR"});
   std::vector<FailedBuild> failed_builds;
   std::set<std::string> failed_configs;  // a configuration fails for every problem
   for (const v1::CandidateResult& result : *results) {
@@ -174,7 +189,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
     table.AddRow({client::ResultStatusName(result.status()), kernelspec::ConfigKey(result.config()),
                   kernelspec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
                   FormatNanos(timing.p10_ns()), FormatNanos(timing.p90_ns()),
-                  FormatGflops(timing.gflops()), FirstLine(result.error())});
+                  FormatGflops(timing.gflops()), Retimed(result), FirstLine(result.error())});
   }
   table.Print(stdout);
   PrintBuildFailures(stdout, failed_builds);
@@ -228,6 +243,11 @@ int RunBest(const GlobalOptions& global, const BestOptions& options) {
               FormatNanos(best->timing().p90_ns()).c_str());
   if (best->timing().gflops() > 0) {
     std::printf("GFLOP/s:  %s\n", FormatGflops(best->timing().gflops()).c_str());
+  }
+  if (best->confirmed_by_retiming()) {
+    std::printf(
+        "confirmed: won the re-timing of its job's finalists in alternation (the figures "
+        "above)\n");
   }
   std::printf("from:     job %lld, kernel fingerprint %s\n", static_cast<long long>(best->job_id()),
               best->fingerprint().c_str());

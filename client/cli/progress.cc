@@ -35,6 +35,10 @@ std::string JobProgress::Line(const v1::Job& job) const {
   if (progressed > 0 && done < total && !client::IsTerminal(job.state())) {
     line += ", ETA " + FormatSeconds(elapsed * static_cast<double>(total - done) / progressed);
   }
+  if (job.problems_retiming() > 0) {
+    line += "; re-timing the finalists of " + std::to_string(job.problems_retiming()) +
+            " problems in alternation";
+  }
   if (!job.stop_reason().empty()) line += "; stopped: " + job.stop_reason();
   return line;
 }

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include "db/database.h"
+#include "kernelspec/config.h"
 #include "kernelspec/spec_loader.h"
 #include "tests/test_util.h"
 
@@ -81,14 +83,16 @@ class CoordinatorTest : public ::testing::Test {
     return response->worker_id();
   }
 
-  // A job of `configs` candidates (one problem) that is built and ready.
-  int64_t SubmitBuilt(int priority, int configs = 8) {
+  // A job of `configs` candidates (one problem) that is built and ready;
+  // without `finalists` it ends with its last candidate's result.
+  int64_t SubmitBuilt(int priority, int configs = 8, int finalists = 0) {
     auto loaded =
         kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded->spec;
     request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(configs);
+    request.mutable_spec()->mutable_search()->set_finalists(finalists);
     for (const auto& s : loaded->sources) *request.add_sources() = s;
     request.set_priority(priority);
     auto job = c_->Submit(request);
@@ -154,6 +158,103 @@ class CoordinatorTest : public ::testing::Test {
   std::atomic<bool> stop_{false};
   std::thread heartbeats_;
 };
+
+TEST_F(CoordinatorTest, FinalistsAreReTimedInOneLeaseAndTheFastestReTimingWins) {
+  Start();
+  const std::string worker = Register();
+  const int64_t id = SubmitBuilt(0, 6, /*finalists=*/3);
+  // The search: Report times candidate c at 1000 + c.
+  std::vector<int64_t> searched;
+  std::optional<v1::Lease> retime;
+  while (!retime) {
+    auto lease = Acquire(worker);
+    ASSERT_TRUE(lease) << "no lease while the job is " << v1::JobState_Name(State(id));
+    if (lease->retime()) {
+      retime = lease;
+      break;
+    }
+    for (const auto& c : lease->candidates()) searched.push_back(c.candidate_id());
+    Report(worker, *lease);
+  }
+  ASSERT_EQ(searched.size(), 6u);
+  std::sort(searched.begin(), searched.end());
+  auto job = c_->GetJob(id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state(), v1::JOB_STATE_RUNNING) << "ended before its finalists were re-timed";
+  EXPECT_EQ(job->candidates_done(), 6);
+  EXPECT_EQ(job->problems_retiming(), 1);
+  // The search's three fastest, each with the artifact and symbol it was built into.
+  std::vector<int64_t> finalists;
+  for (const auto& c : retime->candidates()) {
+    finalists.push_back(c.candidate_id());
+    EXPECT_FALSE(c.artifact_sha256().empty());
+    EXPECT_FALSE(c.symbol().empty());
+    EXPECT_EQ(c.early_stop_ns(), 0);
+  }
+  EXPECT_EQ(finalists, std::vector<int64_t>(searched.begin(), searched.begin() + 3));
+  EXPECT_FALSE(Acquire(worker)) << "the finalists went out twice";
+
+  // Re-timed together, the search's second fastest is the fastest.
+  v1::ReportResultsRequest report;
+  report.set_worker_id(worker);
+  report.set_lease_id(retime->lease_id());
+  report.set_lease_finished(true);
+  for (int64_t f : finalists) {
+    auto* r = report.add_results();
+    r->set_candidate_id(f);
+    r->set_status(v1::RESULT_STATUS_OK);
+    r->mutable_retiming()->set_median_ns(f == finalists[1] ? 900 : 950);
+    r->mutable_retiming()->set_repeats(20);
+  }
+  auto reported = c_->ReportResults(report);
+  ASSERT_TRUE(reported.ok()) << reported.status().ToString();
+  EXPECT_EQ(reported->recorded(), 3);
+  job = c_->GetJob(id);
+  ASSERT_TRUE(job.ok());
+  ASSERT_EQ(job->state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job->problems_retiming(), 0);
+  ASSERT_EQ(job->best_size(), 1);
+  EXPECT_EQ(job->best(0).candidate_id(), finalists[1]);
+  EXPECT_TRUE(job->best(0).confirmed_by_retiming());
+  EXPECT_EQ(job->best(0).timing().median_ns(), 900);
+  // The stored best, and the results, best first.
+  v1::QueryBestRequest query;
+  query.set_kernel(job->kernel());
+  *query.mutable_problem() = job->best(0).problem();
+  v1::QueryBestResponse best = c_->QueryBest(query);
+  ASSERT_TRUE(best.found());
+  EXPECT_TRUE(best.confirmed_by_retiming());
+  EXPECT_EQ(best.timing().median_ns(), 900);
+  EXPECT_EQ(kernelspec::ConfigKey(best.config()), kernelspec::ConfigKey(job->best(0).config()));
+  auto results = c_->ListResults(id);
+  ASSERT_TRUE(results.ok());
+  ASSERT_EQ(results->size(), 6u);
+  EXPECT_EQ((*results)[0].candidate_id(), finalists[1]);
+  EXPECT_TRUE((*results)[0].retime_winner());
+  int retimed = 0;
+  for (const auto& r : *results) retimed += r.retiming().repeats() == 20;
+  EXPECT_EQ(retimed, 3);
+}
+
+TEST_F(CoordinatorTest, AReTimeLeaseThatEndsUnreportedGoesToTheNextWorker) {
+  Start(/*lease_ttl_ms=*/500);
+  const std::string first = Register();
+  const int64_t id = SubmitBuilt(0, 4, /*finalists=*/2);
+  std::optional<v1::Lease> retime;
+  while (!retime) {
+    auto lease = Acquire(first);
+    ASSERT_TRUE(lease);
+    if (lease->retime()) retime = lease;
+    if (!lease->retime()) Report(first, *lease);
+  }
+  Silence(first);  // its lease expires with the finalists unreported
+  const std::string second = Register();
+  std::optional<v1::Lease> again;
+  ASSERT_TRUE(WaitFor([&] { return (again = Acquire(second)).has_value(); }, seconds(10)));
+  EXPECT_TRUE(again->retime());
+  EXPECT_EQ(again->candidates_size(), 2);
+  EXPECT_EQ(State(id), v1::JOB_STATE_RUNNING);
+}
 
 TEST_F(CoordinatorTest, HigherPriorityJobIsLeasedFirstEvenWhenSubmittedLater) {
   Start();

@@ -83,7 +83,7 @@ std::map<std::string, v1::CandidateResult> BuildAndRun(const kernelspec::LoadedS
   std::map<std::string, v1::CandidateResult> results;
   RunnerSupervisor supervisor(TF_BINARY_DIR "/bin/tunefleet-runner", device);
   Status status = supervisor.RunLease(
-      lease, (*store)->PathOf(lease.artifact_sha256()),
+      lease, {(*store)->PathOf(lease.artifact_sha256())},
       [&](v1::CandidateResult r) { results[key_of_id[r.candidate_id()]] = r; },
       [] { return false; });
   EXPECT_TRUE(status.ok()) << status.ToString();

@@ -173,7 +173,7 @@ class RunnerTest : public ::testing::Test {
                                             const std::string& artifact = ArtifactPath()) {
     v1::RunnerRequest request;
     *request.mutable_lease() = lease;
-    request.set_artifact_path(artifact);
+    request.add_artifact_paths(artifact);
     *request.mutable_device() = CpuDevice().info;
     std::vector<v1::RunnerEvent> events;
     Status status = runner.Run(request, [&](const v1::RunnerEvent& e) {
@@ -211,7 +211,7 @@ class RunnerTest : public ::testing::Test {
                                                           const v1::Lease& lease) {
     std::map<int64_t, v1::CandidateResult> results;
     Status status = supervisor.RunLease(
-        lease, ArtifactPath(),
+        lease, {ArtifactPath()},
         [&](v1::CandidateResult r) {
           EXPECT_TRUE(results.emplace(r.candidate_id(), r).second)
               << "two results for candidate " << r.candidate_id();
@@ -421,7 +421,7 @@ TEST_F(RunnerTest, StopAbandonsTheLeaseWithoutResults) {
   const auto start = std::chrono::steady_clock::now();
   int results = 0;
   Status status = supervisor.RunLease(
-      lease, ArtifactPath(), [&](v1::CandidateResult) { ++results; },
+      lease, {ArtifactPath()}, [&](v1::CandidateResult) { ++results; },
       [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(300); });
   EXPECT_EQ(status.code(), Code::kCancelled);
   EXPECT_EQ(results, 0);

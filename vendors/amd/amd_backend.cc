@@ -65,7 +65,7 @@ class AmdBackend : public runner::Backend {
   ~AmdBackend() override {
     if (flush_buffer_ != nullptr) (void)hip_.hipFree(flush_buffer_);
     if (totals_ != nullptr) (void)hip_.hipFree(totals_);
-    if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
+    Unload();
     if (compare_module_ != nullptr) (void)hip_.hipModuleUnload(compare_module_);
     if (start_ != nullptr) (void)hip_.hipEventDestroy(start_);
     if (stop_ != nullptr) (void)hip_.hipEventDestroy(stop_);
@@ -87,30 +87,35 @@ class AmdBackend : public runner::Backend {
     return Status::Ok();
   }
 
-  Status Load(const std::string& artifact_path) override {
-    if (module_ != nullptr) (void)hip_.hipModuleUnload(module_);
-    module_ = nullptr;
-    auto image = ReadFile(artifact_path);
-    if (!image.ok())
-      return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
-    Status loaded = Check(hip_.hipModuleLoadData(&module_, image->data()), "hipModuleLoadData");
-    if (!loaded.ok()) {
-      module_ = nullptr;
-      return Status::FailedPrecondition("cannot load artifact " + artifact_path + ": " +
-                                        loaded.message());
+  Status Load(const std::vector<std::string>& artifact_paths) override {
+    Unload();
+    for (const std::string& path : artifact_paths) {
+      auto image = ReadFile(path);
+      if (!image.ok()) {
+        Unload();
+        return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
+      }
+      hipModule_t module = nullptr;
+      Status loaded = Check(hip_.hipModuleLoadData(&module, image->data()), "hipModuleLoadData");
+      if (!loaded.ok()) {
+        Unload();
+        return Status::FailedPrecondition("cannot load artifact " + path + ": " + loaded.message());
+      }
+      modules_.push_back(module);
     }
     return Status::Ok();
   }
 
   Result<runner::Launchable> Find(const std::string& symbol) override {
-    hipFunction_t function = nullptr;
-    if (module_ == nullptr ||
-        hip_.hipModuleGetFunction(&function, module_, symbol.c_str()) != hipSuccess) {
-      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    for (hipModule_t module : modules_) {
+      hipFunction_t function = nullptr;
+      if (hip_.hipModuleGetFunction(&function, module, symbol.c_str()) != hipSuccess) continue;
+      runner::Launchable kernel;
+      kernel.function = function;
+      kernel.artifact = module;
+      return kernel;
     }
-    runner::Launchable kernel;
-    kernel.function = function;
-    return kernel;
+    return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
   }
 
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
@@ -245,6 +250,11 @@ class AmdBackend : public runner::Backend {
   bool lost() const override { return lost_; }
 
  private:
+  void Unload() {
+    for (hipModule_t module : modules_) (void)hip_.hipModuleUnload(module);
+    modules_.clear();
+  }
+
   // A failed call marks the device lost when it no longer synchronizes:
   // sticky errors (hipErrorIllegalAddress, hipErrorLaunchFailure) fail every
   // later call, while launch errors such as out of resources leave it usable.
@@ -337,7 +347,7 @@ class AmdBackend : public runner::Backend {
   const HipRuntime& hip_;
   const int64_t l2_bytes_;
   const std::unique_ptr<AmdSensors> sensors_;  // null: no clock and temperature
-  hipModule_t module_ = nullptr;
+  std::vector<hipModule_t> modules_;           // the loaded artifacts
   hipModule_t compare_module_ = nullptr;
   std::map<runner::Dtype, hipFunction_t> compare_kernels_;
   void* totals_ = nullptr;  // one CompareTotals

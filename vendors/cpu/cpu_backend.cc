@@ -45,21 +45,28 @@ CpuBackend::CpuBackend(const v1::DeviceInfo& device)
 CpuBackend::~CpuBackend() { Unload(); }
 
 void CpuBackend::Unload() {
-  if (library_ != nullptr) dlclose(library_);
-  library_ = nullptr;
+  for (void* library : libraries_) dlclose(library);
+  libraries_.clear();
 }
 
-Status CpuBackend::Load(const std::string& artifact_path) {
+Status CpuBackend::Load(const std::vector<std::string>& artifact_paths) {
   Unload();
-  library_ = dlopen(artifact_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library_ == nullptr) {
-    return Status::FailedPrecondition(std::string("cannot load artifact: ") + dlerror());
+  for (const std::string& path : artifact_paths) {
+    void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      Unload();
+      return Status::FailedPrecondition(std::string("cannot load artifact: ") + dlerror());
+    }
+    libraries_.push_back(library);
   }
   return Status::Ok();
 }
 
 Result<runner::Launchable> CpuBackend::Find(const std::string& symbol) {
-  void* fn = library_ == nullptr ? nullptr : dlsym(library_, symbol.c_str());
+  void* fn = nullptr;
+  for (size_t i = 0; i < libraries_.size() && fn == nullptr; ++i) {
+    fn = dlsym(libraries_[i], symbol.c_str());
+  }
   if (fn == nullptr) return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
   runner::Launchable kernel;
   kernel.function = fn;

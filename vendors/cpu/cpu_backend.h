@@ -22,7 +22,7 @@ class CpuBackend : public runner::Backend {
   explicit CpuBackend(const v1::DeviceInfo& device);
   ~CpuBackend() override;
 
-  Status Load(const std::string& artifact_path) override;
+  Status Load(const std::vector<std::string>& artifact_paths) override;
   Result<runner::Launchable> Find(const std::string& symbol) override;
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
       std::vector<runner::HostBuffer> initial) override;
@@ -41,7 +41,7 @@ class CpuBackend : public runner::Backend {
 
   const int64_t last_level_cache_bytes_;
   std::unique_ptr<runner::CacheFlusher> flusher_;  // made on first use: allocated once
-  void* library_ = nullptr;                        // dlopen handle
+  std::vector<void*> libraries_;                   // dlopen handles
 };
 
 }  // namespace tf::cpu

@@ -73,7 +73,7 @@ class NvidiaBackend : public runner::Backend {
   ~NvidiaBackend() override {
     if (flush_buffer_ != 0) cuda_.cuMemFree(flush_buffer_);
     if (totals_ != 0) cuda_.cuMemFree(totals_);
-    if (module_ != nullptr) cuda_.cuModuleUnload(module_);
+    Unload();
     if (compare_module_ != nullptr) cuda_.cuModuleUnload(compare_module_);
     if (start_ != nullptr) cuda_.cuEventDestroy(start_);
     if (stop_ != nullptr) cuda_.cuEventDestroy(stop_);
@@ -90,31 +90,36 @@ class NvidiaBackend : public runner::Backend {
     return Status::Ok();
   }
 
-  Status Load(const std::string& artifact_path) override {
-    if (module_ != nullptr) cuda_.cuModuleUnload(module_);
-    module_ = nullptr;
-    auto image = ReadFile(artifact_path);
-    if (!image.ok())
-      return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
-    Status loaded = Check(cuda_.cuModuleLoadData(&module_, image->data()), "cuModuleLoadData");
-    if (!loaded.ok()) {
-      module_ = nullptr;
-      return Status::FailedPrecondition("cannot load artifact " + artifact_path + ": " +
-                                        loaded.message());
+  Status Load(const std::vector<std::string>& artifact_paths) override {
+    Unload();
+    for (const std::string& path : artifact_paths) {
+      auto image = ReadFile(path);
+      if (!image.ok()) {
+        Unload();
+        return Status::FailedPrecondition("cannot load artifact: " + image.status().message());
+      }
+      CUmodule module = nullptr;
+      Status loaded = Check(cuda_.cuModuleLoadData(&module, image->data()), "cuModuleLoadData");
+      if (!loaded.ok()) {
+        Unload();
+        return Status::FailedPrecondition("cannot load artifact " + path + ": " + loaded.message());
+      }
+      modules_.push_back(module);
     }
     return Status::Ok();
   }
 
   Result<runner::Launchable> Find(const std::string& symbol) override {
-    CUfunction function = nullptr;
-    if (module_ == nullptr ||
-        cuda_.cuModuleGetFunction(&function, module_, symbol.c_str()) != CUDA_SUCCESS) {
-      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    for (CUmodule module : modules_) {
+      CUfunction function = nullptr;
+      if (cuda_.cuModuleGetFunction(&function, module, symbol.c_str()) != CUDA_SUCCESS) continue;
+      runner::Launchable kernel;
+      kernel.function = function;
+      kernel.artifact = module;
+      kernel.symbol = symbol;
+      return kernel;
     }
-    runner::Launchable kernel;
-    kernel.function = function;
-    kernel.symbol = symbol;
-    return kernel;
+    return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
   }
 
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
@@ -253,6 +258,11 @@ class NvidiaBackend : public runner::Backend {
   bool lost() const override { return lost_; }
 
  private:
+  void Unload() {
+    for (CUmodule module : modules_) cuda_.cuModuleUnload(module);
+    modules_.clear();
+  }
+
   // A failed call marks the context lost when it no longer synchronizes:
   // sticky errors (illegal address, ...) fail every later call, while
   // launch errors such as too many resources requested leave it usable.
@@ -306,8 +316,8 @@ class NvidiaBackend : public runner::Backend {
       const std::string symbol = ConstantSymbol(kernel.symbol, name);
       CUdeviceptr global = 0;
       size_t global_bytes = 0;
-      const CUresult found =
-          cuda_.cuModuleGetGlobal(&global, &global_bytes, module_, symbol.c_str());
+      const CUresult found = cuda_.cuModuleGetGlobal(
+          &global, &global_bytes, static_cast<CUmodule>(kernel.artifact), symbol.c_str());
       // The compiler drops a __constant__ variable that no kernel of the
       // module reads (a reference using the pointer instead): nothing to fill.
       if (found == CUDA_ERROR_NOT_FOUND) continue;
@@ -431,7 +441,7 @@ class NvidiaBackend : public runner::Backend {
   const CUcontext context_;
   const int64_t l2_bytes_;
   const std::unique_ptr<NvidiaSensors> sensors_;  // null: no clock and temperature
-  CUmodule module_ = nullptr;
+  std::vector<CUmodule> modules_;                 // the loaded artifacts
   CUmodule compare_module_ = nullptr;
   std::map<runner::Dtype, CUfunction> compare_kernels_;
   CUdeviceptr totals_ = 0;  // one CompareTotals

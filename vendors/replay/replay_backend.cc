@@ -25,7 +25,7 @@ std::string ReplayBackend::Source() const {
          recording_.format + ")";
 }
 
-Status ReplayBackend::Load(const std::string&) { return Status::Ok(); }
+Status ReplayBackend::Load(const std::vector<std::string>&) { return Status::Ok(); }
 
 Result<runner::Launchable> ReplayBackend::Find(const std::string& symbol) {
   TF_ASSIGN_OR_RETURN(v1::Config config, kernelspec::ParseConfigKey(symbol));

@@ -18,7 +18,7 @@ class ReplayBackend : public runner::Backend {
   // sleeping them; 0 sleeps nothing.
   ReplayBackend(search::RecordedSpace recording, double speed);
 
-  Status Load(const std::string& artifact_path) override;
+  Status Load(const std::vector<std::string>& artifact_paths) override;
   Result<runner::Launchable> Find(const std::string& symbol) override;
   std::optional<v1::CandidateResult> Answer(const runner::Launchable& kernel) override;
 

@@ -73,6 +73,9 @@ class BestEntry:
     config: dict[str, Value]
     candidate_id: int
     timing: Timing
+    # Won the re-timing of the problem's finalists in alternation; `timing`
+    # is that re-timing.
+    confirmed_by_retiming: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class Job:
     error: str
     best: list[BestEntry] = field(default_factory=list)
     stop_reason: str = ""  # why the search stopped proposing, once it has
+    problems_retiming: int = 0  # while its finalists are timed again, after the search
 
     @property
     def done(self) -> bool:
@@ -119,12 +123,14 @@ class Job:
             updated_unix_ms=j.updated_unix_ms,
             error=j.error,
             stop_reason=j.stop_reason,
+            problems_retiming=j.problems_retiming,
             best=[
                 BestEntry(
                     problem_dict(b.problem),
                     config_dict(b.config),
                     b.candidate_id,
                     Timing.from_proto(b.timing),
+                    b.confirmed_by_retiming,
                 )
                 for b in j.best
             ],
@@ -143,6 +149,9 @@ class Best:
     timing: Timing
     job_id: int
     fingerprint: str
+    # Won the re-timing of its job's finalists in alternation; `timing` is
+    # that re-timing.
+    confirmed_by_retiming: bool = False
 
     @staticmethod
     def from_proto(b: tunefleet_pb2.QueryBestResponse) -> Best:
@@ -155,6 +164,7 @@ class Best:
             timing=Timing.from_proto(b.timing),
             job_id=b.job_id,
             fingerprint=b.fingerprint,
+            confirmed_by_retiming=b.confirmed_by_retiming,
         )
 
 
@@ -209,7 +219,7 @@ class Worker:
 
 def result_row(r: common_pb2.CandidateResult) -> dict[str, Any]:
     """One candidate's result with the keys of `tunefleet results --json`."""
-    return {
+    row = {
         "candidate_id": r.candidate_id,
         "status": status_word(r.status),
         "config": config_dict(r.config),
@@ -223,3 +233,9 @@ def result_row(r: common_pb2.CandidateResult) -> dict[str, Any]:
         "max_abs_error": r.max_abs_error,
         "error": r.error,
     }
+    if r.retiming.repeats > 0:  # a finalist, timed again in alternation
+        t = r.retiming
+        row["retiming"] = {"samples": t.repeats, "median_ns": t.median_ns, "p10_ns": t.p10_ns,
+                           "p90_ns": t.p90_ns, "gflops": t.gflops}
+        row["retime_winner"] = r.retime_winner
+    return row

@@ -279,7 +279,7 @@ TEST_F(DefineStyleTest, ConstantMemoryIsFilledForEveryCopyOnTheGpu) {
   worker::RunnerSupervisor supervisor(TF_BINARY_DIR "/bin/tunefleet-runner", gpu);
   std::map<int64_t, v1::CandidateResult> results;
   Status status = supervisor.RunLease(
-      lease, store_->PathOf(builds_.front().artifact_sha256),
+      lease, {store_->PathOf(builds_.front().artifact_sha256)},
       [&](v1::CandidateResult r) { results.emplace(r.candidate_id(), r); }, [] { return false; });
   ASSERT_TRUE(status.ok()) << status.ToString();
   ASSERT_EQ(results.size(), 6u);

@@ -205,7 +205,7 @@ class CudaRunnerTest : public ::testing::Test {
                                                    const v1::Lease& lease) {
     std::map<int64_t, v1::CandidateResult> results;
     Status status = supervisor.RunLease(
-        lease, ArtifactPath(),
+        lease, {ArtifactPath()},
         [&](v1::CandidateResult r) {
           EXPECT_TRUE(results.emplace(r.candidate_id(), r).second)
               << "two results for candidate " << r.candidate_id();
@@ -304,7 +304,7 @@ TEST_F(CudaRunnerTest, GpuRunnerMemoryLimitFailsTheProblemNotTheRunner) {
 TEST_F(CudaRunnerTest, OutputsAreComparedOnTheGpuByTheHostRuleForEveryDtype) {
   auto backend = nvidia::MakeNvidiaBackend(gpu_->info, gpu_->ordinal);
   ASSERT_TRUE(backend.ok()) << backend.status().ToString();
-  ASSERT_TRUE((*backend)->Load(ArtifactPath()).ok());
+  ASSERT_TRUE((*backend)->Load({ArtifactPath()}).ok());
   auto copy = (*backend)->Find("copy_second_to_first");
   ASSERT_TRUE(copy.ok());
   copy->grid = {64, 1, 1};

@@ -92,7 +92,7 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
   const search::Space space = recording->space;
   const std::vector<search::RecordedResult> results = recording->results;
   ReplayBackend backend(*std::move(recording), /*speed=*/0);
-  ASSERT_TRUE(backend.Load("unused").ok());
+  ASSERT_TRUE(backend.Load({"unused"}).ok());
 
   std::optional<search::ConfigId> ok, failed;
   for (search::ConfigId id = 0; id < space.size(); ++id) {
