@@ -4,11 +4,15 @@
 # bf16, each checked against the reference and timed in alternation with cublasGemmEx, keeps
 # the raw lines in LOG, and prints per shape and dtype the best configuration that passed the
 # check, as table.sh's table. Ratio = cuBLAS time / ours (median of the paired samples' ratios).
-#   bench/hopper_gemm/sweep.sh HARNESS LOG [SHAPES]
+# TIMEOUT=SECONDS stops the harness after that long (a short GPU lease) and tables what it
+# measured by then.
+#   [TIMEOUT=S] bench/hopper_gemm/sweep.sh HARNESS LOG [SHAPES]
 set -euo pipefail
 harness="$1" log="$2"
 shapes=${3:-1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,4096x1024x8192,8192x8192x1024,3000x5000x2000}
-"$harness" --shapes "$shapes" --dtypes f16,bf16 --layouts tn --reps 30 >"$log"
+# A harness that dies or is stopped part way still leaves a table of what it measured.
+${TIMEOUT:+timeout "$TIMEOUT"} "$harness" --shapes "$shapes" --dtypes f16,bf16 --layouts tn \
+  --reps 30 >"$log" || echo "harness exited with status $?" >&2
 python3 - "$log" <<'PY'
 import sys
 best, order, failed = {}, [], 0
