@@ -114,41 +114,41 @@ __device__ __forceinline__ void BarrierArrive(uint32_t bar) {
 // arrives go without (a cluster-scope release on every stage cost 40%, bench NOTES.md v2).
 template <bool kRelease = false>
 __device__ __forceinline__ void BarrierArriveCluster(uint32_t bar, uint32_t rank) {
+  // The instruction text differs between the two only in the semantics.
+#define TF_MBARRIER_ARRIVE_CLUSTER(SEM)                                          \
+  asm volatile(                                                                  \
+      "{\n.reg .b32 remote;\n"                                                   \
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"                               \
+      "mbarrier.arrive" SEM ".shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar), \
+      "r"(rank)                                                                  \
+      : "memory")
   if constexpr (kRelease) {
-    asm volatile(
-        "{\n.reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
+    TF_MBARRIER_ARRIVE_CLUSTER(".release.cluster");
   } else {
-    asm volatile(
-        "{\n.reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
+    TF_MBARRIER_ARRIVE_CLUSTER("");
   }
+#undef TF_MBARRIER_ARRIVE_CLUSTER
 }
+// Waits for the phase of parity `parity` to complete. kAcquireCluster: also acquires what the
+// arriving threads of other cluster CTAs released.
+template <bool kAcquireCluster = false>
 __device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-// As BarrierWait, and acquires what the arriving threads of other cluster CTAs released.
-__device__ __forceinline__ void BarrierWaitCluster(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "WAIT:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+  // The instruction text differs between the two only in the semantics.
+#define TF_MBARRIER_WAIT(SEM)              \
+  asm volatile(                            \
+      "{\n.reg .pred done;\n"              \
+      "WAIT:\n"                            \
+      "mbarrier.try_wait.parity" SEM       \
+      ".shared::cta.b64 done, [%0], %1;\n" \
+      "@!done bra WAIT;\n}\n" ::"r"(bar),  \
+      "r"(parity)                          \
+      : "memory")
+  if constexpr (kAcquireCluster) {
+    TF_MBARRIER_WAIT(".acquire.cluster");
+  } else {
+    TF_MBARRIER_WAIT("");
+  }
+#undef TF_MBARRIER_WAIT
 }
 
 // The four floats at shared offset `addr` of cluster CTA `rank`.
@@ -535,7 +535,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         // Sum column groups [k_rank * kOwnGroups, + kOwnGroups) over the cluster's partials.
         const uint32_t mine = partials + consumer * kConsumerRows * BN * 4 + threadIdx.x % 128 * 16;
         const uint32_t ready = partials_ready + 8 * consumer, read = partials_read + 8 * consumer;
-        if (i > 0) BarrierWaitCluster(read, (i - 1) & 1);  // every rank read the previous tile
+        if (i > 0) BarrierWait<true>(read, (i - 1) & 1);  // every rank read the previous tile
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
 #pragma unroll
@@ -552,7 +552,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         if (leader) {
           for (int r = 0; r < SPLIT_K; ++r) BarrierArriveCluster<true>(ready, r);
         }
-        BarrierWaitCluster(ready, i & 1);
+        BarrierWait<true>(ready, i & 1);
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
 #pragma unroll
