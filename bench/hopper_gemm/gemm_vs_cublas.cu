@@ -8,7 +8,7 @@
 // Layouts: tn = B is N x K row-major (B_ROW_MAJOR 0), nn = B is K x N row-major (1). --config
 // keeps the compiled configurations whose listed keys match (TuneFleet's KEY=VALUE form); the
 // set compiled in comes from configs.txt through build.sh. Shapes need not be tile multiples
-// (edge tiles) on the Hopper path; the compute_80 binary (Ampere path) needs them.
+// (edge tiles); N and K must be multiples of 8.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
