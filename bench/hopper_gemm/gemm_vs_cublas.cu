@@ -7,7 +7,8 @@
 //
 // Layouts: tn = B is N x K row-major (B_ROW_MAJOR 0), nn = B is K x N row-major (1). --config
 // keeps the compiled configurations whose listed keys match (TuneFleet's KEY=VALUE form); the
-// set compiled in comes from configs.txt through build.sh.
+// set compiled in comes from configs.txt through build.sh. Shapes need not be tile multiples
+// (edge tiles); N and K must be multiples of 8.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -41,11 +42,12 @@ struct Shape {
 };
 
 struct Config {
-  std::map<std::string, int> params;  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE
+  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K
+  std::map<std::string, int> params;
   std::string Text() const {
     std::string text;
-    for (const char* key :
-         {"BM", "BN", "BK", "STAGES", "CONSUMERS", "WS", "GROUP_M", "CLUSTER_M", "TMA_STORE"}) {
+    for (const char* key : {"BM", "BN", "BK", "STAGES", "CONSUMERS", "WS", "GROUP_M", "CLUSTER_M",
+                            "TMA_STORE", "SPLIT_K"}) {
       text += (text.empty() ? "" : ",") + std::string(key) + "=" + std::to_string(params.at(key));
     }
     return text;
@@ -63,32 +65,38 @@ struct Variant {
 };
 
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
-          int CLUSTER_M, int TMA_STORE>
+          int CLUSTER_M, int TMA_STORE, int SPLIT_K>
 void Launch(const void* a, const void* b, void* c, Shape s, const CUtensorMap& ma,
             const CUtensorMap& mb, const CUtensorMap& mc, int sms, cudaStream_t stream) {
-  auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE>;
-  const int smem = STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + 2048;
+  auto kernel =
+      hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K>;
+  const int smem =
+      STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
+  constexpr int kCluster = CLUSTER_M * SPLIT_K;
   static bool configured = false;
   if (!configured) {
     CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    if (CLUSTER_M > 1) {
-      // A persistent grid of clusters only works if they are all resident at once.
-      cudaLaunchConfig_t config = {dim3(sms / CLUSTER_M * CLUSTER_M), dim3(threads),
+    if (kCluster > 1) {
+      // Clusters that are not resident at once run later, in a second wave.
+      cudaLaunchConfig_t config = {dim3(sms / kCluster * kCluster), dim3(threads),
                                    static_cast<size_t>(smem)};
       cudaLaunchAttribute cluster;
       cluster.id = cudaLaunchAttributeClusterDimension;
-      cluster.val.clusterDim = {CLUSTER_M, 1, 1};
+      cluster.val.clusterDim = {kCluster, 1, 1};
       config.attrs = &cluster;
       config.numAttrs = 1;
       int clusters = 0;
       CHECK_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-      std::printf("# CLUSTER_M=%d: %d clusters resident at once\n", CLUSTER_M, clusters);
+      std::printf("# cluster of %d: %d clusters resident at once\n", kCluster, clusters);
     }
     configured = true;
   }
-  const long long tiles = (s.m / BM) * (s.n / BN);
-  const int grid = static_cast<int>(std::min<long long>(tiles, sms / CLUSTER_M * CLUSTER_M));
+  // The spec's launch.grid.
+  const long long tiles =
+      (s.m + BM * CLUSTER_M - 1) / (BM * CLUSTER_M) * CLUSTER_M * ((s.n + BN - 1) / BN);
+  const int grid =
+      static_cast<int>(std::min<long long>(tiles * SPLIT_K, sms / kCluster * kCluster));
   kernel<<<grid, threads, smem, stream>>>(
       static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), s.m, s.n, s.k,
       reinterpret_cast<const TmaDescriptor&>(ma), reinterpret_cast<const TmaDescriptor&>(mb),
@@ -97,29 +105,30 @@ void Launch(const void* a, const void* b, void* c, Shape s, const CUtensorMap& m
 
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE)                    \
-  {                                                                                               \
-    Config config{{{"BM", BM},                                                                    \
-                   {"BN", BN},                                                                    \
-                   {"BK", BK},                                                                    \
-                   {"STAGES", STAGES},                                                            \
-                   {"CONSUMERS", CONS},                                                           \
-                   {"WS", WS},                                                                    \
-                   {"GROUP_M", GROUP_M},                                                          \
-                   {"CLUSTER_M", CLUSTER_M},                                                      \
-                   {"TMA_STORE", TMA_STORE}}};                                                    \
-    variants.push_back(                                                                           \
-        {config, false, false,                                                                    \
-         Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE>});        \
-    variants.push_back(                                                                           \
-        {config, false, true,                                                                     \
-         Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE>});        \
-    variants.push_back(                                                                           \
-        {config, true, false,                                                                     \
-         Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE>}); \
-    variants.push_back(                                                                           \
-        {config, true, true,                                                                      \
-         Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE>}); \
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K)            \
+  {                                                                                                \
+    Config config{{{"BM", BM},                                                                     \
+                   {"BN", BN},                                                                     \
+                   {"BK", BK},                                                                     \
+                   {"STAGES", STAGES},                                                             \
+                   {"CONSUMERS", CONS},                                                            \
+                   {"WS", WS},                                                                     \
+                   {"GROUP_M", GROUP_M},                                                           \
+                   {"CLUSTER_M", CLUSTER_M},                                                       \
+                   {"TMA_STORE", TMA_STORE},                                                       \
+                   {"SPLIT_K", SPLIT_K}}};                                                         \
+    variants.push_back({config, false, false,                                                      \
+                        Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
+                               TMA_STORE, SPLIT_K>});                                              \
+    variants.push_back({config, false, true,                                                       \
+                        Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
+                               TMA_STORE, SPLIT_K>});                                              \
+    variants.push_back({config, true, false,                                                       \
+                        Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
+                               TMA_STORE, SPLIT_K>});                                              \
+    variants.push_back({config, true, true,                                                        \
+                        Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
+                               TMA_STORE, SPLIT_K>});                                              \
   }
 #include "configs.inc"
 #undef HG_CONFIG
@@ -204,7 +213,9 @@ bool Matches(const Config& config, const std::map<std::string, int>& wanted) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string shapes_arg = "4096x4096x4096,8192x8192x8192,4096x1024x8192,1024x1024x1024";
+  std::string shapes_arg =
+      "1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,4096x1024x8192,"
+      "8192x8192x1024,3000x5000x2000";
   std::string dtypes_arg = "f16,bf16", layouts_arg = "tn,nn";
   std::map<std::string, int> wanted;
   int reps = 30;
@@ -319,7 +330,13 @@ int main(int argc, char** argv) {
           if (v.bf16 != bf16 || v.b_row_major != row || !Matches(v.config, wanted)) continue;
           const auto& p = v.config.params;
           const int cluster = p.at("CLUSTER_M");
-          if (s.m % (p.at("BM") * cluster) || s.n % p.at("BN") || s.k % p.at("BK")) continue;
+          // The spec's constraints: every block of a split-K cluster gets two k tiles or more,
+          // and the split is only tried where the tiles alone leave SMs idle.
+          const int split = p.at("SPLIT_K");
+          const long long tiles =
+              (s.m + p.at("BM") - 1) / p.at("BM") * ((s.n + p.at("BN") - 1) / p.at("BN"));
+          if ((s.k + p.at("BK") - 1) / p.at("BK") < 2 * split) continue;
+          if (split > 1 && tiles * split > 2 * prop.multiProcessorCount) continue;
           // The spec's tensor_maps: each block of a cluster loads 1 / CLUSTER_M of B.
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)

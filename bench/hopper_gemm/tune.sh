@@ -2,8 +2,9 @@
 # On the GPU host: tunes the Hopper GEMM specs through TuneFleet itself (a coordinator and a
 # worker owning the host's GPUs, bench/gpu_tune.sh) and writes each problem's winner to
 # OUT_DIR/winners.txt as "DTYPE MxNxK KEY=VALUE,..." lines, for table.sh to time against
-# cuBLAS. The harness that table.sh runs is built here beforehand with those configurations
-# (build.sh OUT_DIR/winners_configs.txt), so the GPU host needs no compiler.
+# cuBLAS, and the distinct winning configurations to OUT_DIR/winners_configs.txt. The harness
+# that table.sh runs is built off the GPU host with those (build.sh
+# OUT_DIR/winners_configs.txt), so the GPU host needs no compiler.
 # With SEARCH_MAX=N, each problem tunes N randomly sampled configurations (seed 1) instead
 # of all of them, to fit a short GPU lease.
 #   [SEARCH_MAX=N] bench/hopper_gemm/tune.sh CARRY_DIR OUT_DIR [SPEC...]
@@ -45,4 +46,6 @@ for path in sorted(glob.glob(f"{out}/*.best.json")):
         print(f"{dtype} {p['M']}x{p['N']}x{p['K']}: {settings}, "
               f"{entry['median_ns'] / 1e3:.1f} us, {entry['gflops'] / 1e3:.0f} TFLOP/s")
 open(f"{out}/winners.txt", "w").write("\n".join(lines) + "\n")
+configs = sorted({line.split()[2] for line in lines})
+open(f"{out}/winners_configs.txt", "w").write("\n".join(configs) + "\n")
 PY

@@ -16,18 +16,28 @@
 //   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
 //     their common B tile and multicasting it to both;
 //   - the epilogue stores C from registers (TMA_STORE == 0) or through double-buffered shared
-//     boxes and TMA bulk tensor stores (TMA_STORE == 1).
+//     boxes and TMA bulk tensor stores (TMA_STORE == 1);
+//   - SPLIT_K > 1: clusters of SPLIT_K blocks compute the same output tile over consecutive
+//     ranges of k tiles; each writes its fp32 partial tile to its own shared memory, and each
+//     sums 1 / SPLIT_K of the tile's columns over the cluster (distributed shared memory, in
+//     rank order, so results do not depend on timing) and stores them from registers;
+//   - edge tiles: the TMA fills out-of-bounds loads with zeros and clips its stores; register
+//     stores are masked, so M is arbitrary and N, K only need the TMA's 16-byte row pitch.
 // Ampere path (any other arch >= 8.0): the same tiles, stages and grid on cp.async + ldmatrix +
 //   mma.sync.m16n8k16, every warp copying and the consumer warps computing; it ignores the
-//   tensor maps, CLUSTER_M and TMA_STORE (the specs pin them to 1 and 0 there).
+//   tensor maps, CLUSTER_M, TMA_STORE and SPLIT_K (the specs pin them to 1, 0 and 1 there);
+//   edge tiles through zero-filling cp.async and masked stores.
 //
 // Shared memory (both paths), per stage: A as BK/64 sub-tiles of BM rows x 128 bytes, then B as
 // BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
 // bytes (B_ROW_MAJOR == 1). Each 128-byte row holds its eight 16-byte chunks XOR-permuted by
-// (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * BM * 256 bytes of C boxes. Launch
-// with STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + 2048 bytes of dynamic shared memory
-// (the slack aligns the ring to 1024 bytes and holds the barriers). Requires
-// M % (BM * CLUSTER_M) == 0, N % BN == 0, K % BK == 0.
+// (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * BM * 256 bytes of C boxes, then
+// (SPLIT_K > 1) * BM * BN * 4 bytes of fp32 partial tile. Launch with STAGES * (BM + BN) * BK * 2
+// + TMA_STORE * BM * 256 + (SPLIT_K > 1) * BM * BN * 4 + 2048 bytes of dynamic shared memory (the
+// slack aligns the ring to 1024 bytes and holds the barriers). Requires N % 8 == 0 and
+// K % 8 == 0 (the TMA's 16-byte row pitch; the Ampere path's 16-byte copies) and
+// K >= SPLIT_K * BK; SPLIT_K > 1 needs CLUSTER_M == 1 and TMA_STORE == 0, and the Ampere path
+// SPLIT_K == 1.
 //
 // Kernel arguments: A, B, C, M, N, K, then TMA descriptors (128-byte swizzle) of A (dims {K, M},
 // box {64, BM}), B (B_ROW_MAJOR == 0: dims {K, N}, box {64, BN / CLUSTER_M}; 1: dims {N, K},
@@ -100,22 +110,58 @@ __device__ __forceinline__ void BarrierArrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // Arrives on the barrier at the same shared offset in cluster CTA `rank` (itself included).
+// kRelease: with cluster-scope release semantics, for data handed to other blocks; the ring's
+// arrives go without (a cluster-scope release on every stage cost 40%, bench NOTES.md v2).
+template <bool kRelease = false>
 __device__ __forceinline__ void BarrierArriveCluster(uint32_t bar, uint32_t rank) {
+  // The instruction text differs between the two only in the semantics.
+#define TF_MBARRIER_ARRIVE_CLUSTER(SEM)                                          \
+  asm volatile(                                                                  \
+      "{\n.reg .b32 remote;\n"                                                   \
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"                               \
+      "mbarrier.arrive" SEM ".shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar), \
+      "r"(rank)                                                                  \
+      : "memory")
+  if constexpr (kRelease) {
+    TF_MBARRIER_ARRIVE_CLUSTER(".release.cluster");
+  } else {
+    TF_MBARRIER_ARRIVE_CLUSTER("");
+  }
+#undef TF_MBARRIER_ARRIVE_CLUSTER
+}
+// Waits for the phase of parity `parity` to complete. kAcquireCluster: also acquires what the
+// arriving threads of other cluster CTAs released.
+template <bool kAcquireCluster = false>
+__device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
+  // The instruction text differs between the two only in the semantics.
+#define TF_MBARRIER_WAIT(SEM)              \
+  asm volatile(                            \
+      "{\n.reg .pred done;\n"              \
+      "WAIT:\n"                            \
+      "mbarrier.try_wait.parity" SEM       \
+      ".shared::cta.b64 done, [%0], %1;\n" \
+      "@!done bra WAIT;\n}\n" ::"r"(bar),  \
+      "r"(parity)                          \
+      : "memory")
+  if constexpr (kAcquireCluster) {
+    TF_MBARRIER_WAIT(".acquire.cluster");
+  } else {
+    TF_MBARRIER_WAIT("");
+  }
+#undef TF_MBARRIER_WAIT
+}
+
+// The four floats at shared offset `addr` of cluster CTA `rank`.
+__device__ __forceinline__ float4 LoadClusterShared(uint32_t addr, uint32_t rank) {
+  float4 v;
   asm volatile(
       "{\n.reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(rank)
+      "mapa.shared::cluster.u32 remote, %4, %5;\n"
+      "ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(addr), "r"(rank)
       : "memory");
-}
-__device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+  return v;
 }
 
 // 2-D bulk tensor load of the box at (x, y) (x innermost) into shared `dst`, completing on `bar`.
@@ -155,6 +201,12 @@ __device__ __forceinline__ void TmaStoreWaitRead() {
 // Makes this thread's ordinary shared-memory writes visible to the TMA unit.
 __device__ __forceinline__ void FenceAsyncShared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Orders this thread's earlier memory accesses (remote shared loads included) before its later
+// ones as the whole cluster sees them: with a barrier after it, one thread's release arrive then
+// speaks for the barrier's threads.
+__device__ __forceinline__ void FenceCluster() {
+  asm volatile("fence.acq_rel.cluster;\n" ::: "memory");
 }
 __device__ __forceinline__ void WarpgroupSync(int id) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
@@ -309,7 +361,7 @@ __device__ __forceinline__ void Wgmma(float (&d)[128], uint64_t desc_a, uint64_t
 }
 
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE>
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K>
 __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long long K,
                                            const TmaDescriptor& map_a, const TmaDescriptor& map_b,
                                            const TmaDescriptor& map_c, unsigned char* smem_raw) {
@@ -322,24 +374,36 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
   // TMA_STORE: two 128-byte-swizzled boxes of kConsumerRows x 64 outputs per consumer.
   constexpr uint32_t kCBoxBytes = kConsumerRows * 128;
   const uint32_t c_boxes = smem + STAGES * kStageBytes;
-  const uint32_t full = c_boxes + TMA_STORE * BM * 256;  // one 8-byte mbarrier per stage
+  // SPLIT_K > 1: this block's fp32 partial tile, per consumer kMTiles * BN / 8 float4 slots of
+  // 128 threads each (the accumulators' own order, so every rank's layout is the same).
+  const uint32_t partials = c_boxes + TMA_STORE * BM * 256;
+  const uint32_t full = partials + (SPLIT_K > 1 ? BM * BN * 4 : 0);  // one mbarrier per stage
   const uint32_t empty = full + STAGES * 8;
+  // Per consumer: all ranks' partials written (ready), all ranks done reading them (read).
+  const uint32_t partials_ready = empty + STAGES * 8;
+  const uint32_t partials_read = partials_ready + CONSUMERS * 8;
 
   // The CLUSTER_M blocks of a cluster compute vertically adjacent tiles ("cluster tiles" of
   // CLUSTER_M * BM x BN): each loads its own A and 1 / CLUSTER_M of the shared B tile, which
-  // the TMA multicasts to all of them.
-  const int rank = static_cast<int>(blockIdx.x) % CLUSTER_M;
-  const int cluster = static_cast<int>(blockIdx.x) / CLUSTER_M;
-  const int clusters = static_cast<int>(gridDim.x) / CLUSTER_M;
-  const int tiles_m = static_cast<int>(M / BM), tiles_n = static_cast<int>(N / BN);
-  const int cluster_rows = tiles_m / CLUSTER_M;
+  // the TMA multicasts to all of them. The SPLIT_K blocks of a cluster compute the same tile,
+  // each over its own range of k tiles. One of CLUSTER_M and SPLIT_K is 1.
+  constexpr int kCluster = CLUSTER_M * SPLIT_K;
+  const int rank = static_cast<int>(blockIdx.x) % kCluster;
+  const int m_rank = rank % CLUSTER_M, k_rank = rank / CLUSTER_M;
+  const int cluster = static_cast<int>(blockIdx.x) / kCluster;
+  const int clusters = static_cast<int>(gridDim.x) / kCluster;
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM);
+  const int tiles_n = static_cast<int>((N + BN - 1) / BN);
+  const int cluster_rows = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
   const int cluster_tiles = cluster_rows * tiles_n;
-  const int k_tiles = static_cast<int>(K / BK);
+  const int all_k_tiles = static_cast<int>((K + BK - 1) / BK);
+  const int k_begin = k_rank * all_k_tiles / SPLIT_K;
+  const int k_tiles = (k_rank + 1) * all_k_tiles / SPLIT_K - k_begin;  // >= 1: K >= SPLIT_K * BK
   const int my_tiles = max(0, (cluster_tiles - cluster + clusters - 1) / clusters);
   const int steps = my_tiles * k_tiles;  // pipeline steps: one k tile of one output tile each
   auto tile_of = [&](int i) {            // this block's i-th output tile
     const TileCoord t = TileOf<GROUP_M>(cluster + i * clusters, cluster_rows, tiles_n);
-    return TileCoord{t.m * CLUSTER_M + rank, t.n};
+    return TileCoord{t.m * CLUSTER_M + m_rank, t.n};
   };
 
   if (threadIdx.x == 0) {
@@ -347,9 +411,15 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
       BarrierInit(full + 8 * s, 1);
       BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
     }
+    if constexpr (SPLIT_K > 1) {
+      for (int c = 0; c < CONSUMERS; ++c) {
+        BarrierInit(partials_ready + 8 * c, SPLIT_K);
+        BarrierInit(partials_read + 8 * c, SPLIT_K);
+      }
+    }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  if constexpr (CLUSTER_M > 1) {
+  if constexpr (kCluster > 1) {
     ClusterSync();  // peers' barriers are initialized before any multicast or remote arrive
   } else {
     __syncthreads();
@@ -361,7 +431,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
     const int stage = p % STAGES;
     BarrierWait(empty + 8 * stage, ((p / STAGES) & 1) ^ 1);
     const TileCoord tile = tile_of(p / k_tiles);
-    const int k0 = p % k_tiles * BK;
+    const int k0 = (k_begin + p % k_tiles) * BK;
     const uint32_t a = smem + stage * kStageBytes, b = a + kABytes, bar = full + 8 * stage;
     BarrierExpectBytes(bar, kStageBytes);
 #pragma unroll
@@ -375,8 +445,8 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
       constexpr int kRows = BK / CLUSTER_M;
 #pragma unroll
       for (int nc = 0; nc < BN / 64; ++nc) {
-        const uint32_t dst = b + nc * BK * 128 + rank * kRows * 128;
-        const int x = tile.n * BN + nc * 64, y = k0 + rank * kRows;
+        const uint32_t dst = b + nc * BK * 128 + m_rank * kRows * 128;
+        const int x = tile.n * BN + nc * 64, y = k0 + m_rank * kRows;
         if constexpr (CLUSTER_M > 1) {
           TmaLoadMulticast(dst, map_b, x, y, bar, kAll);
         } else {
@@ -387,8 +457,8 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
       constexpr int kRows = BN / CLUSTER_M;
 #pragma unroll
       for (int kc = 0; kc < BK / 64; ++kc) {
-        const uint32_t dst = b + kc * BN * 128 + rank * kRows * 128;
-        const int x = k0 + kc * 64, y = tile.n * BN + rank * kRows;
+        const uint32_t dst = b + kc * BN * 128 + m_rank * kRows * 128;
+        const int x = k0 + kc * 64, y = tile.n * BN + m_rank * kRows;
         if constexpr (CLUSTER_M > 1) {
           TmaLoadMulticast(dst, map_b, x, y, bar, kAll);
         } else {
@@ -459,7 +529,60 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
       if (leader) release((step - 1) % STAGES);
 
       // Accumulator layout of m64nN: warp w holds rows 16w + lane / 4 and 8 below, columns
-      // 8j + 2 * (lane % 4) and the next one.
+      // 8j + 2 * (lane % 4) and the next one (acc[mi][4j ... 4j + 3]).
+      constexpr int kGroups = BN / 8, kOwnGroups = kGroups / SPLIT_K;
+      if constexpr (SPLIT_K > 1) {
+        // Sum column groups [k_rank * kOwnGroups, + kOwnGroups) over the cluster's partials.
+        const uint32_t mine = partials + consumer * kConsumerRows * BN * 4 + threadIdx.x % 128 * 16;
+        const uint32_t ready = partials_ready + 8 * consumer, read = partials_read + 8 * consumer;
+        if (i > 0) BarrierWait<true>(read, (i - 1) & 1);  // every rank read the previous tile
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+          for (int j = 0; j < kGroups; ++j) {
+            const float* v = &acc[mi][4 * j];
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                             mine + (mi * kGroups + j) * 128 * 16),
+                         "f"(v[0]), "f"(v[1]), "f"(v[2]), "f"(v[3])
+                         : "memory");
+          }
+        }
+        FenceCluster();
+        WarpgroupSync(1 + consumer);
+        if (leader) {
+          for (int r = 0; r < SPLIT_K; ++r) BarrierArriveCluster<true>(ready, r);
+        }
+        BarrierWait<true>(ready, i & 1);
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+          for (int j = 0; j < kGroups; ++j) {
+            if (j / kOwnGroups != k_rank) continue;
+            float4 sum = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+            for (int r = 0; r < SPLIT_K; ++r) {
+              const float4 p = r == k_rank
+                                   ? make_float4(acc[mi][4 * j], acc[mi][4 * j + 1],
+                                                 acc[mi][4 * j + 2], acc[mi][4 * j + 3])
+                                   : LoadClusterShared(mine + (mi * kGroups + j) * 128 * 16, r);
+              sum.x += p.x;
+              sum.y += p.y;
+              sum.z += p.z;
+              sum.w += p.w;
+            }
+            acc[mi][4 * j] = sum.x;
+            acc[mi][4 * j + 1] = sum.y;
+            acc[mi][4 * j + 2] = sum.z;
+            acc[mi][4 * j + 3] = sum.w;
+          }
+        }
+        FenceCluster();
+        WarpgroupSync(1 + consumer);
+        if (leader) {
+          for (int r = 0; r < SPLIT_K; ++r) BarrierArriveCluster<true>(read, r);
+        }
+      }
+
       const TileCoord tile = tile_of(i);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
       if constexpr (TMA_STORE) {
@@ -491,31 +614,41 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
           if (leader) TmaStore(map_c, tile.n * BN + j * 64, row0, buf);
         }
       } else {
+        // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
         const long long row =
             static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
         const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
 #pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            StorePair(C, N, row + mi * 64, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
-            StorePair(C, N, row + mi * 64 + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+          for (int j = 0; j < kGroups; ++j) {
+            if (j / kOwnGroups != k_rank || col + j * 8 >= N) continue;
+            const long long r = row + mi * 64;
+            if (r < M) StorePair(C, N, r, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
+            if (r + 8 < M) {
+              StorePair(C, N, r + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+            }
           }
         }
       }
     }
     if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
   }
-  // No block may exit while a peer can still multicast into it or arrive on its barriers.
-  if constexpr (CLUSTER_M > 1) ClusterSync();
+  // No block may exit while a peer can still multicast into it, arrive on its barriers or read
+  // its partials.
+  if constexpr (kCluster > 1) ClusterSync();
 }
 
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 // ---------------------------------------------------------------------------------------------
 // Ampere: cp.async, ldmatrix, mma.sync.
 
-__device__ __forceinline__ void CopyAsync16(uint32_t dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+// Copies 16 bytes from global `src` to shared `dst`, or writes 16 zero bytes there when `src`
+// is past the matrix (edge tiles: the `fallback` address is given instead and not read).
+__device__ __forceinline__ void CopyAsync16(uint32_t dst, const void* src, bool in_bounds,
+                                            const void* fallback) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+               "l"(in_bounds ? src : fallback), "r"(in_bounds ? 16 : 0));
 }
 __device__ __forceinline__ void CommitAsync() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -565,8 +698,9 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
   constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
   const uint32_t smem =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
-  const int tiles_m = static_cast<int>(M / BM), tiles_n = static_cast<int>(N / BN);
-  const int k_tiles = static_cast<int>(K / BK);
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM);
+  const int tiles_n = static_cast<int>((N + BN - 1) / BN);
+  const int k_tiles = static_cast<int>((K + BK - 1) / BK);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const bool computes = warp < 4 * CONSUMERS;
   const int warp_row = warp / 4 * (BM / CONSUMERS) + warp % 4 / 2 * kWarpM;
@@ -574,26 +708,29 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
 
   for (int tile_id = blockIdx.x; tile_id < tiles_m * tiles_n; tile_id += gridDim.x) {
     const TileCoord tile = TileOf<GROUP_M>(tile_id, tiles_m, tiles_n);
-    const T* a_tile = A + static_cast<long long>(tile.m) * BM * K;
+    const long long m0 = static_cast<long long>(tile.m) * BM;
+    const long long n0 = static_cast<long long>(tile.n) * BN;
+    // Chunks of 8 elements are wholly inside or outside (N % 8 == 0, K % 8 == 0).
     auto load_stage = [&](int stage, int kt) {
       const uint32_t a = smem + stage * kStageBytes, b = a + kABytes;
-      const int k0 = kt * BK;
+      const long long k0 = static_cast<long long>(kt) * BK;
       for (int i = threadIdx.x; i < BM * BK / 8; i += kThreads) {
         const int sub = i / (BM * 8), row = i / 8 % BM, chunk = i % 8;
-        CopyAsync16(a + sub * BM * 128 + SwizzledOffset(row, chunk),
-                    a_tile + row * K + k0 + sub * 64 + chunk * 8);
+        const long long m = m0 + row, k = k0 + sub * 64 + chunk * 8;
+        CopyAsync16(a + sub * BM * 128 + SwizzledOffset(row, chunk), A + m * K + k, m < M && k < K,
+                    A);
       }
       for (int i = threadIdx.x; i < BN * BK / 8; i += kThreads) {
         if constexpr (B_ROW_MAJOR) {
           const int sub = i / (BK * 8), row = i / 8 % BK, chunk = i % 8;
-          CopyAsync16(
-              b + sub * BK * 128 + SwizzledOffset(row, chunk),
-              B + (k0 + row) * N + static_cast<long long>(tile.n) * BN + sub * 64 + chunk * 8);
+          const long long k = k0 + row, n = n0 + sub * 64 + chunk * 8;
+          CopyAsync16(b + sub * BK * 128 + SwizzledOffset(row, chunk), B + k * N + n,
+                      k < K && n < N, B);
         } else {
           const int sub = i / (BN * 8), row = i / 8 % BN, chunk = i % 8;
-          CopyAsync16(
-              b + sub * BN * 128 + SwizzledOffset(row, chunk),
-              B + (static_cast<long long>(tile.n) * BN + row) * K + k0 + sub * 64 + chunk * 8);
+          const long long n = n0 + row, k = k0 + sub * 64 + chunk * 8;
+          CopyAsync16(b + sub * BN * 128 + SwizzledOffset(row, chunk), B + n * K + k,
+                      n < N && k < K, B);
         }
       }
     };
@@ -654,14 +791,16 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
     if (!computes) continue;
 
     // Accumulator layout of m16n8: rows lane / 4 and 8 below, columns 2 * (lane % 4) and next.
-    const long long row = static_cast<long long>(tile.m) * BM + warp_row + lane / 4;
-    const long long col = static_cast<long long>(tile.n) * BN + warp_col + lane % 4 * 2;
+    // Masked for edge tiles, as on Hopper.
+    const long long row = m0 + warp_row + lane / 4, col = n0 + warp_col + lane % 4 * 2;
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i) {
 #pragma unroll
       for (int j = 0; j < kMmaN; ++j) {
-        StorePair(C, N, row + i * 16, col + j * 8, acc[i][j][0], acc[i][j][1]);
-        StorePair(C, N, row + i * 16 + 8, col + j * 8, acc[i][j][2], acc[i][j][3]);
+        if (col + j * 8 >= N) continue;
+        const long long r = row + i * 16;
+        if (r < M) StorePair(C, N, r, col + j * 8, acc[i][j][0], acc[i][j][1]);
+        if (r + 8 < M) StorePair(C, N, r + 8, col + j * 8, acc[i][j][2], acc[i][j][3]);
       }
     }
   }
@@ -678,11 +817,12 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
 #define HOPPER_GEMM_CLUSTER(x)
 #endif
 
-// The tuned kernel: a persistent grid of at most one block per tile, a multiple of CLUSTER_M
-// (e.g. min(tiles, device.sm_count)), (CONSUMERS + WS) * 128 threads.
+// The tuned kernel: a persistent grid of at most SPLIT_K blocks per tile, a multiple of the
+// cluster size CLUSTER_M * SPLIT_K (e.g. min(tiles * SPLIT_K, device.sm_count rounded down)),
+// (CONSUMERS + WS) * 128 threads.
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE>
-__global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M) __launch_bounds__((CONSUMERS + WS) * 128, 1)
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K>
+__global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSUMERS + WS) * 128, 1)
     hopper_gemm(const T* A, const T* B, T* C, long long M, long long N, long long K,
                 const __grid_constant__ TmaDescriptor map_a,
                 const __grid_constant__ TmaDescriptor map_b,
@@ -695,10 +835,14 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M) __launch_bounds__((CONSUMERS + WS
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
   static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
+  static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
+  static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
+                "split-K clusters hold one tile and store it from registers");
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   hopper_gemm_detail::HopperGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M,
-                                 CLUSTER_M, TMA_STORE>(C, M, N, K, map_a, map_b, map_c, smem);
+                                 CLUSTER_M, TMA_STORE, SPLIT_K>(C, M, N, K, map_a, map_b, map_c,
+                                                                smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
       A, B, C, M, N, K, smem);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "compiler/batch_builder.h"
+#include "kernelspec/config.h"
 #include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
@@ -91,6 +92,45 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
       EXPECT_TRUE(build.ok) << build.diagnostics;
       EXPECT_GT(build.resources.vector_registers(), 0) << build.symbol;
     }
+  }
+}
+
+// Edge tiles: every problem of the Hopper GEMM specs, the ragged one included, has
+// configurations on both GPUs. Split-K is a Hopper knob offered where the tiles alone leave SMs
+// idle (1024^3), not where they fill the GPU many times over (8192^3).
+TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew) {
+  for (const char* spec : {"hopper_gemm_f16_tn.yaml", "hopper_gemm_bf16_tn.yaml",
+                           "hopper_gemm_f16_nn.yaml", "hopper_gemm_bf16_nn.yaml"}) {
+    SCOPED_TRACE(spec);
+    auto loaded =
+        kernelspec::LoadSpecFile(std::string(TF_SOURCE_DIR) + "/examples/cuda/hopper_gemm/" + spec);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    bool ragged = false;
+    for (const Gpu* gpu : {&kH200, &kA100}) {
+      for (const v1::Problem& problem : loaded->spec.problems()) {
+        const std::string shape = kernelspec::ProblemText(problem);
+        SCOPED_TRACE(std::string(gpu->arch) + " " + shape);
+        auto space = kernelspec::SearchSpace::Create(loaded->spec, problem, gpu->props);
+        ASSERT_TRUE(space.ok()) << space.status().ToString();
+        auto configs = space->Select(loaded->spec.search(), 1000000);
+        ASSERT_TRUE(configs.ok()) << configs.status().ToString();
+        EXPECT_FALSE(configs->empty());
+        int split = 0;
+        for (const v1::Config& config : *configs) {
+          for (const v1::ParamSetting& setting : config.settings()) {
+            if (setting.name() == "SPLIT_K" && setting.value().int_value() > 1) ++split;
+          }
+        }
+        if (gpu == &kA100 || shape == "M=8192,N=8192,K=8192") {
+          EXPECT_EQ(split, 0);
+        }
+        if (gpu == &kH200 && shape == "M=1024,N=1024,K=1024") {
+          EXPECT_GT(split, 0);
+        }
+        ragged |= shape == "M=3000,N=5000,K=2000";
+      }
+    }
+    EXPECT_TRUE(ragged) << "the specs tune a shape that is no multiple of any tile";
   }
 }
 
