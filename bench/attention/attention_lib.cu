@@ -17,11 +17,13 @@ namespace {
 // BM, BN, STAGES, CONSUMERS, OVERLAP: each compiled for both types and head dimensions.
 #define TF_ATTENTION_CONFIGS(X) \
   X(128, 128, 2, 2, 0)          \
-  X(128, 128, 2, 2, 1)          \
-  X(128, 64, 3, 2, 1)           \
   X(128, 128, 3, 2, 1)          \
-  X(192, 128, 2, 3, 1)          \
+  X(128, 128, 3, 2, 2)          \
+  X(128, 64, 3, 2, 2)           \
+  X(128, 64, 4, 2, 2)           \
   X(192, 64, 3, 3, 1)           \
+  X(192, 64, 3, 3, 2)           \
+  X(192, 128, 2, 3, 2)          \
   X(64, 128, 2, 1, 1)
 
 constexpr int kConfigs[][5] = {

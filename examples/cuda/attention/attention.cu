@@ -17,7 +17,9 @@
 //     fragment, so P is S converted in place, never stored;
 //   - OVERLAP == 1 (FlashAttention-3's intra-warpgroup pipelining): the S of key block j + 1 is
 //     issued before the O += P V of block j, and its softmax runs while that product is still
-//     in flight; OVERLAP == 0 runs the two products and the softmax in sequence.
+//     in flight; OVERLAP == 0 runs the two products and the softmax in sequence; OVERLAP == 2
+//     adds FlashAttention-3's inter-warpgroup "ping-pong": the consumers issue their products
+//     in turn (named barriers), so that one warpgroup's softmax overlaps another's products.
 //
 // Shared memory: Q as D/64 sub-tiles of BM rows x 128 bytes, then per stage K and V as D/64
 // sub-tiles of BN rows x 128 bytes each, then the barriers. Launch with
@@ -45,9 +47,16 @@ using namespace hopper;
 template <int HEAD_DIM>
 struct RowState {
   float o[HEAD_DIM / 2];  // m64nD accumulator: o[4j + 2h + e] is column 8j + 2 (lane % 4) + e
-  float max[2];           // running maximum of the row's scores, in units of log2 (scaled)
+  float max[2];           // running maximum of the row's raw (unscaled) scores
   float sum[2];           // this thread's part of the row's sum of exponentials
 };
+
+// 2^x by the special-function unit (flushing denormal results to 0, as softmax can afford).
+__device__ __forceinline__ float Exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
 
 // Masks, exponentiates and sums one key block's scores s (an m64nBN accumulator) in place and
 // returns in `correction` what the row's earlier O and sum must be multiplied by.
@@ -66,7 +75,6 @@ __device__ __forceinline__ void Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& 
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& v = s[4 * j + 2 * h + e];
-        v *= scale_log2;
         // Key column 8j + 2 (lane % 4) + e of row 8h.
         if (mask && key_minus_query + 8 * j + 2 * (lane % 4) + e - 8 * h > 0) v = -INFINITY;
         row_max = fmaxf(row_max, v);
@@ -77,8 +85,9 @@ __device__ __forceinline__ void Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& 
     row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffff, row_max, 2));
     // A row whose keys so far are all masked keeps max -inf: subtract 0 instead (its
     // exponentials are 0 either way).
-    const float base = row_max == -INFINITY ? 0.f : row_max;
-    correction[h] = exp2f(st.max[h] - base);
+    // The scale is folded into one FFMA per score: 2^(v * scale_log2 - base).
+    const float base = row_max == -INFINITY ? 0.f : row_max * scale_log2;
+    correction[h] = Exp2(st.max[h] * scale_log2 - base);
     st.max[h] = row_max;
     float sum = 0;
 #pragma unroll
@@ -86,7 +95,7 @@ __device__ __forceinline__ void Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& 
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& v = s[4 * j + 2 * h + e];
-        v = exp2f(v - base);
+        v = Exp2(fmaf(v, scale_log2, -base));
         sum += v;
       }
     }
@@ -237,6 +246,22 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
   // Only blocks reaching past this warpgroup's first query can hold masked keys.
   auto masked = [&](int j) { return causal && (j + 1) * BN - 1 > first_query; };
 
+  // OVERLAP == 2: the consumers take turns issuing their products (consumer c waits on named
+  // barrier 1 + c, then lets consumer c + 1 go), so that one's softmax runs while another's
+  // products keep the tensor cores busy. The last consumer opens the first turn and skips the
+  // final hand-over, which nobody would wait for.
+  auto take_turn = [&] {
+    if constexpr (OVERLAP == 2) NamedBarrierSync(1 + consumer, 256);
+  };
+  auto pass_turn = [&](bool last) {
+    if constexpr (OVERLAP == 2) {
+      if (!(last && consumer == CONSUMERS - 1)) {
+        NamedBarrierArrive(1 + (consumer + 1) % CONSUMERS, 256);
+      }
+    }
+  };
+  if (OVERLAP == 2 && consumer == CONSUMERS - 1) NamedBarrierArrive(1, 256);
+
   BarrierWait(q_full, 0);
   float s[BN / 2];
   uint32_t p[BN / 16][4];
@@ -256,14 +281,18 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
       release(j);
     }
   } else {
+    take_turn();
     issue_scores(s, 0);
+    pass_turn(false);
     WgmmaWait<0>();
     FenceRegisters(s);
     Softmax<BN>(s, st, scale_log2, masked(0), -query, correction);
     ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
     for (int j = 1; j < blocks; ++j) {
+      take_turn();
       issue_scores(s, j);
       issue_values(p, j - 1);
+      pass_turn(false);
       WgmmaWait<1>();  // the scores have landed; P V_{j-1} may still run
       FenceRegisters(s);
       Softmax<BN>(s, st, scale_log2, masked(j), j * BN - query, correction);
@@ -274,7 +303,9 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
       Rescale(st, correction);
       ToOperand<T, BN>(s, p);
     }
+    take_turn();
     issue_values(p, blocks - 1);
+    pass_turn(true);
     WgmmaWait<0>();
     FenceRegisters(st.o);
     FenceOperand(p);
@@ -315,7 +346,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(BN == 64 || BN == 128, "wgmma n64 or n128 for S = Q K^T");
   static_assert(BM == 64 * CONSUMERS && CONSUMERS >= 1 && CONSUMERS <= 3,
                 "each of 1-3 consumer warpgroups owns 64 queries");
-  static_assert(STAGES >= 2 && (OVERLAP == 0 || OVERLAP == 1), "a ring of 2+ stages");
+  static_assert(STAGES >= 2, "a ring of 2+ stages");
+  static_assert(OVERLAP >= 0 && OVERLAP <= 2 && (OVERLAP < 2 || CONSUMERS >= 2),
+                "OVERLAP 2 alternates between 2+ consumers");
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   attention_detail::HopperAttention<T, HEAD_DIM, BM, BN, STAGES, CONSUMERS, OVERLAP>(

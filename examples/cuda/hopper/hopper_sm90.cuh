@@ -116,9 +116,15 @@ __device__ __forceinline__ void TmaStoreWaitRead() {
 __device__ __forceinline__ void FenceAsyncShared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
-__device__ __forceinline__ void WarpgroupSync(int id) {
-  asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+// Named barrier `id` (1-15; 0 is __syncthreads) for `threads` threads: Sync waits for the
+// count, Arrive counts this warp without waiting.
+__device__ __forceinline__ void NamedBarrierSync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+__device__ __forceinline__ void NamedBarrierArrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void WarpgroupSync(int id) { NamedBarrierSync(id, 128); }
 
 __device__ __forceinline__ void ClusterSync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
