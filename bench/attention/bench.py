@@ -87,7 +87,7 @@ def check(lib):
         tol = 1e-2 if dtype == torch.float16 else 2e-2
         for d in (64, 128):
             for causal in (0, 1):
-                seed = hash((name, d, causal)) % 1000
+                seed = 1000 * d + 10 * causal + (dtype == torch.bfloat16)
                 q, k, v = inputs(b, h, s, d, dtype, seed)
                 ref = fp32_attention(q, k, v, causal)
                 runs = [("reference", None)] + [(str(c), c) for c in lib.configs]
