@@ -139,7 +139,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Example{"transpose/transpose.yaml", {&kH200}},
                       Example{"gemm/gemm.yaml", {&kH200}},
                       Example{"hopper_gemm/hopper_gemm_f16_tn.yaml", {&kH200, &kA100}},
-                      Example{"hopper_gemm/hopper_gemm_bf16_nn.yaml", {&kH200, &kA100}}),
+                      Example{"hopper_gemm/hopper_gemm_bf16_nn.yaml", {&kH200, &kA100}},
+                      Example{"attention/attention_f16_d128.yaml", {&kH200}},
+                      Example{"attention/attention_bf16_d128.yaml", {&kH200}},
+                      Example{"attention/attention_f16_d64.yaml", {&kH200}},
+                      Example{"attention/attention_bf16_d64.yaml", {&kH200}}),
     [](const ::testing::TestParamInfo<Example>& info) {
       return std::filesystem::path(info.param.spec).stem().string();
     });

@@ -1,0 +1,412 @@
+// FlashAttention forward for Hopper (sm_90a), FlashAttention-2/3 style:
+//   O[b][h][i] = sum_j softmax_j(Q[b][h][i] . K[b][h][j] / sqrt(D)) V[b][h][j],
+// fp16 or bf16 in, fp32 softmax and accumulation, O in the input type. Q, K, V and O are
+// [B][H][S][D] row-major (PyTorch's contiguous (batch, heads, sequence, head dim)); queries and
+// keys have one length S. CAUSAL != 0 masks key j > query i.
+//
+// One block computes BM = 64 * CONSUMERS queries of one (batch, head) (blockIdx.y), the
+// heaviest causal query blocks first:
+//   - a producer warpgroup (setmaxnreg hands its registers to the consumers) loads the Q tile
+//     once and then K and V tiles of BN keys into a STAGES-deep ring by TMA (128-byte swizzle),
+//     K and V of a stage completing on their own "full" mbarriers, so that S = Q K^T can start
+//     before V has landed; consumers free a stage on its "empty" mbarrier;
+//   - CONSUMERS warpgroups each own 64 queries: S = Q K^T by wgmma.m64nBNk16 (both operands in
+//     shared memory), the online softmax in fp32 registers (exp2 with the scale folded in, the
+//     row sum kept per thread and reduced once at the end), then O += P V by wgmma.m64nDk16
+//     with P from registers: an m64nN accumulator's 16-column slice is laid out as a k16 A
+//     fragment, so P is S converted in place, never stored;
+//   - OVERLAP == 1 (FlashAttention-3's intra-warpgroup pipelining): the S of key block j + 1 is
+//     issued before the O += P V of block j, and its softmax runs while that product is still
+//     in flight; OVERLAP == 0 runs the two products and the softmax in sequence; OVERLAP == 2
+//     adds FlashAttention-3's inter-warpgroup "ping-pong": the consumers issue their products
+//     in turn (named barriers), so that one warpgroup's softmax overlaps another's products.
+//
+// Shared memory: Q as D/64 sub-tiles of BM rows x 128 bytes, then per stage K and V as D/64
+// sub-tiles of BN rows x 128 bytes each, then the barriers. Launch with
+// (BM + 2 * STAGES * BN) * D * 2 + 2048 bytes of dynamic shared memory (the slack aligns the
+// tiles to 1024 bytes and holds the barriers), grid (ceil(S / BM), B * H), (CONSUMERS + 1) * 128
+// threads. Requires S % BN == 0 and D == HEAD_DIM. When BM does not divide S, the last query
+// block reads the next head's first queries (or the zeros past the tensor) and stores none.
+//
+// Kernel arguments: Q, K, V, O, B, H, S, D, CAUSAL, then TMA descriptors of Q, K and V over the
+// [B * H * S][D] matrix (dims {D, B * H * S}, 128-byte swizzle; boxes {64, BM}, {64, BN},
+// {64, BN}).
+
+#include <cmath>
+
+#include "hopper_sm90.cuh"
+
+namespace attention_detail {
+
+using namespace hopper;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// Registers a thread keeps for its 2 of the warpgroup's 64 query rows: row warp * 16 + lane / 4
+// (h = 0) and 8 below (h = 1).
+template <int HEAD_DIM>
+struct RowState {
+  float o[HEAD_DIM / 2];  // m64nD accumulator: o[4j + 2h + e] is column 8j + 2 (lane % 4) + e
+  float max[2];           // running maximum of the row's raw (unscaled) scores
+  float sum[2];           // this thread's part of the row's sum of exponentials
+};
+
+// 2^x by the special-function unit (flushing denormal results to 0, as softmax can afford).
+__device__ __forceinline__ float Exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Masks, exponentiates and sums one key block's scores s (an m64nBN accumulator) in place and
+// returns in `correction` what the row's earlier O and sum must be multiplied by.
+// `key_minus_query` is the key index of the thread's column 0 minus the query index of its row
+// 0; causal masking hides keys after the query.
+template <int BN, int HEAD_DIM>
+__device__ __forceinline__ void Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& st,
+                                        float scale_log2, bool mask, int key_minus_query,
+                                        float (&correction)[2]) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float row_max = st.max[h];
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& v = s[4 * j + 2 * h + e];
+        // Key column 8j + 2 (lane % 4) + e of row 8h.
+        if (mask && key_minus_query + 8 * j + 2 * (lane % 4) + e - 8 * h > 0) v = -INFINITY;
+        row_max = fmaxf(row_max, v);
+      }
+    }
+    // The four threads of a row are adjacent lanes.
+    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffff, row_max, 1));
+    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffff, row_max, 2));
+    // A row whose keys so far are all masked keeps max -inf: subtract 0 instead (its
+    // exponentials are 0 either way).
+    // The scale is folded into one FFMA per score: 2^(v * scale_log2 - base).
+    const float base = row_max == -INFINITY ? 0.f : row_max * scale_log2;
+    correction[h] = Exp2(st.max[h] * scale_log2 - base);
+    st.max[h] = row_max;
+    float sum = 0;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& v = s[4 * j + 2 * h + e];
+        v = Exp2(fmaf(v, scale_log2, -base));
+        sum += v;
+      }
+    }
+    st.sum[h] = st.sum[h] * correction[h] + sum;
+  }
+}
+
+template <int HEAD_DIM>
+__device__ __forceinline__ void Rescale(RowState<HEAD_DIM>& st, const float (&correction)[2]) {
+#pragma unroll
+  for (int j = 0; j < HEAD_DIM / 8; ++j) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) st.o[4 * j + i] *= correction[i / 2];
+  }
+}
+
+// P as k16 A fragments: slice k holds columns 16k ... 16k + 15 of the scores.
+template <typename T, int BN>
+__device__ __forceinline__ void ToOperand(const float (&s)[BN / 2], uint32_t (&p)[BN / 16][4]) {
+#pragma unroll
+  for (int k = 0; k < BN / 16; ++k) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[k][i] = PackPair(s[8 * k + 2 * i], s[8 * k + 2 * i + 1], T());
+  }
+}
+
+// Keeps the compiler from reusing P's registers while a wgmma still reads them.
+template <int N>
+__device__ __forceinline__ void FenceOperand(uint32_t (&p)[N][4]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(p[k][i])::"memory");
+  }
+}
+
+template <typename T, int HEAD_DIM, int BM, int BN, int STAGES, int CONSUMERS, int OVERLAP>
+__device__ __forceinline__ void HopperAttention(T* O, long long S, long long causal,
+                                                const TmaDescriptor& map_q,
+                                                const TmaDescriptor& map_k,
+                                                const TmaDescriptor& map_v,
+                                                unsigned char* smem_raw) {
+  constexpr uint32_t kQBytes = BM * HEAD_DIM * 2;
+  constexpr uint32_t kKvBytes = BN * HEAD_DIM * 2;  // one K or one V tile
+  const uint32_t smem =
+      (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
+  const uint32_t q_tile = smem;
+  const uint32_t ring = smem + kQBytes;  // stage s: K at ring + 2s kKvBytes, V after it
+  const uint32_t q_full = ring + STAGES * 2 * kKvBytes;
+  const uint32_t k_full = q_full + 8, v_full = k_full + 8 * STAGES, empty = v_full + 8 * STAGES;
+
+  const int head = blockIdx.y;
+  const int q_block = gridDim.x - 1 - blockIdx.x;  // causal: the longest rows start first
+  const int key_rows = causal ? min(static_cast<int>(S), (q_block + 1) * BM) : static_cast<int>(S);
+  const int blocks = (key_rows + BN - 1) / BN;
+  const int head_row = static_cast<int>(head * S);  // row of (b, h, 0) in the [B H S][D] view
+
+  if (threadIdx.x == 0) {
+    BarrierInit(q_full, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      BarrierInit(k_full + 8 * s, 1);
+      BarrierInit(v_full + 8 * s, 1);
+      BarrierInit(empty + 8 * s, CONSUMERS);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  // Registers per thread: 64K over (CONSUMERS + 1) warpgroups, the producer keeping 24.
+  constexpr int kConsumerRegs = CONSUMERS == 1 ? 0 : CONSUMERS == 2 ? 240 : 160;
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    if constexpr (kConsumerRegs > 0) ReleaseRegisters<24>();
+    if (threadIdx.x == 0) {
+      BarrierExpectBytes(q_full, kQBytes);
+#pragma unroll
+      for (int c = 0; c < HEAD_DIM / 64; ++c) {
+        TmaLoad(q_tile + c * BM * 128, map_q, c * 64, head_row + q_block * BM, q_full);
+      }
+      for (int j = 0; j < blocks; ++j) {
+        const int s = j % STAGES;
+        BarrierWait(empty + 8 * s, ((j / STAGES) & 1) ^ 1);
+        const uint32_t k = ring + 2 * s * kKvBytes, v = k + kKvBytes;
+        BarrierExpectBytes(k_full + 8 * s, kKvBytes);
+#pragma unroll
+        for (int c = 0; c < HEAD_DIM / 64; ++c) {
+          TmaLoad(k + c * BN * 128, map_k, c * 64, head_row + j * BN, k_full + 8 * s);
+        }
+        BarrierExpectBytes(v_full + 8 * s, kKvBytes);
+#pragma unroll
+        for (int c = 0; c < HEAD_DIM / 64; ++c) {
+          TmaLoad(v + c * BN * 128, map_v, c * 64, head_row + j * BN, v_full + 8 * s);
+        }
+      }
+    }
+    return;
+  }
+  if constexpr (kConsumerRegs > 0) ClaimRegisters<kConsumerRegs>();
+
+  const int consumer = warpgroup - 1;
+  const bool leader = threadIdx.x % 128 == 0;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
+  const int first_query = q_block * BM + consumer * 64;  // this warpgroup's row 0
+  // Thread's row 0 within the sequence, for the causal mask.
+  const int query = first_query + warp * 16 + lane / 4;
+  const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(HEAD_DIM));
+
+  RowState<HEAD_DIM> st;
+#pragma unroll
+  for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
+  st.max[0] = st.max[1] = -INFINITY;
+  st.sum[0] = st.sum[1] = 0.f;
+
+  // S = Q K_j^T, issued and committed (not waited for).
+  auto issue_scores = [&](float(&s)[BN / 2], int j) {
+    const int stage = j % STAGES;
+    BarrierWait(k_full + 8 * stage, (j / STAGES) & 1);
+    const uint32_t k_tile = ring + 2 * stage * kKvBytes;
+    FenceRegisters(s);
+    WgmmaFence();
+#pragma unroll
+    for (int k = 0; k < HEAD_DIM / 16; ++k) {
+      // K-major operands advance 32 bytes per k16 step inside a 128-byte swizzled row.
+      const uint32_t q = q_tile + k / 4 * BM * 128 + consumer * 64 * 128 + k % 4 * 32;
+      const uint32_t kk = k_tile + k / 4 * BN * 128 + k % 4 * 32;
+      Wgmma<T, 0>(s, SmemDescriptor(q, 16, 1024), SmemDescriptor(kk, 16, 1024), k > 0);
+    }
+    WgmmaCommit();
+    FenceRegisters(s);
+  };
+  // O += P V_j, issued and committed. V is MN-major: 64-column blocks BN * 128 bytes apart.
+  auto issue_values = [&](uint32_t(&p)[BN / 16][4], int j) {
+    const int stage = j % STAGES;
+    BarrierWait(v_full + 8 * stage, (j / STAGES) & 1);
+    const uint32_t v_tile = ring + (2 * stage + 1) * kKvBytes;
+    FenceRegisters(st.o);
+    WgmmaFence();
+#pragma unroll
+    for (int k = 0; k < BN / 16; ++k) {
+      Wgmma<T, 1>(st.o, p[k], SmemDescriptor(v_tile + k * 16 * 128, BN * 128, 1024), 1);
+    }
+    WgmmaCommit();
+    FenceRegisters(st.o);
+  };
+  auto release = [&](int j) {
+    if (leader) BarrierArrive(empty + 8 * (j % STAGES));
+  };
+  // Only blocks reaching past this warpgroup's first query can hold masked keys.
+  auto masked = [&](int j) { return causal && (j + 1) * BN - 1 > first_query; };
+
+  // OVERLAP == 2: the consumers take turns issuing their products (consumer c waits on named
+  // barrier 1 + c, then lets consumer c + 1 go), so that one's softmax runs while another's
+  // products keep the tensor cores busy. The last consumer opens the first turn and skips the
+  // final hand-over, which nobody would wait for.
+  auto take_turn = [&] {
+    if constexpr (OVERLAP == 2) NamedBarrierSync(1 + consumer, 256);
+  };
+  auto pass_turn = [&](bool last) {
+    if constexpr (OVERLAP == 2) {
+      if (!(last && consumer == CONSUMERS - 1)) {
+        NamedBarrierArrive(1 + (consumer + 1) % CONSUMERS, 256);
+      }
+    }
+  };
+  if (OVERLAP == 2 && consumer == CONSUMERS - 1) NamedBarrierArrive(1, 256);
+
+  BarrierWait(q_full, 0);
+  float s[BN / 2];
+  uint32_t p[BN / 16][4];
+  float correction[2];
+  if constexpr (OVERLAP == 0) {
+    for (int j = 0; j < blocks; ++j) {
+      issue_scores(s, j);
+      WgmmaWait<0>();
+      FenceRegisters(s);
+      Softmax<BN>(s, st, scale_log2, masked(j), j * BN - query, correction);
+      Rescale(st, correction);
+      ToOperand<T, BN>(s, p);
+      issue_values(p, j);
+      WgmmaWait<0>();
+      FenceRegisters(st.o);
+      FenceOperand(p);
+      release(j);
+    }
+  } else {
+    take_turn();
+    issue_scores(s, 0);
+    pass_turn(false);
+    WgmmaWait<0>();
+    FenceRegisters(s);
+    Softmax<BN>(s, st, scale_log2, masked(0), -query, correction);
+    ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
+    for (int j = 1; j < blocks; ++j) {
+      take_turn();
+      issue_scores(s, j);
+      issue_values(p, j - 1);
+      pass_turn(false);
+      WgmmaWait<1>();  // the scores have landed; P V_{j-1} may still run
+      FenceRegisters(s);
+      Softmax<BN>(s, st, scale_log2, masked(j), j * BN - query, correction);
+      WgmmaWait<0>();
+      FenceRegisters(st.o);
+      FenceOperand(p);
+      release(j - 1);
+      Rescale(st, correction);
+      ToOperand<T, BN>(s, p);
+    }
+    take_turn();
+    issue_values(p, blocks - 1);
+    pass_turn(true);
+    WgmmaWait<0>();
+    FenceRegisters(st.o);
+    FenceOperand(p);
+    release(blocks - 1);
+  }
+
+  // Epilogue: the row sums over the row's four threads, then O / sum from registers. Rows past
+  // S (the last query block of a sequence that BM does not divide) are not stored.
+  const long long row = head_row + first_query + warp * 16 + lane / 4;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if (query + 8 * h >= S) continue;
+    float sum = st.sum[h];
+    sum += __shfl_xor_sync(0xffffffff, sum, 1);
+    sum += __shfl_xor_sync(0xffffffff, sum, 2);
+    const float inv = 1.f / sum;
+#pragma unroll
+    for (int j = 0; j < HEAD_DIM / 8; ++j) {
+      StorePair(O, HEAD_DIM, row + 8 * h, 8 * j + lane % 4 * 2, st.o[4 * j + 2 * h] * inv,
+                st.o[4 * j + 2 * h + 1] * inv);
+    }
+  }
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+}  // namespace attention_detail
+
+// The tuned kernel (sm_90a only; on other targets it compiles to an empty body and the spec
+// offers no configuration there).
+template <typename T, int HEAD_DIM, int BM, int BN, int STAGES, int CONSUMERS, int OVERLAP>
+__global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
+    attention(const T* Q, const T* K, const T* V, T* O, long long B, long long H, long long S,
+              long long D, long long CAUSAL, const __grid_constant__ TmaDescriptor map_q,
+              const __grid_constant__ TmaDescriptor map_k,
+              const __grid_constant__ TmaDescriptor map_v) {
+  static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "wgmma n64 or n128 for O += P V");
+  static_assert(BN == 64 || BN == 128, "wgmma n64 or n128 for S = Q K^T");
+  static_assert(BM == 64 * CONSUMERS && CONSUMERS >= 1 && CONSUMERS <= 3,
+                "each of 1-3 consumer warpgroups owns 64 queries");
+  static_assert(STAGES >= 2, "a ring of 2+ stages");
+  static_assert(OVERLAP >= 0 && OVERLAP <= 2 && (OVERLAP < 2 || CONSUMERS >= 2),
+                "OVERLAP 2 alternates between 2+ consumers");
+  extern __shared__ __align__(1024) unsigned char smem[];
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  attention_detail::HopperAttention<T, HEAD_DIM, BM, BN, STAGES, CONSUMERS, OVERLAP>(
+      O, S, CAUSAL, map_q, map_k, map_v, smem);
+#endif
+}
+
+// Reference: fp32 attention with CUDA cores, one thread per query (32 queries of one
+// (batch, head) per block, grid (ceil(S / 32), B * H)), a two-pass softmax (the row maximum,
+// then the exponentials and O) over K and V staged through shared memory 16 keys at a time.
+template <typename T, int HEAD_DIM>
+__global__ void attention_reference(const T* Q, const T* K, const T* V, T* O, long long B,
+                                    long long H, long long S, long long D, long long CAUSAL) {
+  constexpr int kQueries = 32, kKeys = 16;
+  __shared__ float q[kQueries][HEAD_DIM + 1];
+  __shared__ float k_tile[kKeys][HEAD_DIM], v_tile[kKeys][HEAD_DIM];
+  const long long base = static_cast<long long>(blockIdx.y) * S * HEAD_DIM;
+  const long long query = static_cast<long long>(blockIdx.x) * kQueries + threadIdx.x;
+  for (int i = threadIdx.x; i < kQueries * HEAD_DIM; i += kQueries) {
+    const long long r = static_cast<long long>(blockIdx.x) * kQueries + i / HEAD_DIM;
+    q[i / HEAD_DIM][i % HEAD_DIM] =
+        r < S ? static_cast<float>(Q[base + r * HEAD_DIM + i % HEAD_DIM]) : 0.f;
+  }
+  const float scale = 1.f / sqrtf(static_cast<float>(HEAD_DIM));
+  const long long last_key = CAUSAL ? min(S, (blockIdx.x + 1LL) * kQueries) : S;
+  float row_max = -INFINITY, sum = 0.f, o[HEAD_DIM];
+#pragma unroll
+  for (int d = 0; d < HEAD_DIM; ++d) o[d] = 0.f;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (long long k0 = 0; k0 < last_key; k0 += kKeys) {
+      __syncthreads();
+      for (int i = threadIdx.x; i < kKeys * HEAD_DIM; i += kQueries) {
+        const long long r = k0 + i / HEAD_DIM;
+        k_tile[i / HEAD_DIM][i % HEAD_DIM] =
+            r < S ? static_cast<float>(K[base + r * HEAD_DIM + i % HEAD_DIM]) : 0.f;
+        v_tile[i / HEAD_DIM][i % HEAD_DIM] =
+            r < S ? static_cast<float>(V[base + r * HEAD_DIM + i % HEAD_DIM]) : 0.f;
+      }
+      __syncthreads();
+      for (int j = 0; j < kKeys; ++j) {
+        const long long key = k0 + j;
+        if (key >= S || (CAUSAL && key > query)) continue;
+        float dot = 0.f;
+        for (int d = 0; d < HEAD_DIM; ++d) dot += q[threadIdx.x][d] * k_tile[j][d];
+        dot *= scale;
+        if (pass == 0) {
+          row_max = fmaxf(row_max, dot);
+        } else {
+          const float p = expf(dot - row_max);
+          sum += p;
+#pragma unroll
+          for (int d = 0; d < HEAD_DIM; ++d) o[d] += p * v_tile[j][d];
+        }
+      }
+    }
+  }
+  if (query < S) {
+#pragma unroll
+    for (int d = 0; d < HEAD_DIM; ++d) O[base + query * HEAD_DIM + d] = T(o[d] / sum);
+  }
+}

@@ -1,0 +1,1 @@
+../hopper/hopper_sm90.cuh
