@@ -68,9 +68,10 @@ class Backend {
   // of a retime lease's finalists, loaded together so that they can be timed
   // in alternation (runner/alternation.h).
   virtual Status Load(const std::vector<std::string>& artifact_paths) = 0;
-  // Looks in each loaded artifact, in order. Errors name the missing
-  // symbol; the caller sets the geometry.
-  virtual Result<Launchable> Find(const std::string& symbol) = 0;
+  // Looks in the `artifact`th of the loaded artifacts (symbols are unique
+  // only within one: define-style copies are named by their place in their
+  // batch). Errors name the missing symbol; the caller sets the geometry.
+  virtual Result<Launchable> Find(size_t artifact, const std::string& symbol) = 0;
   // Device copies of `initial`, one per spec buffer; the working copies are
   // undefined until Reset.
   virtual Result<std::unique_ptr<DeviceBuffers>> Upload(std::vector<HostBuffer> initial) = 0;

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "kernelspec/validate.h"
 #include "runner/alternation.h"
 #include "runner/host_buffers.h"
+#include "runner/lease_artifacts.h"
 #include "vendors/device_kinds.h"
 
 namespace tf::runner {
@@ -150,7 +152,7 @@ Result<PreparedProblem> Prepare(const v1::KernelSpec& spec, const v1::Problem& p
   }
   TF_ASSIGN_OR_RETURN(data.buffers, backend.Upload(std::move(initial)));
   if (!reference_symbol.empty()) {
-    TF_ASSIGN_OR_RETURN(Launchable reference, backend.Find(reference_symbol));
+    TF_ASSIGN_OR_RETURN(Launchable reference, backend.Find(0, reference_symbol));
     SetConstants(spec, &reference);
     TF_RETURN_IF_ERROR(SetGeometry(spec.verify().grid(), spec.verify().block(), "", "verify",
                                    data.vars, &reference));
@@ -234,11 +236,12 @@ Result<Launchable> Configure(const v1::KernelSpec& spec, const v1::LeasedCandida
 
 // Errors of the candidate itself (missing symbol, launch or device fault)
 // are returned; the caller makes them RUNTIME_FAILED.
-Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec,
+Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::Lease& lease,
                                          const v1::LeasedCandidate& candidate,
                                          const v1::DeviceInfo& device, Backend& backend,
                                          PreparedProblem& data) {
-  TF_ASSIGN_OR_RETURN(Launchable found, backend.Find(candidate.symbol()));
+  TF_ASSIGN_OR_RETURN(Launchable found,
+                      backend.Find(ArtifactIndex(lease, candidate), candidate.symbol()));
   if (std::optional<v1::CandidateResult> answer = backend.Answer(found)) {
     answer->set_candidate_id(candidate.candidate_id());
     return *answer;
@@ -301,12 +304,12 @@ v1::RunnerEvent ResultEvent(v1::CandidateResult result) {
 // announced as its candidate's step, so that a crash or hang is blamed on
 // the candidate that ran; the results, each with its `retiming`, are sent
 // after the last round.
-Status Retime(const v1::KernelSpec& spec, const std::vector<const v1::LeasedCandidate*>& group,
-              const v1::DeviceInfo& device, Backend& backend, PreparedProblem& data,
-              const EventSink& sink) {
+Status Retime(const v1::KernelSpec& spec, const v1::Lease& lease,
+              const std::vector<const v1::LeasedCandidate*>& group, const v1::DeviceInfo& device,
+              Backend& backend, PreparedProblem& data, const EventSink& sink) {
   std::vector<Result<Launchable>> kernels;
   for (const v1::LeasedCandidate* candidate : group) {
-    Result<Launchable> kernel = backend.Find(candidate->symbol());
+    Result<Launchable> kernel = backend.Find(ArtifactIndex(lease, *candidate), candidate->symbol());
     if (kernel.ok()) kernel = Configure(spec, *candidate, device, data, *kernel);
     kernels.push_back(std::move(kernel));
   }
@@ -403,7 +406,7 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
       }
     }
     if (data != nullptr && lease.retime()) {
-      TF_RETURN_IF_ERROR(Retime(spec, group, request.device(), **backend, *data, sink));
+      TF_RETURN_IF_ERROR(Retime(spec, lease, group, request.device(), **backend, *data, sink));
       if ((*backend)->lost()) return device_lost("re-timing the finalists of problem " + key);
       continue;
     }
@@ -417,7 +420,7 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
                                     "problem " + key + ": " + problem_status.message()))));
         continue;
       }
-      auto result = RunCandidate(spec, *candidate, request.device(), **backend, *data);
+      auto result = RunCandidate(spec, lease, *candidate, request.device(), **backend, *data);
       TF_RETURN_IF_ERROR(sink(ResultEvent(result.ok() ? *std::move(result)
                                                       : Failed(candidate->candidate_id(),
                                                                v1::RESULT_STATUS_RUNTIME_FAILED,

@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 
 #include "common/files.h"
 #include "kernelspec/config.h"
+#include "runner/lease_artifacts.h"
 #include "runner/runner_protocol.h"
 #include "tunefleet/v1/runner.pb.h"
 
@@ -152,9 +154,13 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease,
       std::chrono::duration_cast<runner::Clock::duration>(std::chrono::duration<double>(timeout_s));
   std::vector<v1::LeasedCandidate> pending(lease.candidates().begin(), lease.candidates().end());
   TF_RETURN_IF_ERROR(EnsureRunner());  // makes the work directory
-  std::vector<std::string> staged;
-  for (const std::string& path : artifact_paths) {
-    TF_ASSIGN_OR_RETURN(staged.emplace_back(), StageArtifact(path));
+  // artifact_paths[i] holds artifacts[i]; a restart sends the pending
+  // candidates' artifacts only, in their own order (runner/lease_artifacts.h).
+  const std::vector<std::string> artifacts = runner::ArtifactOrder(lease);
+  std::map<std::string, std::string> staged;  // by artifact
+  for (size_t i = 0; i < artifact_paths.size(); ++i) {
+    TF_ASSIGN_OR_RETURN(std::string path, StageArtifact(artifact_paths[i]));
+    staged[i < artifacts.size() ? artifacts[i] : path] = path;
   }
 
   // Blames the current step: its candidates get `status` and `error`.
@@ -178,7 +184,11 @@ Status RunnerSupervisor::RunLease(const v1::Lease& lease,
     v1::RunnerRequest request;
     *request.mutable_lease() = lease;
     request.mutable_lease()->mutable_candidates()->Assign(pending.begin(), pending.end());
-    request.mutable_artifact_paths()->Assign(staged.begin(), staged.end());
+    for (const std::string& artifact : runner::ArtifactOrder(request.lease())) {
+      if (auto path = staged.find(artifact); path != staged.end()) {
+        request.add_artifact_paths(path->second);
+      }
+    }
     *request.mutable_device() = device_.info;
     request.mutable_cpus()->Assign(device_.cpus.begin(), device_.cpus.end());
     request.set_ordinal(device_.ordinal);

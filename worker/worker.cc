@@ -16,6 +16,7 @@
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
 #include "kernelspec/space.h"
+#include "runner/lease_artifacts.h"
 #include "vendors/device_kinds.h"
 #include "worker/runner_supervisor.h"
 
@@ -73,13 +74,6 @@ std::string Hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-// The artifact that holds `candidate`: its own on a retime lease, else the
-// lease's (a BuildBundle when the lease builds on the worker).
-const std::string& ArtifactOf(const v1::Lease& lease, const v1::LeasedCandidate& candidate) {
-  return candidate.artifact_sha256().empty() ? lease.artifact_sha256()
-                                             : candidate.artifact_sha256();
 }
 
 v1::CandidateResult FailedResult(int64_t candidate_id, const std::string& error) {
@@ -275,7 +269,7 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
   std::vector<std::pair<std::string, std::string>> artifacts;
   Status fetched = Status::Ok();
   for (const auto& c : lease.candidates()) {
-    const std::string& sha256 = ArtifactOf(lease, c);
+    const std::string& sha256 = runner::ArtifactOf(lease, c);
     if (!fetched.ok() || std::any_of(artifacts.begin(), artifacts.end(),
                                      [&](const auto& a) { return a.first == sha256; })) {
       continue;
@@ -331,7 +325,7 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
   for (const auto& c : lease.candidates()) {
     v1::CandidateResult result;
     result.set_candidate_id(c.candidate_id());
-    const std::string& bundle = ArtifactOf(lease, c);
+    const std::string& bundle = runner::ArtifactOf(lease, c);
     auto built = bundles.find(bundle);
     if (built == bundles.end()) {
       built =

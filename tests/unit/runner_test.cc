@@ -16,6 +16,7 @@
 #include "common/subprocess.h"
 #include "runner/benchmark.h"
 #include "runner/host_buffers.h"
+#include "runner/lease_artifacts.h"
 #include "vendors/cpu/cpu_devices.h"
 #include "worker/runner_supervisor.h"
 
@@ -483,6 +484,25 @@ TEST_F(RunnerTest, MemoryLimitFailsTheCandidateNotTheWorker) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_NE(results[1].status(), v1::RESULT_STATUS_OK);
   EXPECT_EQ(results[2].status(), v1::RESULT_STATUS_OK) << results[2].error();
+}
+
+// The finalists of a retime lease sit in several artifacts whose symbols may
+// repeat: each candidate is looked up in its own, and the paths sent to a
+// restarted runner follow the candidates still pending.
+TEST(LeaseArtifactsTest, EachCandidateIsFoundInItsOwnArtifact) {
+  v1::Lease lease;
+  lease.set_artifact_sha256("lease");
+  for (const char* artifact : {"b", "", "a", "b"}) {
+    lease.add_candidates()->set_artifact_sha256(artifact);
+  }
+  EXPECT_EQ(ArtifactOrder(lease), (std::vector<std::string>{"b", "lease", "a"}));
+  EXPECT_EQ(ArtifactIndex(lease, lease.candidates(0)), 0u);
+  EXPECT_EQ(ArtifactIndex(lease, lease.candidates(1)), 1u);
+  EXPECT_EQ(ArtifactIndex(lease, lease.candidates(2)), 2u);
+  EXPECT_EQ(ArtifactIndex(lease, lease.candidates(3)), 0u);
+  lease.mutable_candidates()->DeleteSubrange(0, 2);  // pending after a restart: "a", "b"
+  EXPECT_EQ(ArtifactOrder(lease), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(ArtifactIndex(lease, lease.candidates(1)), 1u);
 }
 
 TEST(HostBufferTest, RandomInputsAreDeterministicAndNeverAllZeros) {

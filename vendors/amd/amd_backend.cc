@@ -106,16 +106,16 @@ class AmdBackend : public runner::Backend {
     return Status::Ok();
   }
 
-  Result<runner::Launchable> Find(const std::string& symbol) override {
-    for (hipModule_t module : modules_) {
-      hipFunction_t function = nullptr;
-      if (hip_.hipModuleGetFunction(&function, module, symbol.c_str()) != hipSuccess) continue;
-      runner::Launchable kernel;
-      kernel.function = function;
-      kernel.artifact = module;
-      return kernel;
+  Result<runner::Launchable> Find(size_t artifact, const std::string& symbol) override {
+    hipFunction_t function = nullptr;
+    if (artifact >= modules_.size() ||
+        hip_.hipModuleGetFunction(&function, modules_[artifact], symbol.c_str()) != hipSuccess) {
+      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
     }
-    return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    runner::Launchable kernel;
+    kernel.function = function;
+    kernel.artifact = modules_[artifact];
+    return kernel;
   }
 
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(

@@ -62,11 +62,8 @@ Status CpuBackend::Load(const std::vector<std::string>& artifact_paths) {
   return Status::Ok();
 }
 
-Result<runner::Launchable> CpuBackend::Find(const std::string& symbol) {
-  void* fn = nullptr;
-  for (size_t i = 0; i < libraries_.size() && fn == nullptr; ++i) {
-    fn = dlsym(libraries_[i], symbol.c_str());
-  }
+Result<runner::Launchable> CpuBackend::Find(size_t artifact, const std::string& symbol) {
+  void* fn = artifact < libraries_.size() ? dlsym(libraries_[artifact], symbol.c_str()) : nullptr;
   if (fn == nullptr) return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
   runner::Launchable kernel;
   kernel.function = fn;

@@ -23,7 +23,7 @@ class CpuBackend : public runner::Backend {
   ~CpuBackend() override;
 
   Status Load(const std::vector<std::string>& artifact_paths) override;
-  Result<runner::Launchable> Find(const std::string& symbol) override;
+  Result<runner::Launchable> Find(size_t artifact, const std::string& symbol) override;
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
       std::vector<runner::HostBuffer> initial) override;
   Status Reset(runner::DeviceBuffers& buffers, const std::vector<int>& outputs) override;

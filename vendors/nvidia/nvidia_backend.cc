@@ -109,17 +109,17 @@ class NvidiaBackend : public runner::Backend {
     return Status::Ok();
   }
 
-  Result<runner::Launchable> Find(const std::string& symbol) override {
-    for (CUmodule module : modules_) {
-      CUfunction function = nullptr;
-      if (cuda_.cuModuleGetFunction(&function, module, symbol.c_str()) != CUDA_SUCCESS) continue;
-      runner::Launchable kernel;
-      kernel.function = function;
-      kernel.artifact = module;
-      kernel.symbol = symbol;
-      return kernel;
+  Result<runner::Launchable> Find(size_t artifact, const std::string& symbol) override {
+    CUfunction function = nullptr;
+    if (artifact >= modules_.size() ||
+        cuda_.cuModuleGetFunction(&function, modules_[artifact], symbol.c_str()) != CUDA_SUCCESS) {
+      return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
     }
-    return Status::NotFound("symbol '" + symbol + "' is not in the artifact");
+    runner::Launchable kernel;
+    kernel.function = function;
+    kernel.artifact = modules_[artifact];
+    kernel.symbol = symbol;
+    return kernel;
   }
 
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(

@@ -27,7 +27,7 @@ std::string ReplayBackend::Source() const {
 
 Status ReplayBackend::Load(const std::vector<std::string>&) { return Status::Ok(); }
 
-Result<runner::Launchable> ReplayBackend::Find(const std::string& symbol) {
+Result<runner::Launchable> ReplayBackend::Find(size_t, const std::string& symbol) {
   TF_ASSIGN_OR_RETURN(v1::Config config, kernelspec::ParseConfigKey(symbol));
   const search::Space& space = recording_.space;
   auto outside = [&](const std::string& why) {

@@ -19,7 +19,8 @@ class ReplayBackend : public runner::Backend {
   ReplayBackend(search::RecordedSpace recording, double speed);
 
   Status Load(const std::vector<std::string>& artifact_paths) override;
-  Result<runner::Launchable> Find(const std::string& symbol) override;
+  // A recorded space has no artifacts: `symbol` is the configuration key.
+  Result<runner::Launchable> Find(size_t artifact, const std::string& symbol) override;
   std::optional<v1::CandidateResult> Answer(const runner::Launchable& kernel) override;
 
   // Nothing runs: no buffers are kept and every output matches.

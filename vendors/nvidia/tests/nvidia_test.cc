@@ -305,7 +305,7 @@ TEST_F(CudaRunnerTest, OutputsAreComparedOnTheGpuByTheHostRuleForEveryDtype) {
   auto backend = nvidia::MakeNvidiaBackend(gpu_->info, gpu_->ordinal);
   ASSERT_TRUE(backend.ok()) << backend.status().ToString();
   ASSERT_TRUE((*backend)->Load({ArtifactPath()}).ok());
-  auto copy = (*backend)->Find("copy_second_to_first");
+  auto copy = (*backend)->Find(0, "copy_second_to_first");
   ASSERT_TRUE(copy.ok());
   copy->grid = {64, 1, 1};
   copy->block = {256, 1, 1};

@@ -101,14 +101,14 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
   }
   ASSERT_TRUE(ok && failed);
 
-  auto kernel = backend.Find(kernelspec::ConfigKey(ConfigOf(space, *ok)));
+  auto kernel = backend.Find(0, kernelspec::ConfigKey(ConfigOf(space, *ok)));
   ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
   auto answer = backend.Answer(*kernel);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->status(), v1::RESULT_STATUS_OK);
   EXPECT_DOUBLE_EQ(answer->timing().median_ns(), results[*ok].time_ms * 1e6);
 
-  auto failing = backend.Find(kernelspec::ConfigKey(ConfigOf(space, *failed)));
+  auto failing = backend.Find(0, kernelspec::ConfigKey(ConfigOf(space, *failed)));
   ASSERT_TRUE(failing.ok());
   answer = backend.Answer(*failing);
   ASSERT_TRUE(answer.has_value());
@@ -118,7 +118,7 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
 
   v1::Config outside = ConfigOf(space, *ok);
   outside.mutable_settings(0)->mutable_value()->set_int_value(17);
-  auto unrecorded = backend.Find(kernelspec::ConfigKey(outside));
+  auto unrecorded = backend.Find(0, kernelspec::ConfigKey(outside));
   ASSERT_FALSE(unrecorded.ok());
   EXPECT_THAT(unrecorded.status().message(), HasSubstr("is outside the space recorded on "));
   EXPECT_THAT(unrecorded.status().message(),
