@@ -188,10 +188,12 @@ class Coordinator {
     int64_t configurations = 0;  // distinct configurations to build
     int64_t builds_done = 0;
     int active_leases = 0;
-    // Leases finished by their workers and their total time, from grant to
-    // the last report: what a lease of this job normally takes.
+    // Leases finished by their workers, their total time from grant to the
+    // last report and their candidates: what a lease of this job normally
+    // takes, and a candidate.
     int64_t leases_finished = 0;
     int64_t lease_ms_total = 0;
+    int64_t lease_candidates_total = 0;
     uint64_t last_lease_seq = 0;  // when it last got a lease, in grants
     uint64_t version = 0;         // bumped on every change, for watchers
     // Once bound: what to evaluate next, and the spec's problems by key.
@@ -227,7 +229,8 @@ class Coordinator {
     int64_t backup_of = 0;  // set on a backup lease: the straggler's lease
     int64_t backup_id = 0;  // set on a straggler's lease: its live backup
     // Re-times finalists (Job::retimes), which already have their results:
-    // never backed up, its end puts the finalists back to wait.
+    // never backed up (one device times them all), but taken over when it
+    // straggles; its end puts the finalists back to wait.
     bool retime = false;
   };
   struct Worker {
@@ -286,10 +289,17 @@ class Coordinator {
   Result<v1::ReportResultsResponse> ReportRetimeLocked(const v1::ReportResultsRequest& request,
                                                        Lease& lease);
   // A lease of another worker on this device class, outstanding for three
-  // times as long as this job's leases normally take, without a backup yet.
+  // times as long as this job's leases normally take (a re-timing: as its
+  // finalists' re-timing normally takes), with work left and no backup yet.
   Lease* PickStragglerLocked(const v1::DeviceInfo& device, const std::string& worker_id);
   Result<v1::Lease> GrantBackupLeaseLocked(Lease& straggler, const std::string& worker_id,
                                            int device_index);
+  // A straggling retime lease ends, and its finalists go whole to the asking
+  // device: their re-timings must come from one device.
+  Result<v1::Lease> TakeOverRetimeLocked(Lease& straggler, const std::string& worker_id,
+                                         int device_index);
+  // The retime waiting for `lease`'s results, or null.
+  Job::Retime* RetimeOfLocked(const Lease& lease);
   v1::Lease LeaseProtoLocked(const Job& job, const Lease& lease);
   // The lease's candidates that still wait for its worker's results.
   std::vector<Candidate*> UnreportedLocked(const Lease& lease);

@@ -77,8 +77,11 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
       return respond(std::move(lease));
     }
     if (Lease* straggler = PickStragglerLocked(*device, request.worker_id())) {
-      TF_ASSIGN_OR_RETURN(auto lease, GrantBackupLeaseLocked(*straggler, request.worker_id(),
-                                                             request.device_index()));
+      TF_ASSIGN_OR_RETURN(
+          auto lease,
+          straggler->retime
+              ? TakeOverRetimeLocked(*straggler, request.worker_id(), request.device_index())
+              : GrantBackupLeaseLocked(*straggler, request.worker_id(), request.device_index()));
       return respond(std::move(lease));
     }
     if (stopping_ || work_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
@@ -212,6 +215,10 @@ bool Coordinator::AllReportedLocked(const Lease& lease) const {
   });
 }
 
+// A re-timing gives each finalist about five candidates' time
+// (runner/alternation.h's kAlternationTimeFactor).
+constexpr int64_t kRetimeCandidateTimes = 5;
+
 Coordinator::Lease* Coordinator::PickStragglerLocked(const v1::DeviceInfo& device,
                                                      const std::string& worker_id) {
   int64_t now = NowUnixMs();
@@ -223,14 +230,41 @@ Coordinator::Lease* Coordinator::PickStragglerLocked(const v1::DeviceInfo& devic
         job->second.row.device_class != device.device_class() || job->second.leases_finished < 2) {
       continue;
     }
-    // Three times the usual lease, and never sooner than a heartbeat: a
-    // lease of a healthy worker is rarely backed up, a stuck one soon.
-    int64_t usual = job->second.lease_ms_total / job->second.leases_finished;
+    // Three times the usual, and never sooner than a heartbeat: a lease of
+    // a healthy worker is rarely backed up, a stuck one soon.
+    const Job& j = job->second;
+    int64_t usual = j.lease_ms_total / j.leases_finished;
+    if (lease.retime) {
+      usual =
+          std::max(usual, kRetimeCandidateTimes * static_cast<int64_t>(lease.candidate_ids.size()) *
+                              j.lease_ms_total / std::max<int64_t>(1, j.lease_candidates_total));
+    }
     if (now - lease.granted_ms < std::max(3 * usual, options_.heartbeat_interval_ms)) continue;
-    if (UnreportedLocked(lease).empty()) continue;
+    if (lease.retime ? !RetimeOfLocked(lease) : UnreportedLocked(lease).empty()) continue;
     if (!pick || lease.granted_ms < pick->granted_ms) pick = &lease;
   }
   return pick;
+}
+
+Coordinator::Job::Retime* Coordinator::RetimeOfLocked(const Lease& lease) {
+  auto job = jobs_.find(lease.job_id);
+  if (job == jobs_.end()) return nullptr;
+  for (auto& [problem, retime] : job->second.retimes) {
+    if (retime.lease_id == lease.id) return &retime;
+  }
+  return nullptr;
+}
+
+Result<v1::Lease> Coordinator::TakeOverRetimeLocked(Lease& straggler, const std::string& worker_id,
+                                                    int device_index) {
+  Job& job = jobs_[straggler.job_id];
+  spdlog::warn(
+      "retime lease {} of worker {} is straggling ({} ms); it ends, and its finalists go "
+      "to worker {}",
+      straggler.id, straggler.worker_id, NowUnixMs() - straggler.granted_ms, worker_id);
+  RetimeOfLocked(straggler)->lease_id = 0;  // waiting again: the next grant takes it
+  TF_RETURN_IF_ERROR(ReleaseLeaseLocked(straggler.id));
+  return GrantRetimeLeaseLocked(job, worker_id, device_index);
 }
 
 Result<v1::Lease> Coordinator::GrantBackupLeaseLocked(Lease& straggler,

@@ -153,6 +153,8 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     if (auto job = jobs_.find(finished->second.job_id); job != jobs_.end()) {
       job->second.leases_finished++;
       job->second.lease_ms_total += NowUnixMs() - finished->second.granted_ms;
+      job->second.lease_candidates_total +=
+          static_cast<int64_t>(finished->second.candidate_ids.size());
     }
     ApplyReleaseLocked(*release);
   }

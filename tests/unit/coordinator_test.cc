@@ -256,6 +256,57 @@ TEST_F(CoordinatorTest, AReTimeLeaseThatEndsUnreportedGoesToTheNextWorker) {
   EXPECT_EQ(State(id), v1::JOB_STATE_RUNNING);
 }
 
+TEST_F(CoordinatorTest, AStragglingReTimeLeaseIsTakenOverWholeAndTheJobEnds) {
+  Start();
+  const std::string slow = Register();
+  const std::string fast = Register();
+  const int64_t id = SubmitBuilt(0, 8, /*finalists=*/2);
+  for (int i = 0; i < 2; ++i) {  // the search, on the fast worker
+    auto lease = Acquire(fast);
+    ASSERT_TRUE(lease);
+    ASSERT_FALSE(lease->retime());
+    Report(fast, *lease);
+  }
+  auto stuck = Acquire(slow);  // heartbeats, but never reports
+  ASSERT_TRUE(stuck);
+  ASSERT_TRUE(stuck->retime());
+  // The re-timings must come from one device: the finalists go whole to the
+  // idle worker, once the slow one has taken several leases' time.
+  std::optional<v1::Lease> taken;
+  ASSERT_TRUE(WaitFor([&] { return (taken = Acquire(fast)).has_value(); }, seconds(30)));
+  EXPECT_TRUE(taken->retime());
+  EXPECT_NE(taken->lease_id(), stuck->lease_id());
+  ASSERT_EQ(taken->candidates_size(), 2);
+  v1::ReportResultsRequest report;
+  report.set_worker_id(fast);
+  report.set_lease_id(taken->lease_id());
+  report.set_lease_finished(true);
+  for (const auto& c : taken->candidates()) {
+    auto* r = report.add_results();
+    r->set_candidate_id(c.candidate_id());
+    r->set_status(v1::RESULT_STATUS_OK);
+    r->mutable_retiming()->set_median_ns(900 + c.candidate_id());
+    r->mutable_retiming()->set_repeats(20);
+  }
+  auto reported = c_->ReportResults(report);
+  ASSERT_TRUE(reported.ok()) << reported.status().ToString();
+  EXPECT_EQ(reported->recorded(), 2);
+  EXPECT_EQ(State(id), v1::JOB_STATE_SUCCEEDED);
+
+  // The slow worker is told to stop; its late re-timings do not count.
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(slow);
+  heartbeat.add_lease_ids(stuck->lease_id());
+  auto beat = c_->Heartbeat(heartbeat);
+  ASSERT_TRUE(beat.ok());
+  EXPECT_EQ(beat->cancelled_lease_ids_size(), 1);
+  report.set_worker_id(slow);
+  report.set_lease_id(stuck->lease_id());
+  reported = c_->ReportResults(report);
+  ASSERT_TRUE(reported.ok()) << reported.status().ToString();
+  EXPECT_EQ(reported->recorded(), 0);
+}
+
 TEST_F(CoordinatorTest, HigherPriorityJobIsLeasedFirstEvenWhenSubmittedLater) {
   Start();
   std::string worker = Register();
