@@ -1,5 +1,5 @@
-// Timing finalists in alternation, as examples/cuda/check/cuda_check.h's
-// PairedMs times a kernel against cuBLAS: round after round every candidate
+// Timing finalists in alternation, as the examples' checks time a kernel
+// against the vendor's library: round after round every candidate
 // is timed once briefly (a sample), so that the drift of the device's clock
 // and temperature over the re-timing charges them all alike, and each round
 // starts one candidate further than the last (A B C D, B C D A, ...), so that
