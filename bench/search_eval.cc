@@ -6,6 +6,8 @@
 //   search_eval --space A100_T4.json.gz --space W6600_T4.json.gz
 //       --strategy bayes --budget 100 --json
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -31,7 +33,10 @@ int main(int argc, char** argv) {
       "strategy reaches in the budget (optimum time / best time found, mean over seeds), the "
       "same for random sampling without replacement (its exact expectation), and Kernel Tuner's "
       "methodology score (Willemsen et al.): the mean over the budget of (f_strategy - f_random) "
-      "/ (1 - f_random). Failed configurations count as evaluations.",
+      "/ (1 - f_random). Failed configurations count as evaluations. Per space, the standard error "
+      "of the fraction over the seeds and how many seeds ended at the optimum: runs tend to end "
+      "either there or in another basin well below it, so compare strategies by more than the "
+      "mean.",
       "search_eval"};
   app.add_option("--space", files, "recorded space file (repeatable)")->required();
   app.add_option("--strategy", strategy, "one of: " + names)->required();
@@ -63,7 +68,7 @@ int main(int argc, char** argv) {
   out["budget"] = budget;
   out["seeds"] = seeds;
   out["spaces"] = nlohmann::ordered_json::array();
-  double sum_fraction = 0, sum_random = 0, sum_score = 0, strategy_ms = 0;
+  double sum_fraction = 0, sum_variance = 0, sum_random = 0, sum_score = 0, strategy_ms = 0;
   uint64_t proposals = 0;
   for (const tf::search::RecordedSpace& recorded : spaces) {
     auto evaluation =
@@ -74,6 +79,10 @@ int main(int argc, char** argv) {
     }
     std::vector<double> random = tf::search::RandomFractionCurve(recorded, budget);
     const double fraction = evaluation->fraction.back();
+    const double stderr_fraction = tf::search::StandardError(evaluation->final_fraction);
+    const auto at_optimum =
+        std::count_if(evaluation->final_fraction.begin(), evaluation->final_fraction.end(),
+                      [](double f) { return f >= 1 - 1e-9; });
     const double score = tf::search::MethodologyScore(evaluation->fraction, random);
     const double ms_per_proposal =
         evaluation->proposals ? evaluation->strategy_ms / evaluation->proposals : 0;
@@ -82,11 +91,14 @@ int main(int argc, char** argv) {
         {"configurations", recorded.space.size()},
         {"optimum", *tf::search::Optimum(recorded)},
         {"fraction_of_optimum", fraction},
+        {"fraction_of_optimum_stderr", stderr_fraction},
+        {"seeds_at_optimum", at_optimum},
         {"random_fraction_of_optimum", random.back()},
         {"methodology_score", score},
         {"ms_per_proposal", ms_per_proposal},
     });
     sum_fraction += fraction;
+    sum_variance += stderr_fraction * stderr_fraction;
     sum_random += random.back();
     sum_score += score;
     strategy_ms += evaluation->strategy_ms;
@@ -94,6 +106,8 @@ int main(int argc, char** argv) {
   }
   const double n = spaces.size();
   out["mean_fraction_of_optimum"] = sum_fraction / n;
+  // The spaces' seeds are independent: the variances of their means add.
+  out["mean_fraction_of_optimum_stderr"] = std::sqrt(sum_variance) / n;
   out["mean_random_fraction_of_optimum"] = sum_random / n;
   out["methodology_score"] = sum_score / n;
   out["mean_ms_per_proposal"] = proposals ? strategy_ms / proposals : 0;
@@ -104,16 +118,19 @@ int main(int argc, char** argv) {
   }
   std::printf("%s, budget %llu, %d seeds\n", strategy.c_str(),
               static_cast<unsigned long long>(budget), seeds);
-  std::printf("%-50s %8s %9s %8s %8s %8s\n", "space", "configs", "strategy", "random", "score",
-              "ms/prop");
+  std::printf("%-50s %8s %9s %7s %8s %8s %8s %8s\n", "space", "configs", "strategy", "stderr",
+              "at opt", "random", "score", "ms/prop");
   for (const auto& s : out["spaces"]) {
-    std::printf("%-50s %8llu %9.3f %8.3f %8.3f %8.3f\n", s["file"].get<std::string>().c_str(),
+    std::printf("%-50s %8llu %9.3f %7.3f %5d/%-2d %8.3f %8.3f %8.3f\n",
+                s["file"].get<std::string>().c_str(),
                 static_cast<unsigned long long>(s["configurations"].get<uint64_t>()),
                 s["fraction_of_optimum"].get<double>(),
-                s["random_fraction_of_optimum"].get<double>(), s["methodology_score"].get<double>(),
-                s["ms_per_proposal"].get<double>());
+                s["fraction_of_optimum_stderr"].get<double>(), s["seeds_at_optimum"].get<int>(),
+                seeds, s["random_fraction_of_optimum"].get<double>(),
+                s["methodology_score"].get<double>(), s["ms_per_proposal"].get<double>());
   }
-  std::printf("%-50s %8s %9.3f %8.3f %8.3f %8.3f\n", "mean", "", sum_fraction / n, sum_random / n,
+  std::printf("%-50s %8s %9.3f %7.3f %8s %8.3f %8.3f %8.3f\n", "mean", "", sum_fraction / n,
+              out["mean_fraction_of_optimum_stderr"].get<double>(), "", sum_random / n,
               sum_score / n, out["mean_ms_per_proposal"].get<double>());
   return 0;
 }

@@ -96,10 +96,20 @@ Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::st
           run.fraction.empty() ? 0 : run.fraction[std::min<size_t>(b, run.fraction.size() - 1)];
       evaluation.fraction[b] += f / seeds;
     }
+    evaluation.final_fraction.push_back(run.fraction.empty() ? 0 : run.fraction.back());
     evaluation.strategy_ms += run.strategy_ms;
     evaluation.proposals += run.proposals;
   }
   return evaluation;
+}
+
+double StandardError(const std::vector<double>& values) {
+  const size_t n = values.size();
+  if (n < 2) return 0;
+  double mean = 0, squares = 0;
+  for (double v : values) mean += v / n;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / (n - 1) / n);
 }
 
 std::vector<double> RandomFractionCurve(const RecordedSpace& recorded, uint64_t budget) {

@@ -21,6 +21,10 @@ namespace tf::search {
 struct Evaluation {
   // fraction[b]: mean fraction of optimum over the seeds after b+1 evaluations.
   std::vector<double> fraction;
+  // Per seed, the fraction of optimum after the whole budget: runs often end
+  // either at the optimum or in another basin well below it, so the spread
+  // says whether two strategies' means differ by more than the seeds' luck.
+  std::vector<double> final_fraction;
   double strategy_ms = 0;  // CPU time spent in Ask and Tell, all seeds
   uint64_t proposals = 0;  // configurations proposed, all seeds
 };
@@ -34,6 +38,9 @@ Result<double> Optimum(const RecordedSpace& recorded);
 Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& strategy,
                                     uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
                                     int threads);
+
+// The standard error of the mean of `values` (0 for fewer than two).
+double StandardError(const std::vector<double>& values);
 
 // random[b]: expected fraction of optimum after b+1 uniform draws without replacement.
 std::vector<double> RandomFractionCurve(const RecordedSpace& recorded, uint64_t budget);
