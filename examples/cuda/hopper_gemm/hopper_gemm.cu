@@ -116,6 +116,11 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
   };
 
   if (threadIdx.x == 0) {
+    // The descriptors' first use would otherwise fetch them on the critical path of the first
+    // load and store.
+    PrefetchTensorMap(map_a);
+    PrefetchTensorMap(map_b);
+    if constexpr (TMA_STORE) PrefetchTensorMap(map_c);
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(full + 8 * s, 1);
       BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
@@ -538,7 +543,8 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
                 const __grid_constant__ TmaDescriptor map_c) {
   static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
                 "each consumer warpgroup owns 64 or 128 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                "wgmma n64, n128, n192 or n256 (whole 64-column boxes)");
   static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
   static_assert(BM * BN <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
