@@ -238,16 +238,23 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         WgmmaCommit();
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
-        // The previous step's WGMMAs have retired: its stage may be refilled.
-        WgmmaWait<1>();
-        if (prev >= 0 && leader) release(prev % STAGES);
+        if constexpr (WG_SPLIT_K > 1) {
+          // The peer's WGMMAs overlap these: wait for them and free the stage at once, so that
+          // the two consumers hold two stages, not four (one in flight each plus the previous).
+          WgmmaWait<0>();
+          if (leader) release(stage);
+        } else {
+          // The previous step's WGMMAs have retired: its stage may be refilled.
+          WgmmaWait<1>();
+          if (prev >= 0 && leader) release(prev % STAGES);
+        }
         // (WS == 0 implies WG_SPLIT_K == 1: this thread's steps are consecutive.)
         if (issues_loads && step + STAGES - 1 < steps) load(step + STAGES - 1);
         prev = step;
         __syncwarp();
       }
       WgmmaWait<0>();
-      if (prev >= 0 && leader) release(prev % STAGES);
+      if (WG_SPLIT_K == 1 && prev >= 0 && leader) release(prev % STAGES);
       if (prev < 0) {  // fewer k tiles than WG_SPLIT_K: this consumer's share is zero
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
