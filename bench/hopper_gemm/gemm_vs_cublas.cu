@@ -65,13 +65,13 @@ struct Variant {
 };
 
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
-          int CLUSTER_M, int TMA_STORE, int SPLIT_K, int WG_SPLIT_K>
+          int CLUSTER_M, int TMA_STORE, int SPLIT_K>
 void Launch(const void* a, const void* b, void* c, Shape s, const CUtensorMap& ma,
             const CUtensorMap& mb, const CUtensorMap& mc, int sms, cudaStream_t stream) {
-  auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-                            SPLIT_K, WG_SPLIT_K>;
-  const int smem = STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 * WG_SPLIT_K +
-                   (SPLIT_K > 1 || WG_SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
+  auto kernel =
+      hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K>;
+  const int smem =
+      STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;
   static bool configured = false;
@@ -105,8 +105,7 @@ void Launch(const void* a, const void* b, void* c, Shape s, const CUtensorMap& m
 
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K,            \
-                  WG_SPLIT_K)                                                                      \
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K)            \
   {                                                                                                \
     Config config{{{"BM", BM},                                                                     \
                    {"BN", BN},                                                                     \
@@ -117,20 +116,19 @@ std::vector<Variant> CompiledVariants() {
                    {"GROUP_M", GROUP_M},                                                           \
                    {"CLUSTER_M", CLUSTER_M},                                                       \
                    {"TMA_STORE", TMA_STORE},                                                       \
-                   {"SPLIT_K", SPLIT_K},                                                           \
-                   {"WG_SPLIT_K", WG_SPLIT_K}}};                                                   \
+                   {"SPLIT_K", SPLIT_K}}};                                                         \
     variants.push_back({config, false, false,                                                      \
                         Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
-                               TMA_STORE, SPLIT_K, WG_SPLIT_K>});                                  \
+                               TMA_STORE, SPLIT_K>});                                              \
     variants.push_back({config, false, true,                                                       \
                         Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
-                               TMA_STORE, SPLIT_K, WG_SPLIT_K>});                                  \
+                               TMA_STORE, SPLIT_K>});                                              \
     variants.push_back({config, true, false,                                                       \
                         Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
-                               TMA_STORE, SPLIT_K, WG_SPLIT_K>});                                  \
+                               TMA_STORE, SPLIT_K>});                                              \
     variants.push_back({config, true, true,                                                        \
                         Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
-                               TMA_STORE, SPLIT_K, WG_SPLIT_K>});                                  \
+                               TMA_STORE, SPLIT_K>});                                              \
   }
 #include "configs.inc"
 #undef HG_CONFIG
@@ -343,8 +341,7 @@ int main(int argc, char** argv) {
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
-          const CUtensorMap map_c =
-              MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") * p.at("WG_SPLIT_K") / p.at("CONSUMERS"));
+          const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
           auto run = [&] {
             v.launch(a, b, c, s, map_a, map_b, map_c, prop.multiProcessorCount, stream);
           };

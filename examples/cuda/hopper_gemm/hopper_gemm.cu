@@ -70,12 +70,11 @@ __device__ __forceinline__ TileCoord TileOf(int tile, int tiles_m, int tiles_n) 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int WG_SPLIT_K>
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K>
 __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long long K,
                                            const TmaDescriptor& map_a, const TmaDescriptor& map_b,
                                            const TmaDescriptor& map_c, unsigned char* smem_raw) {
-  // WG_SPLIT_K == 2: both consumers compute all BM rows, each over every other k tile.
-  constexpr int kConsumerRows = BM * WG_SPLIT_K / CONSUMERS;
+  constexpr int kConsumerRows = BM / CONSUMERS;
   constexpr int kMTiles = kConsumerRows / 64;  // m64 WGMMAs per k16 step
   constexpr uint32_t kABytes = BM * BK * 2;
   constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
@@ -86,10 +85,8 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
   const uint32_t c_boxes = smem + STAGES * kStageBytes;
   // SPLIT_K > 1: this block's fp32 partial tile, per consumer kMTiles * BN / 8 float4 slots of
   // 128 threads each (the accumulators' own order, so every rank's layout is the same).
-  // WG_SPLIT_K > 1: per consumer, the half of its partial tile that its peer sums, in that order.
-  const uint32_t partials = c_boxes + TMA_STORE * CONSUMERS * 2 * kCBoxBytes;
-  const uint32_t full =
-      partials + (SPLIT_K > 1 || WG_SPLIT_K > 1 ? BM * BN * 4 : 0);  // one mbarrier per stage
+  const uint32_t partials = c_boxes + TMA_STORE * BM * 256;
+  const uint32_t full = partials + (SPLIT_K > 1 ? BM * BN * 4 : 0);  // one mbarrier per stage
   const uint32_t empty = full + STAGES * 8;
   // Per consumer: all ranks' partials written (ready), all ranks done reading them (read).
   const uint32_t partials_ready = empty + STAGES * 8;
@@ -126,7 +123,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
     if constexpr (TMA_STORE) PrefetchTensorMap(map_c);
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(full + 8 * s, 1);
-      BarrierInit(empty + 8 * s, CONSUMERS / WG_SPLIT_K * CLUSTER_M);  // a stage's readers
+      BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
     }
     if constexpr (SPLIT_K > 1) {
       for (int c = 0; c < CONSUMERS; ++c) {
@@ -204,20 +201,18 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
   } else {
     if constexpr (WS && CONSUMERS == 2) ClaimRegisters<232>();
     const int consumer = warpgroup - WS;
-    // Rows kConsumerRows * row_group ...; k tiles k_part, k_part + WG_SPLIT_K, ... of each tile.
-    const int row_group = consumer / WG_SPLIT_K, k_part = consumer % WG_SPLIT_K;
     const bool leader = threadIdx.x % 128 == 0;  // arrives on the empty barriers
     const bool issues_loads = !WS && threadIdx.x == 0;
     if (issues_loads) {
       for (int p = 0; p < min(STAGES - 1, steps); ++p) load(p);
     }
     float acc[kMTiles][BN / 2];
+    int step = 0;
     for (int i = 0; i < my_tiles; ++i) {
-      int prev = -1;  // this consumer's previous step of this tile
-      for (int kt = k_part; kt < k_tiles; kt += WG_SPLIT_K) {
-        const int step = i * k_tiles + kt, stage = step % STAGES;
+      for (int kt = 0; kt < k_tiles; ++kt, ++step) {
+        const int stage = step % STAGES;
         BarrierWait(full + 8 * stage, (step / STAGES) & 1);
-        const uint32_t a = smem + stage * kStageBytes + row_group * kConsumerRows * 128;
+        const uint32_t a = smem + stage * kStageBytes + consumer * kConsumerRows * 128;
         const uint32_t b = smem + stage * kStageBytes + kABytes;
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
@@ -232,36 +227,20 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
 #pragma unroll
           for (int mi = 0; mi < kMTiles; ++mi) {
             Wgmma<T, B_ROW_MAJOR>(acc[mi], SmemDescriptor(a_k + mi * 64 * 128, 16, 1024), desc_b,
-                                  kt > k_part || k > 0);
+                                  kt > 0 || k > 0);
           }
         }
         WgmmaCommit();
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
-        if constexpr (WG_SPLIT_K > 1) {
-          // The peer's WGMMAs overlap these: wait for them and free the stage at once, so that
-          // the two consumers hold two stages, not four (one in flight each plus the previous).
-          WgmmaWait<0>();
-          if (leader) release(stage);
-        } else {
-          // The previous step's WGMMAs have retired: its stage may be refilled.
-          WgmmaWait<1>();
-          if (prev >= 0 && leader) release(prev % STAGES);
-        }
-        // (WS == 0 implies WG_SPLIT_K == 1: this thread's steps are consecutive.)
+        // The previous step's WGMMAs have retired: its stage may be refilled.
+        WgmmaWait<1>();
+        if (kt > 0 && leader) release((step - 1) % STAGES);
         if (issues_loads && step + STAGES - 1 < steps) load(step + STAGES - 1);
-        prev = step;
         __syncwarp();
       }
       WgmmaWait<0>();
-      if (WG_SPLIT_K == 1 && prev >= 0 && leader) release(prev % STAGES);
-      if (prev < 0) {  // fewer k tiles than WG_SPLIT_K: this consumer's share is zero
-#pragma unroll
-        for (int mi = 0; mi < kMTiles; ++mi) {
-#pragma unroll
-          for (int v = 0; v < BN / 2; ++v) acc[mi][v] = 0.f;
-        }
-      }
+      if (leader) release((step - 1) % STAGES);
 
       // Accumulator layout of m64nN: warp w holds rows 16w + lane / 4 and 8 below, columns
       // 8j + 2 * (lane % 4) and the next one (acc[mi][4j ... 4j + 3]).
@@ -318,57 +297,15 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         }
       }
 
-      // Column boxes of 64 this consumer stores: all, or (WG_SPLIT_K) its half.
-      constexpr int kOwnBoxes = BN / 64 / WG_SPLIT_K;
-      if constexpr (WG_SPLIT_K > 1) {
-        // Each consumer sums column groups [k_part * kHalf, + kHalf): it hands the other half of
-        // its partial tile to its peer through shared memory and adds the peer's half of its
-        // own (consumer 0's partial + consumer 1's either way: deterministic).
-        constexpr int kHalf = kGroups / 2;
-        const uint32_t to_peer = partials + k_part * (BM * BN * 2) + threadIdx.x % 128 * 16;
-        const uint32_t from_peer = partials + (k_part ^ 1) * (BM * BN * 2) + threadIdx.x % 128 * 16;
-        if (i > 0) NamedBarrierSync(3, 256);  // the peer has read this consumer's previous half
-#pragma unroll
-        for (int mi = 0; mi < kMTiles; ++mi) {
-#pragma unroll
-          for (int j = 0; j < kGroups; ++j) {
-            if (j / kHalf == k_part) continue;
-            const float* v = &acc[mi][4 * j];
-            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(
-                             to_peer + (mi * kHalf + j % kHalf) * 128 * 16),
-                         "f"(v[0]), "f"(v[1]), "f"(v[2]), "f"(v[3])
-                         : "memory");
-          }
-        }
-        NamedBarrierSync(4, 256);
-#pragma unroll
-        for (int mi = 0; mi < kMTiles; ++mi) {
-#pragma unroll
-          for (int j = 0; j < kGroups; ++j) {
-            if (j / kHalf != k_part) continue;
-            float4 p;
-            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                         : "=f"(p.x), "=f"(p.y), "=f"(p.z), "=f"(p.w)
-                         : "r"(from_peer + (mi * kHalf + j % kHalf) * 128 * 16)
-                         : "memory");
-            acc[mi][4 * j] += p.x;
-            acc[mi][4 * j + 1] += p.y;
-            acc[mi][4 * j + 2] += p.z;
-            acc[mi][4 * j + 3] += p.w;
-          }
-        }
-      }
-
       const TileCoord tile = tile_of(i);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
       if constexpr (TMA_STORE) {
         // 64 columns at a time through a double-buffered shared box that the TMA stores while
         // the consumer fills the other one (or goes on with the next tile).
-        const int row0 = tile.m * BM + row_group * kConsumerRows;
+        const int row0 = tile.m * BM + consumer * kConsumerRows;
 #pragma unroll
         for (int j = 0; j < BN / 64; ++j) {
-          if (j / kOwnBoxes != k_part) continue;
-          const int box = (i * kOwnBoxes + j % kOwnBoxes) % 2;
+          const int box = (i * (BN / 64) + j) % 2;
           const uint32_t buf = c_boxes + (consumer * 2 + box) * kCBoxBytes;
           if (leader) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
           WarpgroupSync(1 + consumer);
@@ -393,7 +330,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
       } else {
         // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
         const long long row =
-            static_cast<long long>(tile.m) * BM + row_group * kConsumerRows + warp * 16 + lane / 4;
+            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
         const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
@@ -598,34 +535,28 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
 // cluster size CLUSTER_M * SPLIT_K (e.g. min(tiles * SPLIT_K, device.sm_count rounded down)),
 // (CONSUMERS + WS) * 128 threads.
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int WG_SPLIT_K>
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K>
 __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSUMERS + WS) * 128, 1)
     hopper_gemm(const T* A, const T* B, T* C, long long M, long long N, long long K,
                 const __grid_constant__ TmaDescriptor map_a,
                 const __grid_constant__ TmaDescriptor map_b,
                 const __grid_constant__ TmaDescriptor map_c) {
-  static_assert(BM * WG_SPLIT_K % CONSUMERS == 0 &&
-                    (BM * WG_SPLIT_K / CONSUMERS == 64 || BM * WG_SPLIT_K / CONSUMERS == 128),
+  static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
                 "each consumer warpgroup owns 64 or 128 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
-                "wgmma n64, n128, n192 or n256 (whole 64-column boxes)");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
   static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
-  static_assert(BM * BN * WG_SPLIT_K <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
+  static_assert(BM * BN <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
   static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
                 "split-K clusters hold one tile and store it from registers");
-  static_assert(WG_SPLIT_K == 1 || (WG_SPLIT_K == 2 && CONSUMERS == 2 && WS == 1 && BN != 192 &&
-                                    SPLIT_K == 1 && CLUSTER_M == 1 && TMA_STORE == 1),
-                "two consumers split one tile's k tiles, a producer warpgroup feeding them, and "
-                "each stores its half of the columns (whole 64-column boxes) through the TMA");
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   hopper_gemm_detail::HopperGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M,
-                                 CLUSTER_M, TMA_STORE, SPLIT_K, WG_SPLIT_K>(C, M, N, K, map_a,
-                                                                            map_b, map_c, smem);
+                                 CLUSTER_M, TMA_STORE, SPLIT_K>(C, M, N, K, map_a, map_b, map_c,
+                                                                smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
       A, B, C, M, N, K, smem);
