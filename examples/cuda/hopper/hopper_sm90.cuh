@@ -124,6 +124,11 @@ __device__ __forceinline__ void TmaLoad(uint32_t dst, const TmaDescriptor& map, 
       : "memory");
 }
 
+// Brings the tensor map into the TMA unit's descriptor cache ahead of its first use.
+__device__ __forceinline__ void PrefetchTensorMap(const TmaDescriptor& map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&map)) : "memory");
+}
+
 // As TmaLoad, but the box lands at `dst` and completes on `bar` in every CTA of `cta_mask`.
 __device__ __forceinline__ void TmaLoadMulticast(uint32_t dst, const TmaDescriptor& map, int x,
                                                  int y, uint32_t bar, uint16_t cta_mask) {

@@ -116,6 +116,11 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
   };
 
   if (threadIdx.x == 0) {
+    // The descriptors' first use would otherwise fetch them on the critical path of the first
+    // load and store.
+    PrefetchTensorMap(map_a);
+    PrefetchTensorMap(map_b);
+    if constexpr (TMA_STORE) PrefetchTensorMap(map_c);
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(full + 8 * s, 1);
       BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
