@@ -30,8 +30,9 @@
 // sub-tiles of BN rows x 128 bytes each, then the barriers. Launch with
 // (BM + 2 * STAGES * BN) * D * 2 + 2048 bytes of dynamic shared memory (the slack aligns the
 // tiles to 1024 bytes and holds the barriers), a one-dimensional grid of at most
-// ceil(S / BM) * B * H blocks, (CONSUMERS + 1) * 128 threads. Requires S % BN == 0 and D == HEAD_DIM. When BM does not divide S, the last query
-// block reads the next head's first queries (or the zeros past the tensor) and stores none.
+// ceil(S / BM) * B * H blocks, (CONSUMERS + 1) * 128 threads. Requires S % BN == 0 and D ==
+// HEAD_DIM. When BM does not divide S, the last query block reads the next head's first queries (or
+// the zeros past the tensor) and stores none.
 //
 // Kernel arguments: Q, K, V, O, B, H, S, D, CAUSAL, then TMA descriptors of Q, K and V over the
 // [B * H * S][D] matrix (dims {D, B * H * S}, 128-byte swizzle; boxes {64, BM}, {64, BN},
@@ -171,8 +172,8 @@ __device__ __forceinline__ void FenceOperand(uint32_t (&p)[N][4]) {
 }
 
 template <typename T, int HEAD_DIM, int BM, int BN, int STAGES, int CONSUMERS, int OVERLAP>
-__device__ __forceinline__ void HopperAttention(T* O, long long heads, long long S, long long causal,
-                                                const TmaDescriptor& map_q,
+__device__ __forceinline__ void HopperAttention(T* O, long long heads, long long S,
+                                                long long causal, const TmaDescriptor& map_q,
                                                 const TmaDescriptor& map_k,
                                                 const TmaDescriptor& map_v,
                                                 unsigned char* smem_raw) {
@@ -329,10 +330,9 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     // Only blocks reaching past this warpgroup's first query can hold masked keys. Returns
     // whether O must be rescaled: skipped when no row of the warp moved its base.
     auto softmax = [&](int j) {
-      const bool rescale =
-          causal && (j + 1) * BN - 1 > first_query
-              ? Softmax<BN, true>(s, st, scale_log2, j * BN - query, correction)
-              : Softmax<BN, false>(s, st, scale_log2, j * BN - query, correction);
+      const bool rescale = causal && (j + 1) * BN - 1 > first_query
+                               ? Softmax<BN, true>(s, st, scale_log2, j * BN - query, correction)
+                               : Softmax<BN, false>(s, st, scale_log2, j * BN - query, correction);
       return __any_sync(0xffffffff, rescale);
     };
     auto q_done = [&] {  // every S of this tile has completed: the producer may load the next Q
