@@ -14,23 +14,66 @@
 
 namespace {
 
-// BM, BN, STAGES, CONSUMERS, OVERLAP: each compiled for both types and head dimensions.
-#define TF_ATTENTION_CONFIGS(X) \
-  X(128, 128, 2, 2, 0)          \
-  X(128, 128, 3, 2, 1)          \
-  X(128, 128, 3, 2, 2)          \
-  X(128, 64, 3, 2, 2)           \
-  X(128, 64, 4, 2, 2)           \
-  X(192, 64, 3, 3, 1)           \
-  X(192, 64, 3, 3, 2)           \
-  X(192, 128, 2, 3, 2)          \
+// BM, BN, STAGES, CONSUMERS, OVERLAP, compiled for both types: at D = 128 every template
+// configuration the D = 128 specs allow (so that whatever TuneFleet picks can be timed here),
+// at D = 64 a spread. Each runs with a grid of one block per tile or a persistent one
+// (PERSISTENT, the specs' knob that only changes the grid).
+#define TF_ATTENTION_CONFIGS_D128(X) \
+  X(64, 64, 2, 1, 0)                 \
+  X(64, 64, 3, 1, 0)                 \
+  X(64, 64, 4, 1, 0)                 \
+  X(64, 64, 2, 1, 1)                 \
+  X(64, 64, 3, 1, 1)                 \
+  X(64, 64, 4, 1, 1)                 \
+  X(64, 128, 2, 1, 0)                \
+  X(64, 128, 3, 1, 0)                \
+  X(64, 128, 2, 1, 1)                \
+  X(64, 128, 3, 1, 1)                \
+  X(128, 64, 2, 2, 0)                \
+  X(128, 64, 3, 2, 0)                \
+  X(128, 64, 4, 2, 0)                \
+  X(128, 64, 2, 2, 1)                \
+  X(128, 64, 3, 2, 1)                \
+  X(128, 64, 4, 2, 1)                \
+  X(128, 64, 2, 2, 2)                \
+  X(128, 64, 3, 2, 2)                \
+  X(128, 64, 4, 2, 2)                \
+  X(128, 128, 2, 2, 0)               \
+  X(128, 128, 3, 2, 0)               \
+  X(128, 128, 2, 2, 1)               \
+  X(128, 128, 3, 2, 1)               \
+  X(128, 128, 2, 2, 2)               \
+  X(128, 128, 3, 2, 2)               \
+  X(192, 64, 2, 3, 0)                \
+  X(192, 64, 3, 3, 0)                \
+  X(192, 64, 4, 3, 0)                \
+  X(192, 64, 2, 3, 1)                \
+  X(192, 64, 3, 3, 1)                \
+  X(192, 64, 4, 3, 1)                \
+  X(192, 64, 2, 3, 2)                \
+  X(192, 64, 3, 3, 2)                \
+  X(192, 64, 4, 3, 2)                \
+  X(192, 128, 2, 3, 0)               \
+  X(192, 128, 2, 3, 1)               \
+  X(192, 128, 2, 3, 2)
+#define TF_ATTENTION_CONFIGS_D64(X) \
+  X(128, 128, 2, 2, 0)              \
+  X(128, 128, 3, 2, 1)              \
+  X(128, 128, 3, 2, 2)              \
+  X(128, 64, 3, 2, 2)               \
+  X(128, 64, 4, 2, 2)               \
+  X(192, 64, 3, 3, 1)               \
+  X(192, 64, 3, 3, 2)               \
+  X(192, 128, 2, 3, 2)              \
   X(64, 128, 2, 1, 1)
 
-constexpr int kConfigs[][5] = {
+constexpr int kConfigsD128[][5] = {
 #define TF_ROW(bm, bn, st, c, ov) {bm, bn, st, c, ov},
-    TF_ATTENTION_CONFIGS(TF_ROW)
+    TF_ATTENTION_CONFIGS_D128(TF_ROW)};
+constexpr int kConfigsD64[][5] = {TF_ATTENTION_CONFIGS_D64(TF_ROW)};
 #undef TF_ROW
-};
+constexpr int kD128 = sizeof(kConfigsD128) / sizeof(kConfigsD128[0]);
+constexpr int kD64 = sizeof(kConfigsD64) / sizeof(kConfigsD64[0]);
 
 int EncodeMap(TmaDescriptor* map, bool bf16, void* base, long long rows, int d, int box_rows) {
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(rows)};
@@ -46,7 +89,7 @@ int EncodeMap(TmaDescriptor* map, bool bf16, void* base, long long rows, int d, 
 
 template <typename T, int D, int BM, int BN, int STAGES, int CONSUMERS, int OVERLAP>
 int Launch(void* q, void* k, void* v, void* o, long long b, long long h, long long s,
-           long long causal, cudaStream_t stream) {
+           long long causal, bool persistent, cudaStream_t stream) {
   TmaDescriptor maps[3];
   const bool bf16 = hopper::kIsBf16<T>;
   int rc = EncodeMap(&maps[0], bf16, q, b * h * s, D, BM);
@@ -57,8 +100,14 @@ int Launch(void* q, void* k, void* v, void* o, long long b, long long h, long lo
   const int smem = (BM + 2 * STAGES * BN) * D * 2 + 2048;
   rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != 0) return rc;
-  const dim3 grid(static_cast<unsigned>((s + BM - 1) / BM), static_cast<unsigned>(b * h));
-  kernel<<<grid, (CONSUMERS + 1) * 128, smem, stream>>>(
+  long long blocks = (s + BM - 1) / BM * b * h;
+  if (persistent) {
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    blocks = blocks < sms ? blocks : sms;
+  }
+  kernel<<<static_cast<unsigned>(blocks), (CONSUMERS + 1) * 128, smem, stream>>>(
       static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
       static_cast<T*>(o), b, h, s, D, causal, maps[0], maps[1], maps[2]);
   return cudaGetLastError();
@@ -67,11 +116,15 @@ int Launch(void* q, void* k, void* v, void* o, long long b, long long h, long lo
 template <typename T, int D>
 int LaunchConfig(const int* c, void* q, void* k, void* v, void* o, long long b, long long h,
                  long long s, long long causal, cudaStream_t stream) {
-#define TF_CASE(bm, bn, st, cs, ov)                                               \
-  if (c[0] == bm && c[1] == bn && c[2] == st && c[3] == cs && c[4] == ov) {       \
-    return Launch<T, D, bm, bn, st, cs, ov>(q, k, v, o, b, h, s, causal, stream); \
+#define TF_CASE(bm, bn, st, cs, ov)                                                     \
+  if (c[0] == bm && c[1] == bn && c[2] == st && c[3] == cs && c[4] == ov) {             \
+    return Launch<T, D, bm, bn, st, cs, ov>(q, k, v, o, b, h, s, causal, c[5], stream); \
   }
-  TF_ATTENTION_CONFIGS(TF_CASE)
+  if constexpr (D == 128) {
+    TF_ATTENTION_CONFIGS_D128(TF_CASE)
+  } else {
+    TF_ATTENTION_CONFIGS_D64(TF_CASE)
+  }
 #undef TF_CASE
   return -1;
 }
@@ -80,12 +133,14 @@ int LaunchConfig(const int* c, void* q, void* k, void* v, void* o, long long b, 
 
 extern "C" {
 
-int tf_attention_config_count() { return sizeof(kConfigs) / sizeof(kConfigs[0]); }
+int tf_attention_config_count(int d) { return 2 * (d == 128 ? kD128 : d == 64 ? kD64 : 0); }
 
-// Writes configuration i as {BM, BN, STAGES, CONSUMERS, OVERLAP}.
-int tf_attention_config(int i, int* out) {
-  if (i < 0 || i >= tf_attention_config_count()) return -1;
-  for (int j = 0; j < 5; ++j) out[j] = kConfigs[i][j];
+// Writes head dimension d's configuration i as {BM, BN, STAGES, CONSUMERS, OVERLAP,
+// PERSISTENT}.
+int tf_attention_config(int d, int i, int* out) {
+  if (i < 0 || i >= tf_attention_config_count(d)) return -1;
+  for (int j = 0; j < 5; ++j) out[j] = d == 128 ? kConfigsD128[i / 2][j] : kConfigsD64[i / 2][j];
+  out[5] = i % 2;
   return 0;
 }
 

@@ -1,22 +1,34 @@
 #!/bin/bash
-# One device call: check every configuration on the GPU, then time them against PyTorch.
-#   bash bench/attention/run_device.sh [check|bench|all]   (OUT: where logs go)
-# Uses .carry/attention/attention.so (built here, see attention_lib.cu); rebuilds it on the
-# device if it does not load there.
+# One device call: checks every configuration on the GPU against fp32 attention, tunes the
+# D = 128 specs through TuneFleet (tune.sh, when CARRY_DIR holds its programs), then times
+# TuneFleet's winners against PyTorch (bench.py's STAND_IN where TuneFleet gave none).
+# SKIP_CHECK=1 leaves the check out (TuneFleet still checks every candidate it times).
+#   [SKIP_CHECK=1] bash bench/attention/run_device.sh LIB.so [CARRY_DIR]   (OUT: where logs go)
 set -o pipefail
-mode=${1:-all}
+lib=$1 carry=${2:-}
 out=${OUT:-/tmp}
+here=$(cd "$(dirname "$0")" && pwd)
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-lib=.carry/attention/attention.so
-if ! python3 -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$lib"; then
-  lib=/tmp/attention.so
-  nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xcompiler -fPIC -shared \
-    bench/attention/attention_lib.cu -lcuda -o "$lib" || exit 1
+if [ -z "${SKIP_CHECK:-}" ]; then
+  timeout 120 python3 "$here/bench.py" "$lib" check >"$out/check.log" 2>&1
+  echo "check: exit $?, $(grep -c PASS "$out/check.log") PASS, $(grep -c FAIL "$out/check.log") FAIL"
+  grep FAIL "$out/check.log" | head -5
 fi
-if [ "$mode" != bench ]; then
-  timeout 150 python3 bench/attention/bench.py "$lib" check 2>&1 | tee "$out/check.log" || exit 1
+winners=""
+if [ -n "$carry" ]; then
+  TUNE_TIMEOUT_S=${TUNE_TIMEOUT_S:-200} bash "$here/tune.sh" "$carry" /tmp/attention-tune \
+    2>&1 | tee "$out/tune.log" && winners=/tmp/attention-tune/winners.txt
+  tar -C /tmp -czf "$out/tune.tgz" attention-tune
+  # A job cut short can leave its runner timing on the GPU for a while: wait for it to go.
+  for _ in $(seq 30); do
+    [ -z "$(nvidia-smi --query-compute-apps=pid --format=csv,noheader)" ] && break
+    sleep 1
+  done
 fi
-if [ "$mode" != check ]; then
-  timeout 300 python3 bench/attention/bench.py "$lib" bench 2>&1 | tee "$out/bench.log"
+if [ ! -s "$winners" ]; then
+  echo "no winners from TuneFleet: bench.py's STAND_IN is timed in their place"
+  winners=/tmp/no-winners.txt
+  : >"$winners"
 fi
+timeout 240 python3 "$here/bench.py" "$lib" bench $winners 2>&1 | tee "$out/bench.log"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU host: tunes the Hopper GEMM specs through TuneFleet itself (a coordinator and a
-# worker owning the host's GPUs, bench/gpu_tune.sh) and writes each problem's winner to
+# On the GPU host: tunes the Hopper GEMM specs through TuneFleet itself (bench/tune_specs.sh)
+# and writes each problem's winner to
 # OUT_DIR/winners.txt as "DTYPE MxNxK KEY=VALUE,..." lines, for table.sh to time against
 # cuBLAS, and the distinct winning configurations to OUT_DIR/winners_configs.txt. The harness
 # that table.sh runs is built off the GPU host with those (build.sh
@@ -17,22 +17,8 @@ if ((${#specs[@]} == 0)); then
   specs=("$here/../../examples/cuda/hopper_gemm/hopper_gemm_f16_tn.yaml"
          "$here/../../examples/cuda/hopper_gemm/hopper_gemm_bf16_tn.yaml")
 fi
-mkdir -p "$out"
-for spec in "${specs[@]}"; do
-  name=$(basename "$spec" .yaml)
-  state="/tmp/tunefleet-$name"
-  echo "== $name"
-  if [ -n "${SEARCH_MAX:-}" ]; then  # a sibling copy, so that its source path still resolves
-    sampled="$(dirname "$spec")/.sampled-$name.yaml"
-    { cat "$spec"; echo "search: {strategy: random, max_candidates: $SEARCH_MAX, seed: 1}"; } \
-      >"$sampled"
-    spec="$sampled"
-  fi
-  bash "$here/../gpu_tune.sh" "$carry" "$spec" "$state" | tee "$out/$name.summary"
-  [ -z "${SEARCH_MAX:-}" ] || rm -f "$spec"
-  cp "$state/best.json" "$out/$name.best.json"
-  cp "$state/results.txt" "$out/$name.results.txt"
-done
+SEARCH=${SEARCH_MAX:+"{strategy: random, max_candidates: $SEARCH_MAX, seed: 1}"} \
+  bash "$here/../tune_specs.sh" "$carry" "$out" "${specs[@]}"
 python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]

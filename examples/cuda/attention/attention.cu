@@ -4,15 +4,20 @@
 // [B][H][S][D] row-major (PyTorch's contiguous (batch, heads, sequence, head dim)); queries and
 // keys have one length S. CAUSAL != 0 masks key j > query i.
 //
-// One block computes BM = 64 * CONSUMERS queries of one (batch, head) (blockIdx.y), the
-// heaviest causal query blocks first:
+// A tile is BM = 64 * CONSUMERS queries of one (batch, head); tiles are numbered head by head,
+// heaviest causal query block first, and block b computes tiles b, b + gridDim.x, ...:
+// one tile per block with a grid of ceil(S / BM) * B * H blocks, or, with a grid of one block
+// per SM, a persistent loop in which the next tile's Q and first K/V blocks load while the
+// consumers finish the last product and store O. Per block:
 //   - a producer warpgroup (setmaxnreg hands its registers to the consumers) loads the Q tile
 //     once and then K and V tiles of BN keys into a STAGES-deep ring by TMA (128-byte swizzle),
 //     K and V of a stage completing on their own "full" mbarriers, so that S = Q K^T can start
-//     before V has landed; consumers free a stage on its "empty" mbarrier;
+//     before V has landed; consumers free a stage on its "empty" mbarrier, and the Q tile once
+//     their last S of the tile has completed;
 //   - CONSUMERS warpgroups each own 64 queries: S = Q K^T by wgmma.m64nBNk16 (both operands in
 //     shared memory), the online softmax in fp32 registers (exp2 with the scale folded in, the
-//     row sum kept per thread and reduced once at the end), then O += P V by wgmma.m64nDk16
+//     row sum kept per thread and reduced once at the end; mask arithmetic only in the causal
+//     diagonal's blocks), then O += P V by wgmma.m64nDk16
 //     with P from registers: an m64nN accumulator's 16-column slice is laid out as a k16 A
 //     fragment, so P is S converted in place, never stored;
 //   - OVERLAP == 1 (FlashAttention-3's intra-warpgroup pipelining): the S of key block j + 1 is
@@ -24,9 +29,10 @@
 // Shared memory: Q as D/64 sub-tiles of BM rows x 128 bytes, then per stage K and V as D/64
 // sub-tiles of BN rows x 128 bytes each, then the barriers. Launch with
 // (BM + 2 * STAGES * BN) * D * 2 + 2048 bytes of dynamic shared memory (the slack aligns the
-// tiles to 1024 bytes and holds the barriers), grid (ceil(S / BM), B * H), (CONSUMERS + 1) * 128
-// threads. Requires S % BN == 0 and D == HEAD_DIM. When BM does not divide S, the last query
-// block reads the next head's first queries (or the zeros past the tensor) and stores none.
+// tiles to 1024 bytes and holds the barriers), a one-dimensional grid of at most
+// ceil(S / BM) * B * H blocks, (CONSUMERS + 1) * 128 threads. Requires S % BN == 0 and D ==
+// HEAD_DIM. When BM does not divide S, the last query block reads the next head's first queries (or
+// the zeros past the tensor) and stores none.
 //
 // Kernel arguments: Q, K, V, O, B, H, S, D, CAUSAL, then TMA descriptors of Q, K and V over the
 // [B * H * S][D] matrix (dims {D, B * H * S}, 128-byte swizzle; boxes {64, BM}, {64, BN},
@@ -47,7 +53,7 @@ using namespace hopper;
 template <int HEAD_DIM>
 struct RowState {
   float o[HEAD_DIM / 2];  // m64nD accumulator: o[4j + 2h + e] is column 8j + 2 (lane % 4) + e
-  float max[2];           // running maximum of the row's raw (unscaled) scores
+  float max[2];           // exponent base: the row's maximum score times scale_log2 (or less)
   float sum[2];           // this thread's part of the row's sum of exponentials
 };
 
@@ -59,48 +65,81 @@ __device__ __forceinline__ float Exp2(float x) {
 }
 
 // Masks, exponentiates and sums one key block's scores s (an m64nBN accumulator) in place and
-// returns in `correction` what the row's earlier O and sum must be multiplied by.
-// `key_minus_query` is the key index of the thread's column 0 minus the query index of its row
-// 0; causal masking hides keys after the query.
-template <int BN, int HEAD_DIM>
-__device__ __forceinline__ void Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& st,
-                                        float scale_log2, bool mask, int key_minus_query,
+// returns in `correction` what the row's earlier O and sum must be multiplied by, and whether
+// any is not 1. `key_minus_query` is the key index of the thread's column 0 minus the query
+// index of its row 0; causal masking hides keys after the query. MASK is a template argument
+// so that the unmasked blocks (all but the causal diagonal) carry no mask arithmetic at all.
+//
+// The exponent base (the row maximum in log2 units) moves only when the block's maximum
+// exceeds it by more than kRescaleLog2 (FlashAttention-4's conditional rescaling): once a
+// row's maximum has settled, O is not rescaled, and P stays under 2^kRescaleLog2, which fp16
+// and bf16 hold at full relative precision; the final division by the sum, taken against the
+// same base, cancels it. Maxima and sums use four partial accumulators per row, since the
+// softmax of a warp runs with few other warps to hide its latencies.
+constexpr float kRescaleLog2 = 8.f;
+
+template <int BN, bool MASK, int HEAD_DIM>
+__device__ __forceinline__ bool Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& st,
+                                        float scale_log2, int key_minus_query,
                                         float (&correction)[2]) {
   const int lane = threadIdx.x % 32;
+  float part[2][4];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float row_max = st.max[h];
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
+    for (int a = 0; a < 4; ++a) part[h][a] = -INFINITY;
+  }
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        float& v = s[4 * j + 2 * h + e];
-        // Key column 8j + 2 (lane % 4) + e of row 8h.
-        if (mask && key_minus_query + 8 * j + 2 * (lane % 4) + e - 8 * h > 0) v = -INFINITY;
-        row_max = fmaxf(row_max, v);
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {  // i = 2h + e
+      float& v = s[4 * j + i];
+      // Key column 8j + 2 (lane % 4) + e of row 8h.
+      if (MASK && key_minus_query + 8 * j + 2 * (lane % 4) + i % 2 - 8 * (i / 2) > 0) {
+        v = -INFINITY;
       }
+      part[i / 2][j % 2 * 2 + i % 2] = fmaxf(part[i / 2][j % 2 * 2 + i % 2], v);
     }
+  }
+  bool rescale = false;
+  float base[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float row_max = fmaxf(fmaxf(part[h][0], part[h][1]), fmaxf(part[h][2], part[h][3]));
     // The four threads of a row are adjacent lanes.
     row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffff, row_max, 1));
     row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffff, row_max, 2));
+    const float m = row_max * scale_log2;
+    correction[h] = 1.f;
+    if (m > st.max[h] + kRescaleLog2) {  // false while the row's keys are all masked
+      correction[h] = Exp2(st.max[h] - m);
+      st.max[h] = m;
+      rescale = true;
+    }
     // A row whose keys so far are all masked keeps max -inf: subtract 0 instead (its
     // exponentials are 0 either way).
-    // The scale is folded into one FFMA per score: 2^(v * scale_log2 - base).
-    const float base = row_max == -INFINITY ? 0.f : row_max * scale_log2;
-    correction[h] = Exp2(st.max[h] * scale_log2 - base);
-    st.max[h] = row_max;
-    float sum = 0;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        float& v = s[4 * j + 2 * h + e];
-        v = Exp2(fmaf(v, scale_log2, -base));
-        sum += v;
-      }
-    }
-    st.sum[h] = st.sum[h] * correction[h] + sum;
+    base[h] = st.max[h] == -INFINITY ? 0.f : st.max[h];
   }
+  // The scale is folded into one FFMA per score: 2^(v * scale_log2 - base).
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int a = 0; a < 4; ++a) part[h][a] = 0.f;
+  }
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float& v = s[4 * j + i];
+      v = Exp2(fmaf(v, scale_log2, -base[i / 2]));
+      part[i / 2][j % 2 * 2 + i % 2] += v;
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    st.sum[h] = st.sum[h] * correction[h] + ((part[h][0] + part[h][1]) + (part[h][2] + part[h][3]));
+  }
+  return rescale;
 }
 
 template <int HEAD_DIM>
@@ -133,8 +172,8 @@ __device__ __forceinline__ void FenceOperand(uint32_t (&p)[N][4]) {
 }
 
 template <typename T, int HEAD_DIM, int BM, int BN, int STAGES, int CONSUMERS, int OVERLAP>
-__device__ __forceinline__ void HopperAttention(T* O, long long S, long long causal,
-                                                const TmaDescriptor& map_q,
+__device__ __forceinline__ void HopperAttention(T* O, long long heads, long long S,
+                                                long long causal, const TmaDescriptor& map_q,
                                                 const TmaDescriptor& map_k,
                                                 const TmaDescriptor& map_v,
                                                 unsigned char* smem_raw) {
@@ -146,15 +185,32 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
   const uint32_t ring = smem + kQBytes;  // stage s: K at ring + 2s kKvBytes, V after it
   const uint32_t q_full = ring + STAGES * 2 * kKvBytes;
   const uint32_t k_full = q_full + 8, v_full = k_full + 8 * STAGES, empty = v_full + 8 * STAGES;
+  const uint32_t q_empty = empty + 8 * STAGES;  // the Q tile may be overwritten
 
-  const int head = blockIdx.y;
-  const int q_block = gridDim.x - 1 - blockIdx.x;  // causal: the longest rows start first
-  const int key_rows = causal ? min(static_cast<int>(S), (q_block + 1) * BM) : static_cast<int>(S);
-  const int blocks = (key_rows + BN - 1) / BN;
-  const int head_row = static_cast<int>(head * S);  // row of (b, h, 0) in the [B H S][D] view
+  // Tiles (one query block of one (batch, head)) are numbered head by head, each head's
+  // heaviest causal query block first; block b takes tiles b, b + gridDim.x, ... (one each when
+  // the grid has a block per tile, a persistent loop over them when the grid is smaller). The
+  // blocks running at once thus share one or two heads' K and V in L2: numbered heaviest
+  // block of every head first, 132 blocks streamed up to 64 heads' K and V from DRAM, and
+  // S = 16k ran 27% slower (H200, 2026-12-04).
+  const int q_blocks = static_cast<int>((S + BM - 1) / BM);
+  const int tiles = q_blocks * static_cast<int>(heads);
+  struct Tile {
+    int q_block, blocks, head_row;  // head_row: row of (b, h, 0) in the [B H S][D] view
+  };
+  auto tile_at = [&](int t) {
+    Tile tile;
+    tile.q_block = q_blocks - 1 - t % q_blocks;
+    const int key_rows =
+        causal ? min(static_cast<int>(S), (tile.q_block + 1) * BM) : static_cast<int>(S);
+    tile.blocks = (key_rows + BN - 1) / BN;
+    tile.head_row = static_cast<int>(t / q_blocks * S);
+    return tile;
+  };
 
   if (threadIdx.x == 0) {
     BarrierInit(q_full, 1);
+    BarrierInit(q_empty, CONSUMERS);
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(k_full + 8 * s, 1);
       BarrierInit(v_full + 8 * s, 1);
@@ -170,24 +226,30 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
   if (warpgroup == 0) {
     if constexpr (kConsumerRegs > 0) ReleaseRegisters<24>();
     if (threadIdx.x == 0) {
-      BarrierExpectBytes(q_full, kQBytes);
-#pragma unroll
-      for (int c = 0; c < HEAD_DIM / 64; ++c) {
-        TmaLoad(q_tile + c * BM * 128, map_q, c * 64, head_row + q_block * BM, q_full);
-      }
-      for (int j = 0; j < blocks; ++j) {
-        const int s = j % STAGES;
-        BarrierWait(empty + 8 * s, ((j / STAGES) & 1) ^ 1);
-        const uint32_t k = ring + 2 * s * kKvBytes, v = k + kKvBytes;
-        BarrierExpectBytes(k_full + 8 * s, kKvBytes);
+      int it = 0;  // key blocks loaded so far, over all of this block's tiles
+      for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
+        const Tile tile = tile_at(t);
+        // The next tile's Q waits until the consumers' last S of this one has completed.
+        if (n > 0) BarrierWait(q_empty, (n - 1) & 1);
+        BarrierExpectBytes(q_full, kQBytes);
 #pragma unroll
         for (int c = 0; c < HEAD_DIM / 64; ++c) {
-          TmaLoad(k + c * BN * 128, map_k, c * 64, head_row + j * BN, k_full + 8 * s);
+          TmaLoad(q_tile + c * BM * 128, map_q, c * 64, tile.head_row + tile.q_block * BM, q_full);
         }
-        BarrierExpectBytes(v_full + 8 * s, kKvBytes);
+        for (int j = 0; j < tile.blocks; ++j, ++it) {
+          const int s = it % STAGES;
+          BarrierWait(empty + 8 * s, ((it / STAGES) & 1) ^ 1);
+          const uint32_t k = ring + 2 * s * kKvBytes, v = k + kKvBytes;
+          BarrierExpectBytes(k_full + 8 * s, kKvBytes);
 #pragma unroll
-        for (int c = 0; c < HEAD_DIM / 64; ++c) {
-          TmaLoad(v + c * BN * 128, map_v, c * 64, head_row + j * BN, v_full + 8 * s);
+          for (int c = 0; c < HEAD_DIM / 64; ++c) {
+            TmaLoad(k + c * BN * 128, map_k, c * 64, tile.head_row + j * BN, k_full + 8 * s);
+          }
+          BarrierExpectBytes(v_full + 8 * s, kKvBytes);
+#pragma unroll
+          for (int c = 0; c < HEAD_DIM / 64; ++c) {
+            TmaLoad(v + c * BN * 128, map_v, c * 64, tile.head_row + j * BN, v_full + 8 * s);
+          }
         }
       }
     }
@@ -198,21 +260,15 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
   const int consumer = warpgroup - 1;
   const bool leader = threadIdx.x % 128 == 0;
   const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
-  const int first_query = q_block * BM + consumer * 64;  // this warpgroup's row 0
-  // Thread's row 0 within the sequence, for the causal mask.
-  const int query = first_query + warp * 16 + lane / 4;
   const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(HEAD_DIM));
 
   RowState<HEAD_DIM> st;
-#pragma unroll
-  for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
-  st.max[0] = st.max[1] = -INFINITY;
-  st.sum[0] = st.sum[1] = 0.f;
+  int it = 0;  // key blocks consumed so far, over all of this block's tiles (ring position)
 
   // S = Q K_j^T, issued and committed (not waited for).
   auto issue_scores = [&](float(&s)[BN / 2], int j) {
-    const int stage = j % STAGES;
-    BarrierWait(k_full + 8 * stage, (j / STAGES) & 1);
+    const int stage = (it + j) % STAGES;
+    BarrierWait(k_full + 8 * stage, ((it + j) / STAGES) & 1);
     const uint32_t k_tile = ring + 2 * stage * kKvBytes;
     FenceRegisters(s);
     WgmmaFence();
@@ -228,8 +284,8 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
   };
   // O += P V_j, issued and committed. V is MN-major: 64-column blocks BN * 128 bytes apart.
   auto issue_values = [&](uint32_t(&p)[BN / 16][4], int j) {
-    const int stage = j % STAGES;
-    BarrierWait(v_full + 8 * stage, (j / STAGES) & 1);
+    const int stage = (it + j) % STAGES;
+    BarrierWait(v_full + 8 * stage, ((it + j) / STAGES) & 1);
     const uint32_t v_tile = ring + (2 * stage + 1) * kKvBytes;
     FenceRegisters(st.o);
     WgmmaFence();
@@ -241,15 +297,14 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
     FenceRegisters(st.o);
   };
   auto release = [&](int j) {
-    if (leader) BarrierArrive(empty + 8 * (j % STAGES));
+    if (leader) BarrierArrive(empty + 8 * ((it + j) % STAGES));
   };
-  // Only blocks reaching past this warpgroup's first query can hold masked keys.
-  auto masked = [&](int j) { return causal && (j + 1) * BN - 1 > first_query; };
 
   // OVERLAP == 2: the consumers take turns issuing their products (consumer c waits on named
   // barrier 1 + c, then lets consumer c + 1 go), so that one's softmax runs while another's
-  // products keep the tensor cores busy. The last consumer opens the first turn and skips the
-  // final hand-over, which nobody would wait for.
+  // products keep the tensor cores busy. Every consumer takes the same number of turns per
+  // tile, so the turns carry over from tile to tile. The last consumer opens the first turn
+  // and skips the final hand-over, which nobody would wait for.
   auto take_turn = [&] {
     if constexpr (OVERLAP == 2) NamedBarrierSync(1 + consumer, 256);
   };
@@ -262,70 +317,96 @@ __device__ __forceinline__ void HopperAttention(T* O, long long S, long long cau
   };
   if (OVERLAP == 2 && consumer == CONSUMERS - 1) NamedBarrierArrive(1, 256);
 
-  BarrierWait(q_full, 0);
   float s[BN / 2];
   uint32_t p[BN / 16][4];
   float correction[2];
-  if constexpr (OVERLAP == 0) {
-    for (int j = 0; j < blocks; ++j) {
-      issue_scores(s, j);
-      WgmmaWait<0>();
-      FenceRegisters(s);
-      Softmax<BN>(s, st, scale_log2, masked(j), j * BN - query, correction);
-      Rescale(st, correction);
-      ToOperand<T, BN>(s, p);
-      issue_values(p, j);
-      WgmmaWait<0>();
-      FenceRegisters(st.o);
-      FenceOperand(p);
-      release(j);
-    }
-  } else {
-    take_turn();
-    issue_scores(s, 0);
-    pass_turn(false);
-    WgmmaWait<0>();
-    FenceRegisters(s);
-    Softmax<BN>(s, st, scale_log2, masked(0), -query, correction);
-    ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
-    for (int j = 1; j < blocks; ++j) {
-      take_turn();
-      issue_scores(s, j);
-      issue_values(p, j - 1);
-      pass_turn(false);
-      WgmmaWait<1>();  // the scores have landed; P V_{j-1} may still run
-      FenceRegisters(s);
-      Softmax<BN>(s, st, scale_log2, masked(j), j * BN - query, correction);
-      WgmmaWait<0>();
-      FenceRegisters(st.o);
-      FenceOperand(p);
-      release(j - 1);
-      Rescale(st, correction);
-      ToOperand<T, BN>(s, p);
-    }
-    take_turn();
-    issue_values(p, blocks - 1);
-    pass_turn(true);
-    WgmmaWait<0>();
-    FenceRegisters(st.o);
-    FenceOperand(p);
-    release(blocks - 1);
-  }
+  for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
+    const Tile tile = tile_at(t);
+    const bool last_tile = t + static_cast<int>(gridDim.x) >= tiles;
+    const int blocks = tile.blocks;
+    const int first_query = tile.q_block * BM + consumer * 64;  // this warpgroup's row 0
+    // Thread's row 0 within the sequence, for the causal mask.
+    const int query = first_query + warp * 16 + lane / 4;
+    // Only blocks reaching past this warpgroup's first query can hold masked keys. Returns
+    // whether O must be rescaled: skipped when no row of the warp moved its base.
+    auto softmax = [&](int j) {
+      const bool rescale = causal && (j + 1) * BN - 1 > first_query
+                               ? Softmax<BN, true>(s, st, scale_log2, j * BN - query, correction)
+                               : Softmax<BN, false>(s, st, scale_log2, j * BN - query, correction);
+      return __any_sync(0xffffffff, rescale);
+    };
+    auto q_done = [&] {  // every S of this tile has completed: the producer may load the next Q
+      if (leader) BarrierArrive(q_empty);
+    };
 
-  // Epilogue: the row sums over the row's four threads, then O / sum from registers. Rows past
-  // S (the last query block of a sequence that BM does not divide) are not stored.
-  const long long row = head_row + first_query + warp * 16 + lane / 4;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    if (query + 8 * h >= S) continue;
-    float sum = st.sum[h];
-    sum += __shfl_xor_sync(0xffffffff, sum, 1);
-    sum += __shfl_xor_sync(0xffffffff, sum, 2);
-    const float inv = 1.f / sum;
+    for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
+    st.max[0] = st.max[1] = -INFINITY;
+    st.sum[0] = st.sum[1] = 0.f;
+    BarrierWait(q_full, n & 1);
+    if constexpr (OVERLAP == 0) {
+      for (int j = 0; j < blocks; ++j) {
+        issue_scores(s, j);
+        WgmmaWait<0>();
+        FenceRegisters(s);
+        if (softmax(j)) Rescale(st, correction);
+        ToOperand<T, BN>(s, p);
+        issue_values(p, j);
+        WgmmaWait<0>();
+        FenceRegisters(st.o);
+        FenceOperand(p);
+        release(j);
+      }
+      q_done();
+    } else {
+      take_turn();
+      issue_scores(s, 0);
+      pass_turn(false);
+      WgmmaWait<0>();
+      FenceRegisters(s);
+      softmax(0);
+      ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
+      for (int j = 1; j < blocks; ++j) {
+        take_turn();
+        issue_scores(s, j);
+        issue_values(p, j - 1);
+        pass_turn(false);
+        WgmmaWait<1>();  // the scores have landed; P V_{j-1} may still run
+        FenceRegisters(s);
+        const bool rescale = softmax(j);
+        WgmmaWait<0>();
+        FenceRegisters(st.o);
+        FenceOperand(p);
+        release(j - 1);
+        if (rescale) Rescale(st, correction);
+        ToOperand<T, BN>(s, p);
+      }
+      q_done();
+      take_turn();
+      issue_values(p, blocks - 1);
+      pass_turn(last_tile);
+      WgmmaWait<0>();
+      FenceRegisters(st.o);
+      FenceOperand(p);
+      release(blocks - 1);
+    }
+    it += blocks;
+
+    // Epilogue: the row sums over the row's four threads, then O / sum from registers. Rows
+    // past S (the last query block of a sequence that BM does not divide) are not stored.
+    const long long row = tile.head_row + first_query + warp * 16 + lane / 4;
 #pragma unroll
-    for (int j = 0; j < HEAD_DIM / 8; ++j) {
-      StorePair(O, HEAD_DIM, row + 8 * h, 8 * j + lane % 4 * 2, st.o[4 * j + 2 * h] * inv,
-                st.o[4 * j + 2 * h + 1] * inv);
+    for (int h = 0; h < 2; ++h) {
+      if (query + 8 * h >= S) continue;
+      float sum = st.sum[h];
+      sum += __shfl_xor_sync(0xffffffff, sum, 1);
+      sum += __shfl_xor_sync(0xffffffff, sum, 2);
+      const float inv = 1.f / sum;
+#pragma unroll
+      for (int j = 0; j < HEAD_DIM / 8; ++j) {
+        StorePair(O, HEAD_DIM, row + 8 * h, 8 * j + lane % 4 * 2, st.o[4 * j + 2 * h] * inv,
+                  st.o[4 * j + 2 * h + 1] * inv);
+      }
     }
   }
 }
@@ -352,7 +433,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   attention_detail::HopperAttention<T, HEAD_DIM, BM, BN, STAGES, CONSUMERS, OVERLAP>(
-      O, S, CAUSAL, map_q, map_k, map_v, smem);
+      O, B * H, S, CAUSAL, map_q, map_k, map_v, smem);
 #endif
 }
 
