@@ -136,6 +136,16 @@ class CoordinatorTest : public ::testing::Test {
     return response.ok() ? *response : v1::ReportResultsResponse();
   }
 
+  // A heartbeat from `worker` naming the one lease it holds.
+  v1::HeartbeatResponse Beat(const std::string& worker, int64_t lease_id) {
+    v1::HeartbeatRequest request;
+    request.set_worker_id(worker);
+    request.add_lease_ids(lease_id);
+    auto response = c_->Heartbeat(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? *response : v1::HeartbeatResponse();
+  }
+
   v1::JobState State(int64_t job_id) {
     auto job = c_->GetJob(job_id);
     return job.ok() ? job->state() : v1::JOB_STATE_UNSPECIFIED;
@@ -294,12 +304,8 @@ TEST_F(CoordinatorTest, AStragglingReTimeLeaseIsTakenOverWholeAndTheJobEnds) {
   EXPECT_EQ(State(id), v1::JOB_STATE_SUCCEEDED);
 
   // The slow worker is told to stop; its late re-timings do not count.
-  v1::HeartbeatRequest heartbeat;
-  heartbeat.set_worker_id(slow);
-  heartbeat.add_lease_ids(stuck->lease_id());
-  auto beat = c_->Heartbeat(heartbeat);
-  ASSERT_TRUE(beat.ok());
-  EXPECT_EQ(beat->cancelled_lease_ids_size(), 1);
+  auto beat = Beat(slow, stuck->lease_id());
+  EXPECT_EQ(beat.cancelled_lease_ids_size(), 1);
   report.set_worker_id(slow);
   report.set_lease_id(stuck->lease_id());
   reported = c_->ReportResults(report);
@@ -363,13 +369,9 @@ TEST_F(CoordinatorTest, CancelFreesTheLeasesAtOnceAndItsResultsAreRefused) {
   ASSERT_EQ(workers.size(), 1u);
   EXPECT_EQ(workers[0].active_leases(), 0);
   // The worker learns it at its next heartbeat, and its results do not count.
-  v1::HeartbeatRequest heartbeat;
-  heartbeat.set_worker_id(worker);
-  heartbeat.add_lease_ids(lease->lease_id());
-  auto beat = c_->Heartbeat(heartbeat);
-  ASSERT_TRUE(beat.ok());
-  ASSERT_EQ(beat->cancelled_lease_ids_size(), 1);
-  EXPECT_EQ(beat->cancelled_lease_ids(0), lease->lease_id());
+  auto beat = Beat(worker, lease->lease_id());
+  ASSERT_EQ(beat.cancelled_lease_ids_size(), 1);
+  EXPECT_EQ(beat.cancelled_lease_ids(0), lease->lease_id());
   auto reported = Report(worker, *lease);
   EXPECT_EQ(reported.recorded(), 0);
   EXPECT_EQ(ResultsInDb(doomed), 0);
@@ -404,12 +406,8 @@ TEST_F(CoordinatorTest, StragglingLeaseIsBackedUpElsewhereAndCountedOnce) {
   EXPECT_EQ(State(job), v1::JOB_STATE_SUCCEEDED);
 
   // The straggler is told to stop; what it reports late is a duplicate.
-  v1::HeartbeatRequest heartbeat;
-  heartbeat.set_worker_id(slow);
-  heartbeat.add_lease_ids(straggling->lease_id());
-  auto beat = c_->Heartbeat(heartbeat);
-  ASSERT_TRUE(beat.ok());
-  EXPECT_EQ(beat->cancelled_lease_ids_size(), 1);
+  auto beat = Beat(slow, straggling->lease_id());
+  EXPECT_EQ(beat.cancelled_lease_ids_size(), 1);
   auto late = Report(slow, *straggling);
   EXPECT_EQ(late.recorded(), 0);
   EXPECT_EQ(late.duplicates(), straggling->candidates_size());
@@ -429,12 +427,8 @@ TEST_F(CoordinatorTest, WorkerSilentForALeaseTtlLosesItsLeaseAndMustRegisterAgai
   ASSERT_TRUE(WaitFor([&] { return (reassigned = Acquire(other)).has_value(); }, seconds(30)));
   EXPECT_EQ(reassigned->candidates_size(), lost->candidates_size());
 
-  v1::HeartbeatRequest heartbeat;
-  heartbeat.set_worker_id(silent);
-  heartbeat.add_lease_ids(lost->lease_id());
-  auto beat = c_->Heartbeat(heartbeat);
-  ASSERT_TRUE(beat.ok());
-  EXPECT_TRUE(beat->reregister());
+  auto beat = Beat(silent, lost->lease_id());
+  EXPECT_TRUE(beat.reregister());
   v1::AcquireLeaseRequest acquire;
   acquire.set_worker_id(silent);
   EXPECT_EQ(c_->AcquireLease(acquire).status().code(), Code::kNotFound);
@@ -449,10 +443,9 @@ TEST_F(CoordinatorTest, WorkerSilentForALeaseTtlLosesItsLeaseAndMustRegisterAgai
   auto registered = c_->Register(again);
   ASSERT_TRUE(registered.ok());
   EXPECT_EQ(registered->worker_id(), silent);
-  beat = c_->Heartbeat(heartbeat);
-  ASSERT_TRUE(beat.ok());
-  EXPECT_FALSE(beat->reregister());
-  ASSERT_EQ(beat->cancelled_lease_ids_size(), 1) << "its old lease is gone";
+  beat = Beat(silent, lost->lease_id());
+  EXPECT_FALSE(beat.reregister());
+  ASSERT_EQ(beat.cancelled_lease_ids_size(), 1) << "its old lease is gone";
 
   // Its late results still count, once: the reassigned lease's are duplicates.
   EXPECT_EQ(Report(silent, *lost).recorded(), lost->candidates_size());
