@@ -51,6 +51,9 @@ class ProblemCache {
   // Drops every problem; their device buffers are freed.
   void Clear();
 
+  // Takes effect at the next Insert.
+  void set_max_bytes(int64_t max_bytes) { max_bytes_ = max_bytes; }
+
   size_t size() const { return entries_.size(); }
   int64_t bytes() const { return bytes_; }
 
@@ -61,7 +64,7 @@ class ProblemCache {
     PreparedProblem problem;
   };
 
-  const int64_t max_bytes_;
+  int64_t max_bytes_;
   const size_t max_problems_;
   std::list<Entry> entries_;  // most recently used first
   std::unordered_map<std::string, std::list<Entry>::iterator> by_key_;

@@ -342,11 +342,19 @@ Status Retime(const v1::KernelSpec& spec, const v1::Lease& lease,
 
 }  // namespace
 
-Runner::Runner(int64_t prepared_problem_bytes)
-    : prepared_(prepared_problem_bytes, kMaxPreparedProblems) {}
+int64_t PreparedProblemBytes(const v1::DeviceInfo& device) {
+  return device.memory_bytes() > 0 ? device.memory_bytes() / 2 : kDefaultPreparedProblemBytes;
+}
+
+Runner::Runner(std::optional<int64_t> prepared_problem_bytes)
+    : prepared_problem_bytes_(prepared_problem_bytes),
+      prepared_(prepared_problem_bytes.value_or(kDefaultPreparedProblemBytes),
+                kMaxPreparedProblems) {}
 
 Result<Backend*> Runner::BackendFor(const v1::RunnerRequest& request) {
   if (backend_ == nullptr) {
+    prepared_.set_max_bytes(
+        prepared_problem_bytes_.value_or(PreparedProblemBytes(request.device())));
     TF_ASSIGN_OR_RETURN(const vendors::DeviceKind* kind,
                         vendors::FindDeviceKind(request.device().vendor()));
     TF_ASSIGN_OR_RETURN(backend_, kind->make_backend(request.device(), request.ordinal()));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "common/status.h"
 #include "runner/backend.h"
@@ -22,9 +23,12 @@ namespace v1 = ::tunefleet::v1;
 // Receives the runner's events; an error (the worker went away) stops the run.
 using EventSink = std::function<Status(const v1::RunnerEvent&)>;
 
-// Device memory that problems prepared for earlier leases may keep. A GEMM
-// of 4096^3 in fp16 takes 224 MiB (every 32 MiB matrix pristine and working,
-// the output a third time as the reference).
+// Problems prepared for earlier leases may keep half of the device's memory
+// (DeviceInfo.memory_bytes); the other half is the candidates'. A GEMM of
+// 4096^3 in fp16 takes 224 MiB (every 32 MiB matrix pristine and working, the
+// output a third time as the reference); attention at 16k tokens 2 GiB.
+int64_t PreparedProblemBytes(const v1::DeviceInfo& device);
+// For a device that does not say how much memory it has.
 inline constexpr int64_t kDefaultPreparedProblemBytes = int64_t{4} << 30;
 // Bounds the device allocations that many small problems would keep.
 inline constexpr size_t kMaxPreparedProblems = 64;
@@ -36,7 +40,9 @@ struct RunnerStats {
 
 class Runner {
  public:
-  explicit Runner(int64_t prepared_problem_bytes = kDefaultPreparedProblemBytes);
+  // Without `prepared_problem_bytes`, the first request's device sets the
+  // limit (PreparedProblemBytes).
+  explicit Runner(std::optional<int64_t> prepared_problem_bytes = std::nullopt);
 
   // Announces each step (a problem's preparation, a candidate) before taking
   // it, sends each candidate's result after it, and ends with lease_done.
@@ -61,6 +67,7 @@ class Runner {
   Result<Backend*> BackendFor(const v1::RunnerRequest& request);
 
   std::unique_ptr<Backend> backend_;
+  const std::optional<int64_t> prepared_problem_bytes_;
   ProblemCache prepared_;  // after backend_: its device buffers are freed first
   RunnerStats stats_;
 };

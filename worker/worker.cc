@@ -112,6 +112,7 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
         properties.contains("memory_bytes")) {
       properties["memory_bytes"] = std::min<int64_t>(
           properties["memory_bytes"], static_cast<int64_t>(options.runner_memory_mb << 20));
+      device.info.set_memory_bytes(properties["memory_bytes"]);
     }
   }
   TF_ASSIGN_OR_RETURN(auto channels, client::CoordinatorChannels::Make(options.coordinator,

@@ -171,11 +171,12 @@ class RunnerTest : public ::testing::Test {
 
   // Runs in `runner`, which may have run earlier leases; returns the events.
   static std::vector<v1::RunnerEvent> RunIn(Runner& runner, const v1::Lease& lease,
-                                            const std::string& artifact = ArtifactPath()) {
+                                            const std::string& artifact = ArtifactPath(),
+                                            const v1::DeviceInfo& device = CpuDevice().info) {
     v1::RunnerRequest request;
     *request.mutable_lease() = lease;
     request.add_artifact_paths(artifact);
-    *request.mutable_device() = CpuDevice().info;
+    *request.mutable_device() = device;
     std::vector<v1::RunnerEvent> events;
     Status status = runner.Run(request, [&](const v1::RunnerEvent& e) {
       events.push_back(e);
@@ -349,6 +350,22 @@ TEST_F(RunnerTest, KeptProblemsStayWithinTheByteLimitMostRecentFirst) {
             (std::vector<std::string>{"N=100"}));
   EXPECT_EQ(runner.stats().problems_prepared, 3);
   EXPECT_EQ(runner.stats().problems_reused, 1);
+}
+
+TEST_F(RunnerTest, KeptProblemsTakeAtMostHalfOfTheDevicesMemory) {
+  v1::DeviceInfo tiny = CpuDevice().info;
+  tiny.set_memory_bytes(2);  // room for the newest problem only
+  Runner runner;
+  const v1::Lease first = MakeLease({{"good", 100}, {"good", 200}});
+  const v1::Lease second = MakeLease({{"good", 200}, {"good", 100}});
+  RunIn(runner, first, ArtifactPath(), tiny);
+  EXPECT_EQ(PreparedProblems(RunIn(runner, second, ArtifactPath(), tiny)),
+            (std::vector<std::string>{"N=100"}));
+
+  Runner roomy;  // the host's memory: both problems stay
+  RunIn(roomy, first);
+  EXPECT_TRUE(PreparedProblems(RunIn(roomy, second)).empty());
+  EXPECT_EQ(roomy.stats().problems_reused, 2);
 }
 
 TEST_F(RunnerTest, CandidateThatOverwritesItsInputsSpoilsNoOtherCandidate) {
