@@ -342,21 +342,22 @@ Status Retime(const v1::KernelSpec& spec, const v1::Lease& lease,
 
 }  // namespace
 
-int64_t PreparedProblemBytes(const v1::DeviceInfo& device) {
-  return device.memory_bytes() > 0 ? device.memory_bytes() / 2 : kDefaultPreparedProblemBytes;
+int64_t PreparedProblemBytes(const v1::DeviceInfo& device, bool shares_host_memory) {
+  const int64_t half = device.memory_bytes() / 2;
+  if (half <= 0) return kHostPreparedProblemBytes;
+  return shares_host_memory ? std::min(half, kHostPreparedProblemBytes) : half;
 }
 
 Runner::Runner(std::optional<int64_t> prepared_problem_bytes)
     : prepared_problem_bytes_(prepared_problem_bytes),
-      prepared_(prepared_problem_bytes.value_or(kDefaultPreparedProblemBytes),
-                kMaxPreparedProblems) {}
+      prepared_(prepared_problem_bytes.value_or(kHostPreparedProblemBytes), kMaxPreparedProblems) {}
 
 Result<Backend*> Runner::BackendFor(const v1::RunnerRequest& request) {
   if (backend_ == nullptr) {
-    prepared_.set_max_bytes(
-        prepared_problem_bytes_.value_or(PreparedProblemBytes(request.device())));
     TF_ASSIGN_OR_RETURN(const vendors::DeviceKind* kind,
                         vendors::FindDeviceKind(request.device().vendor()));
+    prepared_.set_max_bytes(prepared_problem_bytes_.value_or(
+        PreparedProblemBytes(request.device(), kind->shares_host_memory)));
     TF_ASSIGN_OR_RETURN(backend_, kind->make_backend(request.device(), request.ordinal()));
   }
   return backend_.get();

@@ -27,9 +27,10 @@ using EventSink = std::function<Status(const v1::RunnerEvent&)>;
 // (DeviceInfo.memory_bytes); the other half is the candidates'. A GEMM of
 // 4096^3 in fp16 takes 224 MiB (every 32 MiB matrix pristine and working, the
 // output a third time as the reference); attention at 16k tokens 2 GiB.
-int64_t PreparedProblemBytes(const v1::DeviceInfo& device);
-// For a device that does not say how much memory it has.
-inline constexpr int64_t kDefaultPreparedProblemBytes = int64_t{4} << 30;
+// A device computing in host memory, which the host and other runners share,
+// or one that does not say its memory: at most this.
+inline constexpr int64_t kHostPreparedProblemBytes = int64_t{4} << 30;
+int64_t PreparedProblemBytes(const v1::DeviceInfo& device, bool shares_host_memory);
 // Bounds the device allocations that many small problems would keep.
 inline constexpr size_t kMaxPreparedProblems = 64;
 

@@ -362,10 +362,18 @@ TEST_F(RunnerTest, KeptProblemsTakeAtMostHalfOfTheDevicesMemory) {
   EXPECT_EQ(PreparedProblems(RunIn(runner, second, ArtifactPath(), tiny)),
             (std::vector<std::string>{"N=100"}));
 
-  Runner roomy;  // the host's memory: both problems stay
+  Runner roomy;  // 4 GiB of the host's memory: both problems stay
   RunIn(roomy, first);
   EXPECT_TRUE(PreparedProblems(RunIn(roomy, second)).empty());
   EXPECT_EQ(roomy.stats().problems_reused, 2);
+}
+
+TEST(PreparedProblemBytesTest, HalfOfAGpusMemoryAndAtMostFourGiBOfTheHosts) {
+  v1::DeviceInfo h200;
+  h200.set_memory_bytes(int64_t{141} << 30);
+  EXPECT_EQ(PreparedProblemBytes(h200, /*shares_host_memory=*/false), int64_t{141} << 29);
+  EXPECT_EQ(PreparedProblemBytes(h200, /*shares_host_memory=*/true), kHostPreparedProblemBytes);
+  EXPECT_EQ(PreparedProblemBytes(v1::DeviceInfo(), false), kHostPreparedProblemBytes);
 }
 
 TEST_F(RunnerTest, CandidateThatOverwritesItsInputsSpoilsNoOtherCandidate) {
