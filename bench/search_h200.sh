@@ -48,7 +48,7 @@ for variant in "${variants[@]}"; do
   # The spec's folder holds its sources: the variant is a copy of it.
   copy="$state/$name/spec"
   mkdir -p "$copy"
-  cp -r "$(dirname "$spec")"/. "$copy/"
+  cp -rL "$(dirname "$spec")"/. "$copy/"  # -L: shared headers are links
   printf '\nsearch: %s\n' "$search" >>"$copy/$(basename "$spec")"
   echo "== $name: search: $search"
   start=$(date +%s.%N)
