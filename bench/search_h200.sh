@@ -59,7 +59,7 @@ for variant in "${variants[@]}"; do
 done
 
 python3 - "$state" <<'PY'
-import json, sqlite3, sys
+import json, sqlite3, struct, sys
 state = sys.argv[1]
 walls = {}
 for line in open(f"{state}/walls"):
@@ -91,12 +91,38 @@ for name in walls:
     print(f"{name:24} {walls[name]:8.1f} {status['candidates_total']:12d} {early:14d}  "
           + " ".join(f"{r:.3f}" for r in ratios) + f" ({same} of {len(base_best)})"
           + f"  ({status['state']}; {status.get('stop_reason', '')})")
+def timings_in(name, problem, config):
+    """`config`'s first timing at `problem` in run `name`, and its re-timing in
+    alternation with the other finalists (None where it was not one)."""
+    keys = {k: str(v) for k, v in json.loads(config).items()}
+    problem_keys = {k: str(v) for k, v in json.loads(problem).items()}
+    db = sqlite3.connect(f"{state}/{name}/run/t.db")
+    for config_key, problem_key, ns, retimed in db.execute(
+            "SELECT config_key, problem_key, median_ns, retiming FROM results WHERE status = 1"):
+        if (dict(kv.split("=", 1) for kv in config_key.split(",")) == keys and
+                dict(kv.split("=", 1) for kv in problem_key.split(",")) == problem_keys):
+            # TimingStats' first field, median_ns: tag 0x09 then a little-endian double.
+            return ns, struct.unpack("<d", retimed[1:9])[0] if retimed else None
+    return None
+
 for name in walls:
     if name.endswith("-again") and name[:-len("-again")] in walls:
         first = name[:-len("-again")]
-        ratios, same = compare(summary(name)[1], summary(first)[1])
+        again_best, first_best = summary(name)[1], summary(first)[1]
+        ratios, same = compare(again_best, first_best)
         worst = max(abs(r - 1) for r in ratios) if ratios else float("nan")
         print(f"{name} / {first}: " + " ".join(f"{r:.4f}" for r in ratios)
               + f"; largest difference {100 * worst:.2f}%, {same} of {len(ratios)} winners the same configuration")
+        # Recorded times of one configuration move between runs (clocks, placement); two
+        # different winners are compared where one run measured both.
+        for problem, (_, config) in first_best.items():
+            if problem in again_best and again_best[problem][1] != config:
+                for run in (first, name):
+                    a, b = timings_in(run, problem, config), timings_in(run, problem, again_best[problem][1])
+                    if a and b:
+                        retimed = a[1] is not None and b[1] is not None
+                        ratio = a[1] / b[1] if retimed else a[0] / b[0]
+                        print(f"  {problem}: {first}'s winner / {name}'s winner as {run} measured them: "
+                              f"{ratio:.4f} ({'both re-timed in alternation' if retimed else 'first timings'})")
 print("\nproblems in order:", ", ".join(base_best))
 PY
