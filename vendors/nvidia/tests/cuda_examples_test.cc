@@ -97,7 +97,9 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
 
 // Edge tiles: every problem of the Hopper GEMM specs, the ragged one included, has
 // configurations on both GPUs. Split-K is a Hopper knob offered where the tiles alone leave SMs
-// idle (1024^3), not where they fill the GPU many times over (8192^3).
+// idle (1024^3), not where they fill the GPU many times over (8192^3). Stream-K is offered on
+// Hopper where the tiles are more than a wave with a partial last one (the ragged shape's 480
+// tiles of 128 x 256 on 132 SMs), never where they are fewer than the SMs (1024^3).
 TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew) {
   for (const char* spec : {"hopper_gemm_f16_tn.yaml", "hopper_gemm_bf16_tn.yaml",
                            "hopper_gemm_f16_nn.yaml", "hopper_gemm_bf16_nn.yaml"}) {
@@ -115,11 +117,18 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         auto configs = space->Select(loaded->spec.search(), 1000000);
         ASSERT_TRUE(configs.ok()) << configs.status().ToString();
         EXPECT_FALSE(configs->empty());
-        int split = 0;
+        int split = 0, stream = 0;
         for (const v1::Config& config : *configs) {
           for (const v1::ParamSetting& setting : config.settings()) {
             if (setting.name() == "SPLIT_K" && setting.value().int_value() > 1) ++split;
+            if (setting.name() == "STREAM_K" && setting.value().int_value() > 0) ++stream;
           }
+        }
+        if (gpu == &kA100 || shape == "M=1024,N=1024,K=1024") {
+          EXPECT_EQ(stream, 0);
+        }
+        if (gpu == &kH200 && shape == "M=3000,N=5000,K=2000") {
+          EXPECT_GT(stream, 0);
         }
         if (gpu == &kA100 || shape == "M=8192,N=8192,K=8192") {
           EXPECT_EQ(split, 0);
