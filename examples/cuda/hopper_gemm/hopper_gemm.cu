@@ -21,9 +21,9 @@
 //     ranges of k tiles; each writes its fp32 partial tile to its own shared memory, and each
 //     sums 1 / SPLIT_K of the tile's columns over the cluster (distributed shared memory, in
 //     rank order, so results do not depend on timing) and stores them from registers;
-//   - STREAM_K > 0 (with WS == 1, SPLIT_K == 1), where the tiles are more than one wave and the
-//     last wave is partial: all but the last STREAM_K waves' worth of tiles are computed whole,
-//     as above; the k iterations of the rest are split evenly over the grid's clusters, so each
+//   - STREAM_K == 1 (with WS == 1, SPLIT_K == 1), where the tiles are more than one wave and the
+//     last wave is partial: the whole waves' tiles are computed whole, as above; the k
+//     iterations of the partial wave's tiles are split evenly over the grid's clusters, so each
 //     cluster computes a contiguous run of them that may begin and end inside a tile. A block
 //     whose run begins inside a tile (its first piece only) writes its fp32 partial tile to the
 //     workspace W and raises its flag there; the block that computed the tile's first k
@@ -47,7 +47,7 @@
 // K >= SPLIT_K * BK; SPLIT_K > 1 needs CLUSTER_M == 1 and TMA_STORE == 0, and the Ampere path
 // SPLIT_K == 1 and STREAM_K == 0.
 //
-// Workspace W (fp32, used only by STREAM_K > 0, whose grid must not exceed the tile count):
+// Workspace W (fp32, used only by STREAM_K == 1, whose grid must not exceed the tile count):
 // gridDim.x * CONSUMERS flags (32-bit, zero at launch; the kernel leaves them zero), then, from
 // the next multiple of 4 floats, BM * BN floats per block. With grid <= tiles that is at most
 // (M + 2 * BM) * (N + BN) + 2 * grid + 4 floats.
@@ -123,12 +123,9 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
   const int k_tiles = (k_rank + 1) * all_k_tiles / SPLIT_K - k_begin;  // >= 1: K >= SPLIT_K * BK
   // This cluster's work is a list of units, each k tiles [k_lo, k_hi) of one cluster tile: first
   // whole tiles cluster, cluster + clusters, ... below dp_tiles; then (STREAM_K) its share
-  // [sk_start(cluster), sk_start(cluster + 1)) of the k iterations of the tiles from dp_tiles
-  // on, numbered tile * all_k_tiles + k, cut at tile boundaries.
-  const int waves = cluster_tiles / clusters, partial_wave = cluster_tiles % clusters;
-  const int sk_tiles = STREAM_K > 0 && partial_wave > 0 && waves >= STREAM_K - 1
-                           ? partial_wave + (STREAM_K - 1) * clusters
-                           : 0;
+  // [sk_start(cluster), sk_start(cluster + 1)) of the k iterations of the partial wave's tiles
+  // (from dp_tiles on), numbered tile * all_k_tiles + k, cut at tile boundaries.
+  const int sk_tiles = STREAM_K ? cluster_tiles % clusters : 0;
   const int dp_tiles = cluster_tiles - sk_tiles;
   const int my_tiles = max(0, (dp_tiles - cluster + clusters - 1) / clusters);
   const long long sk_iters = static_cast<long long>(sk_tiles) * all_k_tiles;
@@ -358,7 +355,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         }
       }
 
-      if constexpr (STREAM_K > 0) {
+      if constexpr (STREAM_K) {
         // Accumulator order, one float4 per thread per slot: coalesced, the same in every block.
         const int slot = threadIdx.x % 128;
         const int block = static_cast<int>(blockIdx.x);
@@ -664,7 +661,7 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
                 "split-K clusters hold one tile and store it from registers");
-  static_assert(STREAM_K >= 0 && STREAM_K <= 2, "stream-K over 0, 1 or 2 last waves");
+  static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is a flag");
   static_assert(STREAM_K == 0 || (WS == 1 && SPLIT_K == 1),
                 "stream-K runs of k iterations need the producer warpgroup and no k split");
   extern __shared__ __align__(1024) unsigned char smem[];
