@@ -2,7 +2,8 @@
 # Builds the harness for the configurations listed in a config file (one TuneFleet-style
 # KEY=VALUE,... line each; default configs.txt), for sm_90a and sm_80 in one binary, plus a
 # compute_80 PTX-only binary that runs the Ampere path on a Hopper GPU. ptxas reports go to
-# ptxas.log and ptxas_sm80.log; missing CLUSTER_M, TMA_STORE and SPLIT_K default to 1, 0, 1.
+# ptxas.log and ptxas_sm80.log; missing CLUSTER_M, TMA_STORE, SPLIT_K and STREAM_K default to
+# 1, 0, 1 and 0.
 #   bench/hopper_gemm/build.sh [configs.txt] [out dir, default build/hopper_gemm]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,11 +14,11 @@ mkdir -p "$out"
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 
 # KEY=VALUE lines -> HG_CONFIG(BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-# SPLIT_K)
+# SPLIT_K, STREAM_K)
 grep -v '^\s*\(#\|$\)' "$configs" | while IFS= read -r line; do
-  declare -A v=([CLUSTER_M]=1 [TMA_STORE]=0 [SPLIT_K]=1)
+  declare -A v=([CLUSTER_M]=1 [TMA_STORE]=0 [SPLIT_K]=1 [STREAM_K]=0)
   for kv in ${line//,/ }; do v[${kv%%=*}]=${kv#*=}; done
-  echo "HG_CONFIG(${v[BM]}, ${v[BN]}, ${v[BK]}, ${v[STAGES]}, ${v[CONSUMERS]}, ${v[WS]}, ${v[GROUP_M]}, ${v[CLUSTER_M]}, ${v[TMA_STORE]}, ${v[SPLIT_K]})"
+  echo "HG_CONFIG(${v[BM]}, ${v[BN]}, ${v[BK]}, ${v[STAGES]}, ${v[CONSUMERS]}, ${v[WS]}, ${v[GROUP_M]}, ${v[CLUSTER_M]}, ${v[TMA_STORE]}, ${v[SPLIT_K]}, ${v[STREAM_K]})"
 done >"$out/configs.inc"
 
 flags=(-O3 -std=c++17 -I"$out" -Xptxas -v -lcublas -lcuda -L/usr/local/cuda/lib64/stubs)

@@ -42,21 +42,21 @@ struct Shape {
 };
 
 struct Config {
-  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K
+  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K STREAM_K
   std::map<std::string, int> params;
   std::string Text() const {
     std::string text;
     for (const char* key : {"BM", "BN", "BK", "STAGES", "CONSUMERS", "WS", "GROUP_M", "CLUSTER_M",
-                            "TMA_STORE", "SPLIT_K"}) {
+                            "TMA_STORE", "SPLIT_K", "STREAM_K"}) {
       text += (text.empty() ? "" : ",") + std::string(key) + "=" + std::to_string(params.at(key));
     }
     return text;
   }
 };
 
-using Launcher = void (*)(const void* a, const void* b, void* c, Shape s, const CUtensorMap& ma,
-                          const CUtensorMap& mb, const CUtensorMap& mc, int sms,
-                          cudaStream_t stream);
+using Launcher = void (*)(const void* a, const void* b, void* c, float* w, Shape s,
+                          const CUtensorMap& ma, const CUtensorMap& mb, const CUtensorMap& mc,
+                          int sms, cudaStream_t stream);
 
 struct Variant {
   Config config;
@@ -65,11 +65,11 @@ struct Variant {
 };
 
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
-          int CLUSTER_M, int TMA_STORE, int SPLIT_K>
-void Launch(const void* a, const void* b, void* c, Shape s, const CUtensorMap& ma,
+          int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
+void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUtensorMap& ma,
             const CUtensorMap& mb, const CUtensorMap& mc, int sms, cudaStream_t stream) {
-  auto kernel =
-      hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K>;
+  auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
+                            SPLIT_K, STREAM_K>;
   const int smem =
       STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
@@ -98,14 +98,14 @@ void Launch(const void* a, const void* b, void* c, Shape s, const CUtensorMap& m
   const int grid =
       static_cast<int>(std::min<long long>(tiles * SPLIT_K, sms / kCluster * kCluster));
   kernel<<<grid, threads, smem, stream>>>(
-      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), s.m, s.n, s.k,
+      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), w, s.m, s.n, s.k,
       reinterpret_cast<const TmaDescriptor&>(ma), reinterpret_cast<const TmaDescriptor&>(mb),
       reinterpret_cast<const TmaDescriptor&>(mc));
 }
 
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K)            \
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K)  \
   {                                                                                                \
     Config config{{{"BM", BM},                                                                     \
                    {"BN", BN},                                                                     \
@@ -116,19 +116,20 @@ std::vector<Variant> CompiledVariants() {
                    {"GROUP_M", GROUP_M},                                                           \
                    {"CLUSTER_M", CLUSTER_M},                                                       \
                    {"TMA_STORE", TMA_STORE},                                                       \
-                   {"SPLIT_K", SPLIT_K}}};                                                         \
+                   {"SPLIT_K", SPLIT_K},                                                           \
+                   {"STREAM_K", STREAM_K}}};                                                       \
     variants.push_back({config, false, false,                                                      \
                         Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
-                               TMA_STORE, SPLIT_K>});                                              \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
     variants.push_back({config, false, true,                                                       \
                         Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
-                               TMA_STORE, SPLIT_K>});                                              \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
     variants.push_back({config, true, false,                                                       \
                         Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
-                               TMA_STORE, SPLIT_K>});                                              \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
     variants.push_back({config, true, true,                                                        \
                         Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
-                               TMA_STORE, SPLIT_K>});                                              \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
   }
 #include "configs.inc"
 #undef HG_CONFIG
@@ -272,10 +273,15 @@ int main(int argc, char** argv) {
       for (const std::string& layout : Split(layouts_arg, ',')) {
         const bool row = layout == "nn";
         void *a, *b, *c, *ref;
+        float* w;  // the spec's workspace W: stream-K's flags (zero) and partial tiles
+        const long long w_count =
+            (s.m + 512) * (s.n + 256) + 2 * ((s.m + 63) / 64 + 1) * ((s.n + 63) / 64) + 4;
         CHECK_CUDA(cudaMalloc(&a, s.m * s.k * 2));
         CHECK_CUDA(cudaMalloc(&b, s.n * s.k * 2));
         CHECK_CUDA(cudaMalloc(&c, s.m * s.n * 2));
         CHECK_CUDA(cudaMalloc(&ref, s.m * s.n * 2));
+        CHECK_CUDA(cudaMalloc(&w, w_count * 4));
+        CHECK_CUDA(cudaMemset(w, 0, w_count * 4));
         const unsigned long long seed = s.m * 131 + s.n * 17 + s.k + (bf16 ? 7 : 0) + (row ? 3 : 0);
         if (bf16) {
           FillRandom<<<1024, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(a), s.m * s.k, seed);
@@ -290,12 +296,12 @@ int main(int argc, char** argv) {
                        : hopper_gemm_reference<__nv_bfloat16, 0>;
           r<<<ref_grid, ref_block, 0, stream>>>(static_cast<const __nv_bfloat16*>(a),
                                                 static_cast<const __nv_bfloat16*>(b),
-                                                static_cast<__nv_bfloat16*>(ref), s.m, s.n, s.k);
+                                                static_cast<__nv_bfloat16*>(ref), w, s.m, s.n, s.k);
         } else {
           auto r = row ? hopper_gemm_reference<__half, 1> : hopper_gemm_reference<__half, 0>;
           r<<<ref_grid, ref_block, 0, stream>>>(static_cast<const __half*>(a),
                                                 static_cast<const __half*>(b),
-                                                static_cast<__half*>(ref), s.m, s.n, s.k);
+                                                static_cast<__half*>(ref), w, s.m, s.n, s.k);
         }
         CHECK_CUDA(cudaGetLastError());
         std::vector<uint16_t> expected(s.m * s.n), got(s.m * s.n);
@@ -343,22 +349,33 @@ int main(int argc, char** argv) {
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
           const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
           auto run = [&] {
-            v.launch(a, b, c, s, map_a, map_b, map_c, prop.multiProcessorCount, stream);
+            v.launch(a, b, c, w, s, map_a, map_b, map_c, prop.multiProcessorCount, stream);
           };
           CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
           run();
           const Check check = verify();
+          const std::vector<uint16_t> first = got;
           const PairedTiming paired = PairedMs(timing, cublas, run);
+          // After the timed runs: the same bits again (stream-K leaves its flags zero and adds
+          // partials in a fixed order; any kernel must be deterministic).
+          CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
+          run();
+          verify();
+          const bool repeatable = got == first;
           std::printf("%-16s %-5s %-3s %-62s %9.4f %8.1f %9.1f %7.3f %9.2e %s\n", shape_text,
                       dtype.c_str(), layout.c_str(), v.config.Text().c_str(), paired.candidate_ms,
                       flop / paired.candidate_ms / 1e9, flop / paired.baseline_ms / 1e9,
-                      paired.ratio, check.rel_error, check.mismatches ? "MISMATCH" : "ok");
+                      paired.ratio, check.rel_error,
+                      check.mismatches ? "MISMATCH"
+                      : repeatable     ? "ok"
+                                       : "NOT_REPEATABLE");
           std::fflush(stdout);
         }
         CHECK_CUDA(cudaFree(a));
         CHECK_CUDA(cudaFree(b));
         CHECK_CUDA(cudaFree(c));
         CHECK_CUDA(cudaFree(ref));
+        CHECK_CUDA(cudaFree(w));
       }
     }
   }

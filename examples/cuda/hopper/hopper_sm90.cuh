@@ -163,6 +163,19 @@ __device__ __forceinline__ void FenceAsyncShared() {
 __device__ __forceinline__ void FenceCluster() {
   asm volatile("fence.acq_rel.cluster;\n" ::: "memory");
 }
+// GPU-scope flags in global memory, for blocks that hand data to each other through it: a
+// writer makes its data visible (FenceGpu, then a barrier of the writing threads) before one
+// thread's StoreRelease; a reader spins on LoadAcquire, then a barrier lets the other threads
+// read the data (from L2: ld.global.cg, since L1 is not coherent).
+__device__ __forceinline__ void FenceGpu() { asm volatile("fence.acq_rel.gpu;\n" ::: "memory"); }
+__device__ __forceinline__ void StoreRelease(unsigned* flag, unsigned value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+__device__ __forceinline__ unsigned LoadAcquire(const unsigned* flag) {
+  unsigned value;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
 // Named barrier `id` (1-15; 0 is __syncthreads) for `threads` threads: Sync waits for the
 // count, Arrive counts this warp without waiting.
 __device__ __forceinline__ void NamedBarrierSync(int id, int threads) {

@@ -21,6 +21,14 @@
 //     ranges of k tiles; each writes its fp32 partial tile to its own shared memory, and each
 //     sums 1 / SPLIT_K of the tile's columns over the cluster (distributed shared memory, in
 //     rank order, so results do not depend on timing) and stores them from registers;
+//   - STREAM_K == 1 (with WS == 1, SPLIT_K == 1), where the tiles are more than one wave and the
+//     last wave is partial: the whole waves' tiles are computed whole, as above; the k
+//     iterations of the partial wave's tiles are split evenly over the grid's clusters, so each
+//     cluster computes a contiguous run of them that may begin and end inside a tile. A block
+//     whose run begins inside a tile (its first piece only) writes its fp32 partial tile to the
+//     workspace W and raises its flag there; the block that computed the tile's first k
+//     iterations waits for those flags in block order, adds the partials in that order
+//     (deterministic), resets the flags and stores the tile;
 //   - edge tiles: the TMA fills out-of-bounds loads with zeros and clips its stores; register
 //     stores are masked, so M is arbitrary and N, K only need the TMA's 16-byte row pitch.
 // Ampere path (any other arch >= 8.0): the same tiles, stages and grid on cp.async + ldmatrix +
@@ -37,9 +45,14 @@
 // slack aligns the ring to 1024 bytes and holds the barriers). Requires N % 8 == 0 and
 // K % 8 == 0 (the TMA's 16-byte row pitch; the Ampere path's 16-byte copies) and
 // K >= SPLIT_K * BK; SPLIT_K > 1 needs CLUSTER_M == 1 and TMA_STORE == 0, and the Ampere path
-// SPLIT_K == 1.
+// SPLIT_K == 1 and STREAM_K == 0.
 //
-// Kernel arguments: A, B, C, M, N, K, then TMA descriptors (128-byte swizzle) of A (dims {K, M},
+// Workspace W (fp32, used only by STREAM_K == 1, whose grid must not exceed the tile count):
+// gridDim.x * CONSUMERS flags (32-bit, zero at launch; the kernel leaves them zero), then, from
+// the next multiple of 4 floats, BM * BN floats per block. With grid <= tiles that is at most
+// (M + 2 * BM) * (N + BN) + 2 * grid + 4 floats.
+//
+// Kernel arguments: A, B, C, W, M, N, K, then TMA descriptors (128-byte swizzle) of A (dims {K, M},
 // box {64, BM}), B (B_ROW_MAJOR == 0: dims {K, N}, box {64, BN / CLUSTER_M}; 1: dims {N, K},
 // box {64, BK / CLUSTER_M}) and C (dims {N, M}, box {64, BM / CONSUMERS}).
 //
@@ -70,8 +83,8 @@ __device__ __forceinline__ TileCoord TileOf(int tile, int tiles_m, int tiles_n) 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K>
-__device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long long K,
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
+__device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long long N, long long K,
                                            const TmaDescriptor& map_a, const TmaDescriptor& map_b,
                                            const TmaDescriptor& map_c, unsigned char* smem_raw) {
   constexpr int kConsumerRows = BM / CONSUMERS;
@@ -108,11 +121,44 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
   const int all_k_tiles = static_cast<int>((K + BK - 1) / BK);
   const int k_begin = k_rank * all_k_tiles / SPLIT_K;
   const int k_tiles = (k_rank + 1) * all_k_tiles / SPLIT_K - k_begin;  // >= 1: K >= SPLIT_K * BK
-  const int my_tiles = max(0, (cluster_tiles - cluster + clusters - 1) / clusters);
-  const int steps = my_tiles * k_tiles;  // pipeline steps: one k tile of one output tile each
-  auto tile_of = [&](int i) {            // this block's i-th output tile
-    const TileCoord t = TileOf<GROUP_M>(cluster + i * clusters, cluster_rows, tiles_n);
+  // This cluster's work is a list of units, each k tiles [k_lo, k_hi) of one cluster tile: first
+  // whole tiles cluster, cluster + clusters, ... below dp_tiles; then (STREAM_K) its share
+  // [sk_start(cluster), sk_start(cluster + 1)) of the k iterations of the partial wave's tiles
+  // (from dp_tiles on), numbered tile * all_k_tiles + k, cut at tile boundaries.
+  const int sk_tiles = STREAM_K ? cluster_tiles % clusters : 0;
+  const int dp_tiles = cluster_tiles - sk_tiles;
+  const int my_tiles = max(0, (dp_tiles - cluster + clusters - 1) / clusters);
+  const long long sk_iters = static_cast<long long>(sk_tiles) * all_k_tiles;
+  auto sk_start = [&](int c) {
+    return static_cast<long long>(dp_tiles) * all_k_tiles + c * sk_iters / clusters;
+  };
+  const long long sk_begin = sk_start(cluster), sk_end = sk_start(cluster + 1);
+  const int units =
+      my_tiles + (sk_end > sk_begin
+                      ? static_cast<int>((sk_end - 1) / all_k_tiles - sk_begin / all_k_tiles) + 1
+                      : 0);
+  struct Unit {
+    int tile, k_lo, k_hi;
+  };
+  auto unit_of = [&](int u) -> Unit {
+    if (u < my_tiles) return {cluster + u * clusters, k_begin, k_begin + k_tiles};
+    const int first_tile = static_cast<int>(sk_begin / all_k_tiles),
+              tile = first_tile + u - my_tiles;
+    const long long begin = max(sk_begin, static_cast<long long>(tile) * all_k_tiles);
+    const long long end = min(sk_end, static_cast<long long>(tile + 1) * all_k_tiles);
+    return {tile, static_cast<int>(begin - static_cast<long long>(tile) * all_k_tiles),
+            static_cast<int>(end - static_cast<long long>(tile) * all_k_tiles)};
+  };
+  auto tile_of = [&](int cluster_tile) {  // this block's output tile of a cluster tile
+    const TileCoord t = TileOf<GROUP_M>(cluster_tile, cluster_rows, tiles_n);
     return TileCoord{t.m * CLUSTER_M + m_rank, t.n};
+  };
+  // STREAM_K: flag and partial tile of (block, consumer) in the workspace.
+  unsigned* const flags = reinterpret_cast<unsigned*>(W);
+  auto flag_of = [&](int block, int consumer) { return flags + block * CONSUMERS + consumer; };
+  auto partial_of = [&](int block, int consumer) {
+    return reinterpret_cast<float4*>(W + ((gridDim.x * CONSUMERS + 3) & ~3u)) +
+           (block * CONSUMERS + consumer) * (kConsumerRows * BN / 4);
   };
 
   if (threadIdx.x == 0) {
@@ -139,13 +185,13 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
     __syncthreads();
   }
 
-  // Waits until the stage of step p is free in every block of the cluster, then loads k tile
-  // p % k_tiles of this block's output tile p / k_tiles into it.
-  auto load = [&](int p) {
+  // Waits until the stage of step p is free in every block of the cluster, then loads k tile kt
+  // of cluster tile `cluster_tile` into it.
+  auto load = [&](int p, int cluster_tile, int kt) {
     const int stage = p % STAGES;
     BarrierWait(empty + 8 * stage, ((p / STAGES) & 1) ^ 1);
-    const TileCoord tile = tile_of(p / k_tiles);
-    const int k0 = (k_begin + p % k_tiles) * BK;
+    const TileCoord tile = tile_of(cluster_tile);
+    const int k0 = kt * BK;
     const uint32_t a = smem + stage * kStageBytes, b = a + kABytes, bar = full + 8 * stage;
     BarrierExpectBytes(bar, kStageBytes);
 #pragma unroll
@@ -181,6 +227,12 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
       }
     }
   };
+  // WS == 0 (every unit a whole tile, STREAM_K == 0): step p is k tile p % k_tiles of unit
+  // p / k_tiles.
+  auto load_step = [&](int p) {
+    const Unit w = unit_of(p / k_tiles);
+    load(p, w.tile, w.k_lo + p % k_tiles);
+  };
   // Frees a stage for the producers of every block of the cluster.
   auto release = [&](int stage) {
     if constexpr (CLUSTER_M > 1) {
@@ -196,20 +248,26 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
     // Producer: one thread issues every load; the warpgroup hands its registers over.
     if constexpr (WS && CONSUMERS == 2) ReleaseRegisters<40>();
     if (threadIdx.x == 0) {
-      for (int p = 0; p < steps; ++p) load(p);
+      int p = 0;
+      for (int u = 0; u < units; ++u) {
+        const Unit w = unit_of(u);
+        for (int kt = w.k_lo; kt < w.k_hi; ++kt) load(p++, w.tile, kt);
+      }
     }
   } else {
     if constexpr (WS && CONSUMERS == 2) ClaimRegisters<232>();
     const int consumer = warpgroup - WS;
     const bool leader = threadIdx.x % 128 == 0;  // arrives on the empty barriers
     const bool issues_loads = !WS && threadIdx.x == 0;
+    const int steps = units * k_tiles;  // WS == 0 only: then units are whole tiles
     if (issues_loads) {
-      for (int p = 0; p < min(STAGES - 1, steps); ++p) load(p);
+      for (int p = 0; p < min(STAGES - 1, steps); ++p) load_step(p);
     }
     float acc[kMTiles][BN / 2];
-    int step = 0;
-    for (int i = 0; i < my_tiles; ++i) {
-      for (int kt = 0; kt < k_tiles; ++kt, ++step) {
+    int step = 0, stored = 0;
+    for (int i = 0; i < units; ++i) {
+      const Unit w = unit_of(i);
+      for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step) {
         const int stage = step % STAGES;
         BarrierWait(full + 8 * stage, (step / STAGES) & 1);
         const uint32_t a = smem + stage * kStageBytes + consumer * kConsumerRows * 128;
@@ -227,7 +285,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
 #pragma unroll
           for (int mi = 0; mi < kMTiles; ++mi) {
             Wgmma<T, B_ROW_MAJOR>(acc[mi], SmemDescriptor(a_k + mi * 64 * 128, 16, 1024), desc_b,
-                                  kt > 0 || k > 0);
+                                  kt > w.k_lo || k > 0);
           }
         }
         WgmmaCommit();
@@ -235,8 +293,8 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
         // The previous step's WGMMAs have retired: its stage may be refilled.
         WgmmaWait<1>();
-        if (kt > 0 && leader) release((step - 1) % STAGES);
-        if (issues_loads && step + STAGES - 1 < steps) load(step + STAGES - 1);
+        if (kt > w.k_lo && leader) release((step - 1) % STAGES);
+        if (issues_loads && step + STAGES - 1 < steps) load_step(step + STAGES - 1);
         __syncwarp();
       }
       WgmmaWait<0>();
@@ -297,7 +355,57 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         }
       }
 
-      const TileCoord tile = tile_of(i);
+      if constexpr (STREAM_K) {
+        // Accumulator order, one float4 per thread per slot: coalesced, the same in every block.
+        const int slot = threadIdx.x % 128;
+        const int block = static_cast<int>(blockIdx.x);
+        if (w.k_lo > 0) {
+          // Not the tile's first k iterations: hand the partial to the block that computed them.
+          float4* mine = partial_of(block, consumer) + slot;
+#pragma unroll
+          for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+            for (int j = 0; j < kGroups; ++j) {
+              const float* v = &acc[mi][4 * j];
+              __stcg(mine + (mi * kGroups + j) * 128, make_float4(v[0], v[1], v[2], v[3]));
+            }
+          }
+          FenceGpu();
+          WarpgroupSync(1 + consumer);
+          if (leader) StoreRelease(flag_of(block, consumer), 1);
+          continue;
+        }
+        // The tile's first k iterations: add the later clusters' partials, in cluster order.
+        // Cluster c's run begins inside this tile when it is not empty and starts before the
+        // tile's end; its first unit is then its part of this tile.
+        const long long tile_end = static_cast<long long>(w.tile + 1) * all_k_tiles;
+        for (int c = cluster + 1; w.k_hi < all_k_tiles && c < clusters && sk_start(c) < tile_end;
+             ++c) {
+          if (sk_start(c + 1) == sk_start(c)) continue;
+          const int peer = c * CLUSTER_M + m_rank;
+          if (leader) {
+            while (LoadAcquire(flag_of(peer, consumer)) == 0) {
+            }
+            *flag_of(peer, consumer) =
+                0;  // for the next launch; nobody raises it again in this one
+          }
+          WarpgroupSync(1 + consumer);
+          const float4* theirs = partial_of(peer, consumer) + slot;
+#pragma unroll
+          for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+            for (int j = 0; j < kGroups; ++j) {
+              const float4 p = __ldcg(theirs + (mi * kGroups + j) * 128);
+              acc[mi][4 * j] += p.x;
+              acc[mi][4 * j + 1] += p.y;
+              acc[mi][4 * j + 2] += p.z;
+              acc[mi][4 * j + 3] += p.w;
+            }
+          }
+        }
+      }
+
+      const TileCoord tile = tile_of(w.tile);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
       if constexpr (TMA_STORE) {
         // 64 columns at a time through a double-buffered shared box that the TMA stores while
@@ -305,7 +413,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
         const int row0 = tile.m * BM + consumer * kConsumerRows;
 #pragma unroll
         for (int j = 0; j < BN / 64; ++j) {
-          const int box = (i * (BN / 64) + j) % 2;
+          const int box = (stored * (BN / 64) + j) % 2;
           const uint32_t buf = c_boxes + (consumer * 2 + box) * kCBoxBytes;
           if (leader) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
           WarpgroupSync(1 + consumer);
@@ -327,6 +435,7 @@ __device__ __forceinline__ void HopperGemm(T* C, long long M, long long N, long 
           WarpgroupSync(1 + consumer);
           if (leader) TmaStore(map_c, tile.n * BN + j * 64, row0, buf);
         }
+        ++stored;
       } else {
         // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
         const long long row =
@@ -535,9 +644,9 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
 // cluster size CLUSTER_M * SPLIT_K (e.g. min(tiles * SPLIT_K, device.sm_count rounded down)),
 // (CONSUMERS + WS) * 128 threads.
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K>
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSUMERS + WS) * 128, 1)
-    hopper_gemm(const T* A, const T* B, T* C, long long M, long long N, long long K,
+    hopper_gemm(const T* A, const T* B, T* C, float* W, long long M, long long N, long long K,
                 const __grid_constant__ TmaDescriptor map_a,
                 const __grid_constant__ TmaDescriptor map_b,
                 const __grid_constant__ TmaDescriptor map_c) {
@@ -552,22 +661,26 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
                 "split-K clusters hold one tile and store it from registers");
+  static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is a flag");
+  static_assert(STREAM_K == 0 || (WS == 1 && SPLIT_K == 1),
+                "stream-K runs of k iterations need the producer warpgroup and no k split");
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   hopper_gemm_detail::HopperGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M,
-                                 CLUSTER_M, TMA_STORE, SPLIT_K>(C, M, N, K, map_a, map_b, map_c,
-                                                                smem);
+                                 CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(C, W, M, N, K, map_a,
+                                                                          map_b, map_c, smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  (void)W;
   hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
       A, B, C, M, N, K, smem);
 #endif
 }
 
 // Reference: 16 x 16 threads per block, one output each, fp32 accumulation in k order over
-// 16 x 16 shared tiles; C rounded to T once.
+// 16 x 16 shared tiles; C rounded to T once. It takes the tuned kernel's buffers (W unused).
 template <typename T, int B_ROW_MAJOR>
-__global__ void hopper_gemm_reference(const T* A, const T* B, T* C, long long M, long long N,
-                                      long long K) {
+__global__ void hopper_gemm_reference(const T* A, const T* B, T* C, float* /*W*/, long long M,
+                                      long long N, long long K) {
   __shared__ float a_tile[16][16], b_tile[16][17];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long m = static_cast<long long>(blockIdx.y) * 16 + ty;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "compiler/batch_builder.h"
 #include "kernelspec/config.h"
@@ -97,7 +99,10 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
 
 // Edge tiles: every problem of the Hopper GEMM specs, the ragged one included, has
 // configurations on both GPUs. Split-K is a Hopper knob offered where the tiles alone leave SMs
-// idle (1024^3), not where they fill the GPU many times over (8192^3).
+// idle (1024^3), not where they fill the GPU many times over (8192^3). Stream-K is offered on
+// Hopper where the tiles are more than a wave with a partial last one (the ragged shape's 480
+// tiles of 128 x 256 on 132 SMs), never where they are one wave or less (1024^3's 32 such
+// tiles), where it would time STREAM_K = 0 again.
 TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew) {
   for (const char* spec : {"hopper_gemm_f16_tn.yaml", "hopper_gemm_bf16_tn.yaml",
                            "hopper_gemm_f16_nn.yaml", "hopper_gemm_bf16_nn.yaml"}) {
@@ -115,11 +120,28 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         auto configs = space->Select(loaded->spec.search(), 1000000);
         ASSERT_TRUE(configs.ok()) << configs.status().ToString();
         EXPECT_FALSE(configs->empty());
-        int split = 0;
+        int split = 0, stream = 0;
         for (const v1::Config& config : *configs) {
+          std::map<std::string, int64_t> v;
           for (const v1::ParamSetting& setting : config.settings()) {
-            if (setting.name() == "SPLIT_K" && setting.value().int_value() > 1) ++split;
+            v[setting.name()] = setting.value().int_value();
           }
+          if (v["SPLIT_K"] > 1) ++split;
+          if (v["STREAM_K"] == 0) continue;
+          ++stream;
+          std::map<std::string, int64_t> p;
+          for (const auto& var : problem.vars()) p[var.name()] = var.value();
+          const int64_t cluster_tiles = (p["M"] + v["BM"] * v["CLUSTER_M"] - 1) /
+                                        (v["BM"] * v["CLUSTER_M"]) *
+                                        ((p["N"] + v["BN"] - 1) / v["BN"]);
+          const int64_t wave = 132 / v["CLUSTER_M"];
+          EXPECT_TRUE(cluster_tiles > wave && cluster_tiles % wave != 0) << cluster_tiles;
+        }
+        if (gpu == &kA100) {
+          EXPECT_EQ(stream, 0);
+        }
+        if (gpu == &kH200 && shape == "M=3000,N=5000,K=2000") {
+          EXPECT_GT(stream, 0);
         }
         if (gpu == &kA100 || shape == "M=8192,N=8192,K=8192") {
           EXPECT_EQ(split, 0);
