@@ -5,7 +5,8 @@
 // keys have one length S. CAUSAL != 0 masks key j > query i.
 //
 // A tile is BM = 64 * CONSUMERS queries of one (batch, head); tiles are numbered head by head,
-// heaviest causal query block first, and block b computes tiles b, b + gridDim.x, ...:
+// heaviest causal query block first, and block b of G computes tiles b, 2G - 1 - b, 2G + b,
+// 4G - 1 - b, ... (a snake, so that causal tiles, heavy to light, even out over the blocks):
 // one tile per block with a grid of ceil(S / BM) * B * H blocks, or, with a grid of one block
 // per SM, a persistent loop in which the next tile's Q and first K/V blocks load while the
 // consumers finish the last product and store O. Per block:
@@ -193,15 +194,21 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   const uint32_t q_empty = v_empty + 8 * STAGES;  // the Q tile may be overwritten
 
   // Tiles (one query block of one (batch, head)) are numbered head by head, each head's
-  // heaviest causal query block first; block b takes tiles b, b + gridDim.x, ... (one each when
-  // the grid has a block per tile, a persistent loop over them when the grid is smaller). The
-  // blocks running at once thus share one or two heads' K and V in L2: numbered heaviest
-  // block of every head first, 132 blocks streamed up to 64 heads' K and V from DRAM, and
-  // S = 16k ran 27% slower (H200, 2026-12-04).
+  // heaviest causal query block first; block b's n-th tile is tile_of(n) (one each when the grid
+  // has a block per tile, a persistent loop over them when the grid is smaller). The blocks
+  // running at once thus share one or two heads' K and V in L2: numbered heaviest block of
+  // every head first, 132 blocks streamed up to 64 heads' K and V from DRAM, and S = 16k ran
+  // 27% slower (H200, 2026-12-04). The snake order gives a block a heavy causal tile where it
+  // had a light one before: with round robin (tiles b, b + G, ...) at S = 1024, BM = 128 and
+  // G = 132, block 0 drew tiles of 8 and 4 key blocks in turn, block 7 of 1 and 5.
   const int q_blocks = static_cast<int>((S + BM - 1) / BM);
   const int tiles = q_blocks * static_cast<int>(heads);
   struct Tile {
     int q_block, blocks, head_row;  // head_row: row of (b, h, 0) in the [B H S][D] view
+  };
+  auto tile_of = [&](int n) {
+    const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    return n * g + (n % 2 ? g - 1 - b : b);
   };
   auto tile_at = [&](int t) {
     Tile tile;
@@ -233,7 +240,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     if constexpr (kConsumerRegs > 0) ReleaseRegisters<24>();
     if (threadIdx.x == 0) {
       int it = 0;  // key blocks loaded so far, over all of this block's tiles
-      for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
+      for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
         const Tile tile = tile_at(t);
         // The next tile's Q waits until the consumers' last S of this one has completed.
         if (n > 0) BarrierWait(q_empty, (n - 1) & 1);
@@ -330,9 +337,16 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   float s[BN / 2];
   uint32_t p[BN / 16][4];
   float correction[2];
-  for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
+  auto reset = [&] {  // a tile's state before its first key block
+#pragma unroll
+    for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
+    st.max[0] = st.max[1] = -INFINITY;
+    st.sum[0] = st.sum[1] = 0.f;
+  };
+  reset();
+  for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
     const Tile tile = tile_at(t);
-    const bool last_tile = t + static_cast<int>(gridDim.x) >= tiles;
+    const bool last_tile = tile_of(n + 1) >= tiles;
     const int blocks = tile.blocks;
     const int first_query = tile.q_block * BM + consumer * 64;  // this warpgroup's row 0
     // Thread's row 0 within the sequence, for the causal mask.
@@ -354,12 +368,8 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       if (leader) BarrierArrive(q_empty);
     };
 
-#pragma unroll
-    for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
-    st.max[0] = st.max[1] = -INFINITY;
-    st.sum[0] = st.sum[1] = 0.f;
-    BarrierWait(q_full, n & 1);
     if constexpr (OVERLAP == 0) {
+      BarrierWait(q_full, n & 1);
       for (int j = 0; j < blocks; ++j) {
         issue_scores(s, j);
         WgmmaWait<0>();
@@ -375,9 +385,14 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       }
       q_done();
     } else {
-      take_turn();
-      issue_scores(s, 0);
-      pass_turn(false);
+      // The first S of every tile but the block's first went out with the last P V of the tile
+      // before, so that it runs while that tile's O is stored.
+      if (n == 0) {
+        BarrierWait(q_full, 0);
+        take_turn();
+        issue_scores(s, 0);
+        pass_turn(false);
+      }
       WgmmaWait<0>();
       FenceRegisters(s);
       release(0, 0);
@@ -402,8 +417,16 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       q_done();
       take_turn();
       issue_values(p, blocks - 1);
+      if (!last_tile) {  // block 0 of the next tile, at ring position it + blocks
+        BarrierWait(q_full, (n + 1) & 1);
+        issue_scores(s, blocks);
+      }
       pass_turn(last_tile);
-      WgmmaWait<0>();
+      if (last_tile) {
+        WgmmaWait<0>();
+      } else {
+        WgmmaWait<1>();  // P V has completed; the next tile's S may still run
+      }
       FenceRegisters(st.o);
       FenceOperand(p);
       release(blocks - 1, 1);
@@ -426,6 +449,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
                   st.o[4 * j + 2 * h + 1] * inv);
       }
     }
+    reset();
   }
 }
 
