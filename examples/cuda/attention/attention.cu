@@ -337,13 +337,6 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   float s[BN / 2];
   uint32_t p[BN / 16][4];
   float correction[2];
-  auto reset = [&] {  // a tile's state before its first key block
-#pragma unroll
-    for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
-    st.max[0] = st.max[1] = -INFINITY;
-    st.sum[0] = st.sum[1] = 0.f;
-  };
-  reset();
   for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
     const Tile tile = tile_at(t);
     const bool last_tile = tile_of(n + 1) >= tiles;
@@ -368,8 +361,12 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       if (leader) BarrierArrive(q_empty);
     };
 
+#pragma unroll
+    for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
+    st.max[0] = st.max[1] = -INFINITY;
+    st.sum[0] = st.sum[1] = 0.f;
+    BarrierWait(q_full, n & 1);
     if constexpr (OVERLAP == 0) {
-      BarrierWait(q_full, n & 1);
       for (int j = 0; j < blocks; ++j) {
         issue_scores(s, j);
         WgmmaWait<0>();
@@ -385,14 +382,9 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       }
       q_done();
     } else {
-      // The first S of every tile but the block's first went out with the last P V of the tile
-      // before, so that it runs while that tile's O is stored.
-      if (n == 0) {
-        BarrierWait(q_full, 0);
-        take_turn();
-        issue_scores(s, 0);
-        pass_turn(false);
-      }
+      take_turn();
+      issue_scores(s, 0);
+      pass_turn(false);
       WgmmaWait<0>();
       FenceRegisters(s);
       release(0, 0);
@@ -417,16 +409,8 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       q_done();
       take_turn();
       issue_values(p, blocks - 1);
-      if (!last_tile) {  // block 0 of the next tile, at ring position it + blocks
-        BarrierWait(q_full, (n + 1) & 1);
-        issue_scores(s, blocks);
-      }
       pass_turn(last_tile);
-      if (last_tile) {
-        WgmmaWait<0>();
-      } else {
-        WgmmaWait<1>();  // P V has completed; the next tile's S may still run
-      }
+      WgmmaWait<0>();
       FenceRegisters(st.o);
       FenceOperand(p);
       release(blocks - 1, 1);
@@ -449,7 +433,6 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
                   st.o[4 * j + 2 * h + 1] * inv);
       }
     }
-    reset();
   }
 }
 
