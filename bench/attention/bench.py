@@ -3,6 +3,7 @@
     python3 bench/attention/bench.py LIB.so check   # every config, dtype, head dim, causal
     python3 bench/attention/bench.py LIB.so bench   # the configs against flash and cuDNN
     python3 bench/attention/bench.py LIB.so bench WINNERS   # TuneFleet's winners, D = 128
+    python3 bench/attention/bench.py LIB.so compare CONFIG...   # e.g. 128,176,2,2,2,1, D = 128
 
 LIB.so is bench/attention/attention_lib.cu built as its header says. `check` compares each
 compiled configuration, and the spec's reference kernel, with fp32 attention computed by
@@ -13,6 +14,8 @@ prints medians and ratios (PyTorch's time / ours: above 1 means ours is faster).
 WINNERS (bench/attention/tune.sh's winners.txt: "DTYPE CAUSAL BxHxS KEY=VALUE,..." lines), only
 the D = 128 shapes are timed and "ours" is the configuration TuneFleet chose for that shape,
 timed beside BASELINE (the best of the script's sweep before TuneFleet tuned these specs).
+`compare` times the given configurations (BM,BN,STAGES,CONSUMERS,OVERLAP,PERSISTENT) at the
+D = 128 shapes the same way, "ours" being the fastest of them at each shape.
 """
 
 import ctypes
@@ -85,8 +88,10 @@ def compare(out, ref, tol):
 
 
 def check(lib):
-    # S = 1152: a multiple of 128 that 192-query blocks do not divide (the tail block).
-    b, h, s = 2, 3, 1152
+    # S = 1088 = 17 * 64: 128- and 192-query blocks leave a tail block, and so do 128-, 176- and
+    # 192-key blocks (the last one masked past S). 32 heads: more tiles than the H200's 132
+    # SMs at every BM, so that the persistent grid's blocks run several tiles each.
+    b, h, s = 4, 8, 1088
     failures = 0
     print("dtype d causal config(BM,BN,STAGES,CONSUMERS,OVERLAP,PERSISTENT) ok max_abs_err "
           "rel_l2")
@@ -141,7 +146,7 @@ def read_winners(path):
     return winners
 
 
-def bench(lib, shapes, winners=None, rounds=7):
+def bench(lib, shapes, winners=None, rounds=7, only=None):
     print("dtype d causal B H S | config (best, or TuneFleet's) | ours ms TFLOP/s | flash ms (ratio) | "
           "cudnn ms (ratio)")
     rows = []
@@ -151,7 +156,7 @@ def bench(lib, shapes, winners=None, rounds=7):
         o = torch.empty_like(q)
         flops = 4 * b * h * s * s * d / (2 if causal else 1)
         reps = max(2, min(20, int(2e13 / flops)))
-        configs = lib.configs[d]
+        configs = only or lib.configs[d]
         if winners is not None:
             # A shape whose job did not finish: the stand-in is labelled as such.
             configs = [winners.get((name, causal, b, h, s), STAND_IN)]
@@ -209,3 +214,6 @@ if __name__ == "__main__":
         bench(lib, [shape for shape in SHAPES if shape[1] == 128], read_winners(sys.argv[3]))
     elif mode == "bench":
         bench(lib, SHAPES)
+    elif mode == "compare":
+        configs = [tuple(int(x) for x in c.split(",")) for c in sys.argv[3:]]
+        bench(lib, [shape for shape in SHAPES if shape[1] == 128], only=configs)

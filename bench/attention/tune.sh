@@ -8,18 +8,24 @@
 # prepared problems (inputs, outputs, reference outputs: 9 x B*H*S*D*2 bytes each, seen on the
 # H200), the ten problems take 17 GiB, and in one job every lease prepared every problem
 # again (the fp32 reference alone takes 4 s at S = 16384): 1.3 candidates/s (2026-12-04).
-#   [SEARCH=YAML] [TUNE_TOTAL_S=S] bench/attention/tune.sh CARRY_DIR OUT_DIR
+# PARAMS='NAME: [VALUES]; ...' narrows the specs' parameters to those values (to fit a short
+# lease), e.g. PARAMS='CONSUMERS: [2]; OVERLAP: [2]'.
+#   [SEARCH=YAML] [PARAMS=...] [TUNE_TOTAL_S=S] bench/attention/tune.sh CARRY_DIR OUT_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 carry="$1" out="$2"
 specs=()
-for dtype in f16 bf16; do
+for dtype in bf16 f16; do
   spec="$here/../../examples/cuda/attention/attention_${dtype}_d128.yaml"
   # Siblings (.part-N-NAME.yaml), so that their source paths still resolve.
   mapfile -t -O ${#specs[@]} specs < <(python3 - "$spec" <<'PY'
 import os, re, sys
 spec = sys.argv[1]
 text = open(spec).read()
+for narrowed in filter(None, (x.strip() for x in os.environ.get("PARAMS", "").split(";"))):
+    name = narrowed.split(":")[0]
+    text, count = re.subn(rf"^  {name}: \[[^]]*\]", "  " + narrowed, text, flags=re.M)
+    assert count == 1, f"PARAMS: no parameter {name} in {spec}"
 problems = re.findall(r"  - \{B: .*\}\n", text)
 parts, size = [[]], 0
 for p in problems:

@@ -5,15 +5,18 @@
 // keys have one length S. CAUSAL != 0 masks key j > query i.
 //
 // A tile is BM = 64 * CONSUMERS queries of one (batch, head); tiles are numbered head by head,
-// heaviest causal query block first, and block b computes tiles b, b + gridDim.x, ...:
+// heaviest causal query block first, and block b of G computes tiles b, 2G - 1 - b, 2G + b,
+// 4G - 1 - b, ... (a snake, so that causal tiles, heavy to light, even out over the blocks):
 // one tile per block with a grid of ceil(S / BM) * B * H blocks, or, with a grid of one block
 // per SM, a persistent loop in which the next tile's Q and first K/V blocks load while the
 // consumers finish the last product and store O. Per block:
 //   - a producer warpgroup (setmaxnreg hands its registers to the consumers) loads the Q tile
 //     once and then K and V tiles of BN keys into a STAGES-deep ring by TMA (128-byte swizzle),
 //     K and V of a stage completing on their own "full" mbarriers, so that S = Q K^T can start
-//     before V has landed; consumers free a stage on its "empty" mbarrier, and the Q tile once
-//     their last S of the tile has completed;
+//     before V has landed. K and V also have their own "empty" mbarriers: consumers free a K
+//     tile once their S has completed, a V tile once their P V has, and the Q tile once their
+//     last S of the tile has completed; the producer loads K of block j + 1 before V of block
+//     j, which is needed a product later (FlashAttention-3's order);
 //   - CONSUMERS warpgroups each own 64 queries: S = Q K^T by wgmma.m64nBNk16 (both operands in
 //     shared memory), the online softmax in fp32 registers (exp2 with the scale folded in, the
 //     row sum kept per thread and reduced once at the end; mask arithmetic only in the causal
@@ -30,9 +33,10 @@
 // sub-tiles of BN rows x 128 bytes each, then the barriers. Launch with
 // (BM + 2 * STAGES * BN) * D * 2 + 2048 bytes of dynamic shared memory (the slack aligns the
 // tiles to 1024 bytes and holds the barriers), a one-dimensional grid of at most
-// ceil(S / BM) * B * H blocks, (CONSUMERS + 1) * 128 threads. Requires S % BN == 0 and D ==
-// HEAD_DIM. When BM does not divide S, the last query block reads the next head's first queries (or
-// the zeros past the tensor) and stores none.
+// ceil(S / BM) * B * H blocks, (CONSUMERS + 1) * 128 threads. Requires D == HEAD_DIM. When BM
+// does not divide S, the last query block reads the next head's first queries (or the zeros past
+// the tensor) into rows it does not store; when BN does not divide S, the last key block's rows
+// past S (the next head's, or zeros) are masked, so their P is 0.
 //
 // Kernel arguments: Q, K, V, O, B, H, S, D, CAUSAL, then TMA descriptors of Q, K and V over the
 // [B * H * S][D] matrix (dims {D, B * H * S}, 128-byte swizzle; boxes {64, BM}, {64, BN},
@@ -66,9 +70,11 @@ __device__ __forceinline__ float Exp2(float x) {
 
 // Masks, exponentiates and sums one key block's scores s (an m64nBN accumulator) in place and
 // returns in `correction` what the row's earlier O and sum must be multiplied by, and whether
-// any is not 1. `key_minus_query` is the key index of the thread's column 0 minus the query
-// index of its row 0; causal masking hides keys after the query. MASK is a template argument
-// so that the unmasked blocks (all but the causal diagonal) carry no mask arithmetic at all.
+// any is not 1. `key_minus_last` is the key index of the thread's column 0 minus the last key
+// its row 0 may see: the query when causal (row 1, 8 queries below, sees 8 keys more), else
+// S - 1 (a sequence's partial last key block reaches past it). MASK is a template argument so
+// that the unmasked blocks (all but the causal diagonal and a partial last block) carry no
+// mask arithmetic at all.
 //
 // The exponent base (the row maximum in log2 units) moves only when the block's maximum
 // exceeds it by more than kRescaleLog2 (FlashAttention-4's conditional rescaling): once a
@@ -80,9 +86,8 @@ constexpr float kRescaleLog2 = 8.f;
 
 template <int BN, bool MASK, int HEAD_DIM>
 __device__ __forceinline__ bool Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& st,
-                                        float scale_log2, int key_minus_query,
+                                        float scale_log2, int key_minus_last, bool causal,
                                         float (&correction)[2]) {
-  const int lane = threadIdx.x % 32;
   float part[2][4];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -95,7 +100,7 @@ __device__ __forceinline__ bool Softmax(float (&s)[BN / 2], RowState<HEAD_DIM>& 
     for (int i = 0; i < 4; ++i) {  // i = 2h + e
       float& v = s[4 * j + i];
       // Key column 8j + 2 (lane % 4) + e of row 8h.
-      if (MASK && key_minus_query + 8 * j + 2 * (lane % 4) + i % 2 - 8 * (i / 2) > 0) {
+      if (MASK && key_minus_last + 8 * j + i % 2 - (causal ? 8 * (i / 2) : 0) > 0) {
         v = -INFINITY;
       }
       part[i / 2][j % 2 * 2 + i % 2] = fmaxf(part[i / 2][j % 2 * 2 + i % 2], v);
@@ -184,19 +189,26 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   const uint32_t q_tile = smem;
   const uint32_t ring = smem + kQBytes;  // stage s: K at ring + 2s kKvBytes, V after it
   const uint32_t q_full = ring + STAGES * 2 * kKvBytes;
-  const uint32_t k_full = q_full + 8, v_full = k_full + 8 * STAGES, empty = v_full + 8 * STAGES;
-  const uint32_t q_empty = empty + 8 * STAGES;  // the Q tile may be overwritten
+  const uint32_t k_full = q_full + 8, v_full = k_full + 8 * STAGES;
+  const uint32_t k_empty = v_full + 8 * STAGES, v_empty = k_empty + 8 * STAGES;
+  const uint32_t q_empty = v_empty + 8 * STAGES;  // the Q tile may be overwritten
 
   // Tiles (one query block of one (batch, head)) are numbered head by head, each head's
-  // heaviest causal query block first; block b takes tiles b, b + gridDim.x, ... (one each when
-  // the grid has a block per tile, a persistent loop over them when the grid is smaller). The
-  // blocks running at once thus share one or two heads' K and V in L2: numbered heaviest
-  // block of every head first, 132 blocks streamed up to 64 heads' K and V from DRAM, and
-  // S = 16k ran 27% slower (H200, 2026-12-04).
+  // heaviest causal query block first; block b's n-th tile is tile_of(n) (one each when the grid
+  // has a block per tile, a persistent loop over them when the grid is smaller). The blocks
+  // running at once thus share one or two heads' K and V in L2: numbered heaviest block of
+  // every head first, 132 blocks streamed up to 64 heads' K and V from DRAM, and S = 16k ran
+  // 27% slower (H200, 2026-12-04). The snake order gives a block a heavy causal tile where it
+  // had a light one before: with round robin (tiles b, b + G, ...) at S = 1024, BM = 128 and
+  // G = 132, block 0 drew tiles of 8 and 4 key blocks in turn, block 7 of 1 and 5.
   const int q_blocks = static_cast<int>((S + BM - 1) / BM);
   const int tiles = q_blocks * static_cast<int>(heads);
   struct Tile {
     int q_block, blocks, head_row;  // head_row: row of (b, h, 0) in the [B H S][D] view
+  };
+  auto tile_of = [&](int n) {
+    const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    return n * g + (n % 2 ? g - 1 - b : b);
   };
   auto tile_at = [&](int t) {
     Tile tile;
@@ -214,7 +226,8 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(k_full + 8 * s, 1);
       BarrierInit(v_full + 8 * s, 1);
-      BarrierInit(empty + 8 * s, CONSUMERS);
+      BarrierInit(k_empty + 8 * s, CONSUMERS);
+      BarrierInit(v_empty + 8 * s, CONSUMERS);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -227,7 +240,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     if constexpr (kConsumerRegs > 0) ReleaseRegisters<24>();
     if (threadIdx.x == 0) {
       int it = 0;  // key blocks loaded so far, over all of this block's tiles
-      for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
+      for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
         const Tile tile = tile_at(t);
         // The next tile's Q waits until the consumers' last S of this one has completed.
         if (n > 0) BarrierWait(q_empty, (n - 1) & 1);
@@ -236,21 +249,24 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         for (int c = 0; c < HEAD_DIM / 64; ++c) {
           TmaLoad(q_tile + c * BM * 128, map_q, c * 64, tile.head_row + tile.q_block * BM, q_full);
         }
-        for (int j = 0; j < tile.blocks; ++j, ++it) {
-          const int s = it % STAGES;
-          BarrierWait(empty + 8 * s, ((it / STAGES) & 1) ^ 1);
-          const uint32_t k = ring + 2 * s * kKvBytes, v = k + kKvBytes;
-          BarrierExpectBytes(k_full + 8 * s, kKvBytes);
+        // Block j's K (v == 0) or V (v == 1) into its stage's half, once the consumers have
+        // freed it.
+        auto load = [&](int j, int v) {
+          const int s = (it + j) % STAGES;
+          BarrierWait((v ? v_empty : k_empty) + 8 * s, (((it + j) / STAGES) & 1) ^ 1);
+          const uint32_t dst = ring + (2 * s + v) * kKvBytes, full = (v ? v_full : k_full) + 8 * s;
+          BarrierExpectBytes(full, kKvBytes);
 #pragma unroll
           for (int c = 0; c < HEAD_DIM / 64; ++c) {
-            TmaLoad(k + c * BN * 128, map_k, c * 64, tile.head_row + j * BN, k_full + 8 * s);
+            TmaLoad(dst + c * BN * 128, v ? map_v : map_k, c * 64, tile.head_row + j * BN, full);
           }
-          BarrierExpectBytes(v_full + 8 * s, kKvBytes);
-#pragma unroll
-          for (int c = 0; c < HEAD_DIM / 64; ++c) {
-            TmaLoad(v + c * BN * 128, map_v, c * 64, tile.head_row + j * BN, v_full + 8 * s);
-          }
+        };
+        load(0, 0);
+        for (int j = 0; j < tile.blocks; ++j) {
+          if (j + 1 < tile.blocks) load(j + 1, 0);
+          load(j, 1);
         }
+        it += tile.blocks;
       }
     }
     return;
@@ -296,8 +312,9 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     WgmmaCommit();
     FenceRegisters(st.o);
   };
-  auto release = [&](int j) {
-    if (leader) BarrierArrive(empty + 8 * ((it + j) % STAGES));
+  // Frees block j's K (v == 0) or V (v == 1) tile for the producer.
+  auto release = [&](int j, int v) {
+    if (leader) BarrierArrive((v ? v_empty : k_empty) + 8 * ((it + j) % STAGES));
   };
 
   // OVERLAP == 2: the consumers take turns issuing their products (consumer c waits on named
@@ -320,19 +337,24 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   float s[BN / 2];
   uint32_t p[BN / 16][4];
   float correction[2];
-  for (int t = blockIdx.x, n = 0; t < tiles; t += gridDim.x, ++n) {
+  for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
     const Tile tile = tile_at(t);
-    const bool last_tile = t + static_cast<int>(gridDim.x) >= tiles;
+    const bool last_tile = tile_of(n + 1) >= tiles;
     const int blocks = tile.blocks;
     const int first_query = tile.q_block * BM + consumer * 64;  // this warpgroup's row 0
     // Thread's row 0 within the sequence, for the causal mask.
     const int query = first_query + warp * 16 + lane / 4;
-    // Only blocks reaching past this warpgroup's first query can hold masked keys. Returns
-    // whether O must be rescaled: skipped when no row of the warp moved its base.
+    // Only blocks reaching past the last key that the warpgroup's row 0 may see can hold masked
+    // keys (rows past S, never stored, see keys past S when causal). Returns whether O must be
+    // rescaled: skipped when no row of the warp moved its base.
+    const int last_key = causal ? query : static_cast<int>(S) - 1;
+    const int mask_from = causal ? first_query : static_cast<int>(S) - 1;
     auto softmax = [&](int j) {
-      const bool rescale = causal && (j + 1) * BN - 1 > first_query
-                               ? Softmax<BN, true>(s, st, scale_log2, j * BN - query, correction)
-                               : Softmax<BN, false>(s, st, scale_log2, j * BN - query, correction);
+      const int key_minus_last = j * BN + 2 * (lane % 4) - last_key;
+      const bool rescale =
+          (j + 1) * BN - 1 > mask_from
+              ? Softmax<BN, true>(s, st, scale_log2, key_minus_last, causal, correction)
+              : Softmax<BN, false>(s, st, scale_log2, key_minus_last, causal, correction);
       return __any_sync(0xffffffff, rescale);
     };
     auto q_done = [&] {  // every S of this tile has completed: the producer may load the next Q
@@ -349,13 +371,14 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         issue_scores(s, j);
         WgmmaWait<0>();
         FenceRegisters(s);
+        release(j, 0);
         if (softmax(j)) Rescale(st, correction);
         ToOperand<T, BN>(s, p);
         issue_values(p, j);
         WgmmaWait<0>();
         FenceRegisters(st.o);
         FenceOperand(p);
-        release(j);
+        release(j, 1);
       }
       q_done();
     } else {
@@ -364,6 +387,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       pass_turn(false);
       WgmmaWait<0>();
       FenceRegisters(s);
+      release(0, 0);
       softmax(0);
       ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
       for (int j = 1; j < blocks; ++j) {
@@ -373,11 +397,12 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         pass_turn(false);
         WgmmaWait<1>();  // the scores have landed; P V_{j-1} may still run
         FenceRegisters(s);
+        release(j, 0);
         const bool rescale = softmax(j);
         WgmmaWait<0>();
         FenceRegisters(st.o);
         FenceOperand(p);
-        release(j - 1);
+        release(j - 1, 1);
         if (rescale) Rescale(st, correction);
         ToOperand<T, BN>(s, p);
       }
@@ -388,7 +413,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       WgmmaWait<0>();
       FenceRegisters(st.o);
       FenceOperand(p);
-      release(blocks - 1);
+      release(blocks - 1, 1);
     }
     it += blocks;
 
@@ -424,7 +449,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
               const __grid_constant__ TmaDescriptor map_k,
               const __grid_constant__ TmaDescriptor map_v) {
   static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "wgmma n64 or n128 for O += P V");
-  static_assert(BN == 64 || BN == 128, "wgmma n64 or n128 for S = Q K^T");
+  static_assert(BN == 64 || BN == 128 || BN == 176 || BN == 192,
+                "wgmma n64, n128, n176 or n192 for S = Q K^T");
   static_assert(BM == 64 * CONSUMERS && CONSUMERS >= 1 && CONSUMERS <= 3,
                 "each of 1-3 consumer warpgroups owns 64 queries");
   static_assert(STAGES >= 2, "a ring of 2+ stages");
