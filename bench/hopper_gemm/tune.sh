@@ -18,20 +18,5 @@ if ((${#specs[@]} == 0)); then
          "$here/../../examples/cuda/hopper_gemm/hopper_gemm_bf16_tn.yaml")
 fi
 SEARCH=${SEARCH_MAX:+"{strategy: random, max_candidates: $SEARCH_MAX, seed: 1}"} \
-  bash "$here/../tune_specs.sh" "$carry" "$out" "${specs[@]}"
-python3 - "$out" <<'PY'
-import glob, json, os, sys
-out = sys.argv[1]
-lines = []
-for path in sorted(glob.glob(f"{out}/*.best.json")):
-    dtype = "bf16" if "bf16" in os.path.basename(path) else "f16"
-    for entry in json.load(open(path))["best"]:
-        p, config = entry["problem"], entry["config"]
-        settings = ",".join(f"{k}={v}" for k, v in config.items())
-        lines.append(f"{dtype} {p['M']}x{p['N']}x{p['K']} {settings}")
-        print(f"{dtype} {p['M']}x{p['N']}x{p['K']}: {settings}, "
-              f"{entry['median_ns'] / 1e3:.1f} us, {entry['gflops'] / 1e3:.0f} TFLOP/s")
-open(f"{out}/winners.txt", "w").write("\n".join(lines) + "\n")
-configs = sorted({line.split()[2] for line in lines})
-open(f"{out}/winners_configs.txt", "w").write("\n".join(configs) + "\n")
-PY
+  WINNER_PROBLEM='{M}x{N}x{K}' bash "$here/../tune_specs.sh" "$carry" "$out" "${specs[@]}"
+cut -d' ' -f3 "$out/winners.txt" | sort -u >"$out/winners_configs.txt"
