@@ -27,11 +27,7 @@
 //     issued before the O += P V of block j, and its softmax runs while that product is still
 //     in flight; OVERLAP == 0 runs the two products and the softmax in sequence; OVERLAP == 2
 //     adds FlashAttention-3's inter-warpgroup "ping-pong": the consumers issue their products
-//     in turn (named barriers), so that one warpgroup's softmax overlaps another's products;
-//     OVERLAP == 3 is cuDNN's schedule (its sm90 kernel, profiled on the H200): each product
-//     waited for right after it is issued, as in 0, and the consumers' softmaxes, not their
-//     products, taken in turn, so that a softmax has its SM sub-partitions' issue slots and
-//     special-function units to itself while the other consumer's products run.
+//     in turn (named barriers), so that one warpgroup's softmax overlaps another's products.
 //
 // Shared memory: Q as D/64 sub-tiles of BM rows x 128 bytes, then per stage K and V as D/64
 // sub-tiles of BN rows x 128 bytes each, then the barriers. Launch with
@@ -321,23 +317,22 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     if (leader) BarrierArrive((v ? v_empty : k_empty) + 8 * ((it + j) % STAGES));
   };
 
-  // OVERLAP == 2 (3): the consumers take turns issuing their products (running their
-  // softmax; consumer c waits on named barrier 1 + c, then lets consumer c + 1 go), so that
-  // one's softmax runs while another's products keep the tensor cores busy. Every consumer
-  // takes the same number of turns per tile, so the turns carry over from tile to tile. The
-  // last consumer opens the first turn and skips the final hand-over, which nobody would wait
-  // for.
+  // OVERLAP == 2: the consumers take turns issuing their products (consumer c waits on named
+  // barrier 1 + c, then lets consumer c + 1 go), so that one's softmax runs while another's
+  // products keep the tensor cores busy. Every consumer takes the same number of turns per
+  // tile, so the turns carry over from tile to tile. The last consumer opens the first turn
+  // and skips the final hand-over, which nobody would wait for.
   auto take_turn = [&] {
-    if constexpr (OVERLAP >= 2) NamedBarrierSync(1 + consumer, 256);
+    if constexpr (OVERLAP == 2) NamedBarrierSync(1 + consumer, 256);
   };
   auto pass_turn = [&](bool last) {
-    if constexpr (OVERLAP >= 2) {
+    if constexpr (OVERLAP == 2) {
       if (!(last && consumer == CONSUMERS - 1)) {
         NamedBarrierArrive(1 + (consumer + 1) % CONSUMERS, 256);
       }
     }
   };
-  if (OVERLAP >= 2 && consumer == CONSUMERS - 1) NamedBarrierArrive(1, 256);
+  if (OVERLAP == 2 && consumer == CONSUMERS - 1) NamedBarrierArrive(1, 256);
 
   float s[BN / 2];
   uint32_t p[BN / 16][4];
@@ -371,16 +366,13 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     st.max[0] = st.max[1] = -INFINITY;
     st.sum[0] = st.sum[1] = 0.f;
     BarrierWait(q_full, n & 1);
-    if constexpr (OVERLAP == 0 || OVERLAP == 3) {
+    if constexpr (OVERLAP == 0) {
       for (int j = 0; j < blocks; ++j) {
         issue_scores(s, j);
         WgmmaWait<0>();
         FenceRegisters(s);
         release(j, 0);
-        if constexpr (OVERLAP == 3) take_turn();
-        const bool rescale = softmax(j);
-        if constexpr (OVERLAP == 3) pass_turn(last_tile && j == blocks - 1);
-        if (rescale) Rescale(st, correction);
+        if (softmax(j)) Rescale(st, correction);
         ToOperand<T, BN>(s, p);
         issue_values(p, j);
         WgmmaWait<0>();
@@ -462,8 +454,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(BM == 64 * CONSUMERS && CONSUMERS >= 1 && CONSUMERS <= 3,
                 "each of 1-3 consumer warpgroups owns 64 queries");
   static_assert(STAGES >= 2, "a ring of 2+ stages");
-  static_assert(OVERLAP >= 0 && OVERLAP <= 3 && (OVERLAP < 2 || CONSUMERS >= 2),
-                "OVERLAP 2 and 3 alternate between 2+ consumers");
+  static_assert(OVERLAP >= 0 && OVERLAP <= 2 && (OVERLAP < 2 || CONSUMERS >= 2),
+                "OVERLAP 2 alternates between 2+ consumers");
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   attention_detail::HopperAttention<T, HEAD_DIM, BM, BN, STAGES, CONSUMERS, OVERLAP>(
