@@ -103,43 +103,34 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
       reinterpret_cast<const TmaDescriptor&>(mc));
 }
 
-// One configuration's variants: f16 and bf16, B column-major (TN) and, for tiles of whole
-// 64-column sub-tiles, row-major.
-template <int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M, int CLUSTER_M,
-          int TMA_STORE, int SPLIT_K, int STREAM_K>
-void AddVariants(std::vector<Variant>& variants) {
-  const Config config{{{"BM", BM},
-                       {"BN", BN},
-                       {"BK", BK},
-                       {"STAGES", STAGES},
-                       {"CONSUMERS", CONS},
-                       {"WS", WS},
-                       {"GROUP_M", GROUP_M},
-                       {"CLUSTER_M", CLUSTER_M},
-                       {"TMA_STORE", TMA_STORE},
-                       {"SPLIT_K", SPLIT_K},
-                       {"STREAM_K", STREAM_K}}};
-  variants.push_back({config, false, false,
-                      Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-                             SPLIT_K, STREAM_K>});
-  variants.push_back({config, true, false,
-                      Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                             TMA_STORE, SPLIT_K, STREAM_K>});
-  if constexpr (BN % 64 == 0) {
-    variants.push_back({config, false, true,
-                        Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                               TMA_STORE, SPLIT_K, STREAM_K>});
-    variants.push_back({config, true, true,
-                        Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                               TMA_STORE, SPLIT_K, STREAM_K>});
-  }
-}
-
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K) \
-  AddVariants<BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(    \
-      variants);
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K)  \
+  {                                                                                                \
+    Config config{{{"BM", BM},                                                                     \
+                   {"BN", BN},                                                                     \
+                   {"BK", BK},                                                                     \
+                   {"STAGES", STAGES},                                                             \
+                   {"CONSUMERS", CONS},                                                            \
+                   {"WS", WS},                                                                     \
+                   {"GROUP_M", GROUP_M},                                                           \
+                   {"CLUSTER_M", CLUSTER_M},                                                       \
+                   {"TMA_STORE", TMA_STORE},                                                       \
+                   {"SPLIT_K", SPLIT_K},                                                           \
+                   {"STREAM_K", STREAM_K}}};                                                       \
+    variants.push_back({config, false, false,                                                      \
+                        Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
+    variants.push_back({config, false, true,                                                       \
+                        Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
+    variants.push_back({config, true, false,                                                       \
+                        Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
+    variants.push_back({config, true, true,                                                        \
+                        Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
+                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
+  }
 #include "configs.inc"
 #undef HG_CONFIG
   return variants;
@@ -261,11 +252,6 @@ int main(int argc, char** argv) {
   std::printf("# %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
               prop.minor);
   std::vector<Variant> variants = CompiledVariants();
-  // Built for compute 8.x (the compute_80 PTX binary), the kernel runs its Ampere path, which
-  // has no 152-wide tile (it traps): those configurations are skipped there.
-  cudaFuncAttributes attributes;
-  CHECK_CUDA(cudaFuncGetAttributes(&attributes, hopper_gemm_reference<__half, 0>));
-  const bool ampere_path = attributes.ptxVersion < 90;
 
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreate(&stream));
@@ -356,7 +342,6 @@ int main(int argc, char** argv) {
           const long long tiles =
               (s.m + p.at("BM") - 1) / p.at("BM") * ((s.n + p.at("BN") - 1) / p.at("BN"));
           if ((s.k + p.at("BK") - 1) / p.at("BK") < 2 * split) continue;
-          if (ampere_path && p.at("BN") % 64 != 0) continue;
           if (split > 1 && tiles * split > 2 * prop.multiProcessorCount) continue;
           // The spec's tensor_maps: each block of a cluster loads 1 / CLUSTER_M of B.
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));

@@ -16,11 +16,7 @@
 //   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
 //     their common B tile and multicasting it to both;
 //   - the epilogue stores C from registers (TMA_STORE == 0) or through double-buffered shared
-//     boxes of 64 columns and TMA bulk tensor stores (TMA_STORE == 1; a 152-wide tile stores
-//     its last 24 columns from registers);
-//   - BN == 152 (Hopper and B_ROW_MAJOR == 0 only; wgmma m64n152k16, up to 152 accumulators a
-//     consumer thread): 256 x 152 tiles cover 3000 x 5000 in 396 tiles, three whole waves of
-//     132 SMs, where 128 x 256 needs 480 (3.6 waves); cuBLAS's kernel there has this tile;
+//     boxes and TMA bulk tensor stores (TMA_STORE == 1);
 //   - SPLIT_K > 1: clusters of SPLIT_K blocks compute the same output tile over consecutive
 //     ranges of k tiles; each writes its fp32 partial tile to its own shared memory, and each
 //     sums 1 / SPLIT_K of the tile's columns over the cluster (distributed shared memory, in
@@ -38,7 +34,7 @@
 // Ampere path (any other arch >= 8.0): the same tiles, stages and grid on cp.async + ldmatrix +
 //   mma.sync.m16n8k16, every warp copying and the consumer warps computing; it ignores the
 //   tensor maps, CLUSTER_M, TMA_STORE and SPLIT_K (the specs pin them to 1, 0 and 1 there);
-//   edge tiles through zero-filling cp.async and masked stores. It traps for BN == 152.
+//   edge tiles through zero-filling cp.async and masked stores.
 //
 // Shared memory (both paths), per stage: A as BK/64 sub-tiles of BM rows x 128 bytes, then B as
 // BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
@@ -411,29 +407,9 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
 
       const TileCoord tile = tile_of(w.tile);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
-      // Masked register stores of column groups [first, kGroups) (edge tiles reach past M and
-      // N; N is even, so a pair is in or out as a whole).
-      auto store_groups = [&](int first) {
-        const long long row =
-            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
-        const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
-#pragma unroll
-        for (int mi = 0; mi < kMTiles; ++mi) {
-#pragma unroll
-          for (int j = first; j < kGroups; ++j) {
-            if (j / kOwnGroups != k_rank || col + j * 8 >= N) continue;
-            const long long r = row + mi * 64;
-            if (r < M) StorePair(C, N, r, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
-            if (r + 8 < M) {
-              StorePair(C, N, r + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
-            }
-          }
-        }
-      };
       if constexpr (TMA_STORE) {
         // 64 columns at a time through a double-buffered shared box that the TMA stores while
-        // the consumer fills the other one (or goes on with the next tile); a 152-wide tile's
-        // last 24 columns from registers (a 64-wide box would overwrite the next tile's).
+        // the consumer fills the other one (or goes on with the next tile).
         const int row0 = tile.m * BM + consumer * kConsumerRows;
 #pragma unroll
         for (int j = 0; j < BN / 64; ++j) {
@@ -460,9 +436,23 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
           if (leader) TmaStore(map_c, tile.n * BN + j * 64, row0, buf);
         }
         ++stored;
-        if constexpr (BN % 64 != 0) store_groups(BN / 64 * 8);
       } else {
-        store_groups(0);
+        // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
+        const long long row =
+            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
+        const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+          for (int j = 0; j < kGroups; ++j) {
+            if (j / kOwnGroups != k_rank || col + j * 8 >= N) continue;
+            const long long r = row + mi * 64;
+            if (r < M) StorePair(C, N, r, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
+            if (r + 8 < M) {
+              StorePair(C, N, r + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+            }
+          }
+        }
       }
     }
     if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
@@ -662,15 +652,13 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
                 const __grid_constant__ TmaDescriptor map_c) {
   static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
                 "each consumer warpgroup owns 64 or 128 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 152 || BN == 256, "wgmma n64, n128, n152 or n256");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
   static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
-  static_assert(BM / CONSUMERS * BN <= 128 * 152, "at most 152 accumulators a thread");
-  static_assert(BN % 64 == 0 || B_ROW_MAJOR == 0, "row-major B comes in 64-column sub-tiles");
+  static_assert(BM * BN <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
   static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
-  static_assert(BN / 8 % SPLIT_K == 0, "split-K ranks sum whole 8-column groups");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
                 "split-K clusters hold one tile and store it from registers");
   static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is a flag");
@@ -683,12 +671,8 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
                                                                           map_b, map_c, smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   (void)W;
-  if constexpr (BN % 64 == 0) {
-    hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
-        A, B, C, M, N, K, smem);
-  } else {
-    __trap();  // a Hopper-only tile (the specs offer BN = 152 on sm_90 only)
-  }
+  hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
+      A, B, C, M, N, K, smem);
 #endif
 }
 
