@@ -259,9 +259,11 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
       return result;
     }
   }
+  v1::BenchmarkSettings full = spec.benchmark();
   const double threshold_ns = EarlyStopThreshold(spec, candidate, data);
   if (threshold_ns > 0) {
     // A short estimate first: a clear loser is not worth the full timing.
+    const auto estimate_start = std::chrono::steady_clock::now();
     v1::BenchmarkSettings brief = spec.benchmark();
     brief.set_warmup_ms(std::min(brief.warmup_ms(), kEarlyStopWarmupMs));
     brief.set_min_repeats(kEarlyStopRuns);
@@ -277,9 +279,15 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
                        Number(threshold_ns) + " ns");
       return result;
     }
+    // The estimate's runs warmed the device up: what is left of the warm-up
+    // follows, so that a candidate that passes pays for the estimate no more
+    // than it would have for the warm-up.
+    const std::chrono::duration<double, std::milli> spent =
+        std::chrono::steady_clock::now() - estimate_start;
+    full.set_warmup_ms(std::max(0.0, full.warmup_ms() - spent.count()));
   }
   TF_ASSIGN_OR_RETURN(*result.mutable_timing(),
-                      backend.Time(kernel, *data.buffers, data.scalars, spec.benchmark()));
+                      backend.Time(kernel, *data.buffers, data.scalars, full));
   if (data.flops > 0) result.mutable_timing()->set_gflops(data.flops / result.timing().median_ns());
   result.set_status(v1::RESULT_STATUS_OK);
   data.best_ns =
