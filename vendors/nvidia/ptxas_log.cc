@@ -56,9 +56,9 @@ std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
     }
   }
   for (auto& [function, warnings] : performance_warnings) {
-    auto entry = usage.find(function);
-    if (entry == usage.end()) continue;  // a device function, which no job launches
-    for (auto& warning : warnings) entry->second.add_performance_warnings(std::move(warning));
+    auto kernel = usage.find(function);
+    if (kernel == usage.end()) continue;  // a device function, which no job launches
+    for (auto& warning : warnings) kernel->second.add_performance_warnings(std::move(warning));
   }
   return usage;
 }
