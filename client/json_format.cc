@@ -129,6 +129,11 @@ Json ResultJson(const v1::CandidateResult& result) {
   AddTiming(result.timing(), &out);
   out["max_abs_error"] = result.max_abs_error();
   out["error"] = result.error();
+  Json warnings = Json::array();
+  for (const std::string& warning : result.resources().performance_warnings()) {
+    warnings.push_back(warning);
+  }
+  out["performance_warnings"] = std::move(warnings);
   if (result.retiming().repeats() > 0) {
     Json retiming = {{"samples", result.retiming().repeats()}};
     AddTiming(result.retiming(), &retiming);

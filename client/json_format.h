@@ -31,7 +31,8 @@ Json JobJson(const v1::Job& job);
 // gflops, job_id, fingerprint.
 Json BestJson(const v1::QueryBestResponse& best);
 // candidate_id, status, config, problem, device_class, worker, the timing
-// keys, max_abs_error, error.
+// keys, max_abs_error, error, performance_warnings (the compiler's, as
+// ResourceUsage keeps them; an array, empty for most).
 Json ResultJson(const v1::CandidateResult& result);
 // worker_id, hostname, alive, last_heartbeat_unix_ms, active_leases,
 // results_reported, devices (with their properties).

@@ -272,6 +272,7 @@ Result<std::vector<Coordinator::RecordedResult>> Coordinator::ListRecordedResult
     out.set_error(r.error);
     *out.mutable_timing() = r.timing;
     out.set_max_abs_error(r.max_abs_error);
+    *out.mutable_resources() = r.resources;
     if (r.retiming.repeats() > 0) *out.mutable_retiming() = r.retiming;
     out.set_retime_winner(r.retime_winner);
     auto config = kernelspec::ParseConfigKey(r.config_key);

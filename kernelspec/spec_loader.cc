@@ -244,6 +244,8 @@ class SpecParser {
                      {"finalists", Field<int32_t>([=](int32_t v) { search->set_finalists(v); })}})},
             {"compile_options", TextList(spec.mutable_compile_options())},
             {"forbid_spills", Field<bool>([s = &spec](bool v) { s->set_forbid_spills(v); })},
+            {"forbid_performance_warnings",
+             Field<bool>([s = &spec](bool v) { s->set_forbid_performance_warnings(v); })},
             {"tensor_maps",
              [this](auto& node, auto& field) { return ParseTensorMaps(node, field); }},
         });

@@ -107,6 +107,20 @@ TEST(ResultJsonTest, StatusIsAWordAndErrorIsKept) {
   EXPECT_EQ(json["status"], "wrong_result");
   EXPECT_EQ(json["error"], "max abs error 3.5 > atol 0.01");
   EXPECT_EQ(json["config"]["BM"], 32);
+  EXPECT_EQ(json["performance_warnings"], Json::array());
+}
+
+TEST(ResultJsonTest, ListsTheCompilersPerformanceWarnings) {
+  v1::CandidateResult result;
+  result.set_status(v1::RESULT_STATUS_OK);
+  result.mutable_resources()->add_performance_warnings(
+      "C7512: wgmma.mma_async instructions are serialized due to insufficient register "
+      "resources");
+  Json json = ResultJson(result);
+  ASSERT_EQ(json["performance_warnings"].size(), 1u);
+  EXPECT_EQ(json["performance_warnings"][0],
+            "C7512: wgmma.mma_async instructions are serialized due to insufficient register "
+            "resources");
 }
 
 TEST(WorkerJsonTest, ListsDevicesWithProperties) {

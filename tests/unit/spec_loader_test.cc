@@ -59,6 +59,7 @@ search: {strategy: random, max_candidates: 20, seed: 7, max_seconds: 30, patienc
          min_improvement_percent: 0.5, early_stop: 2}
 compile_options: [-O3, --use_fast_math]
 forbid_spills: true
+forbid_performance_warnings: true
 )yaml",
                             "gemm.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
@@ -87,6 +88,7 @@ forbid_spills: true
   EXPECT_THAT(spec->verify().grid(), ::testing::ElementsAre("ceil_div(M, 16)"));
   EXPECT_THAT(spec->verify().block(), ::testing::ElementsAre("256"));
   EXPECT_TRUE(spec->forbid_spills());
+  EXPECT_TRUE(spec->forbid_performance_warnings());
   EXPECT_EQ(spec->objective().flops(), "2*M*K");
   EXPECT_EQ(spec->benchmark().max_repeats(), 50);
   EXPECT_FALSE(spec->benchmark().flush_l2());

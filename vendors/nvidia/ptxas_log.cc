@@ -2,6 +2,7 @@
 
 #include <regex>
 #include <sstream>
+#include <vector>
 
 namespace tf::nvidia {
 namespace {
@@ -20,7 +21,14 @@ std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
     std::string_view log) {
   static const std::regex kEntry("Compiling entry function '([^']+)'");
   static const std::regex kProperties("Function properties for (\\S+)");
+  // e.g. "(C7512) Potential Performance Loss: wgmma.mma_async instructions
+  // are serialized due to ... for the function '_Z9attention...'".
+  static const std::regex kPerformanceLoss(
+      "\\((C[0-9]+)\\) Potential Performance Loss: (.*?)(?: (?:in|for) the function)? "
+      "'([^']+)'\\s*$");
   std::map<std::string, ::tunefleet::v1::ResourceUsage> usage;
+  // ptxas prints these ahead of the entry they concern.
+  std::map<std::string, std::vector<std::string>> performance_warnings;
   // "Used ..." lines follow their entry; frame lines follow their properties
   // header, which ptxas also prints for non-entry device functions.
   std::string entry, properties_of;
@@ -28,7 +36,9 @@ std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
   std::string line;
   while (std::getline(lines, line)) {
     std::smatch match;
-    if (std::regex_search(line, match, kEntry)) {
+    if (std::regex_search(line, match, kPerformanceLoss)) {
+      performance_warnings[match[3]].push_back(match[1].str() + ": " + match[2].str());
+    } else if (std::regex_search(line, match, kEntry)) {
       entry = match[1];
       usage[entry].set_wave_size(32);  // every NVIDIA architecture's warp
     } else if (std::regex_search(line, match, kProperties)) {
@@ -44,6 +54,11 @@ std::map<std::string, ::tunefleet::v1::ResourceUsage> ParsePtxasResourceUsage(
       kernel.set_vector_registers(static_cast<int32_t>(Amount(line, "registers")));
       kernel.set_shared_bytes(Amount(line, "bytes smem"));
     }
+  }
+  for (auto& [function, warnings] : performance_warnings) {
+    auto kernel = usage.find(function);
+    if (kernel == usage.end()) continue;  // a device function, which no job launches
+    for (auto& warning : warnings) kernel->second.add_performance_warnings(std::move(warning));
   }
   return usage;
 }

@@ -4,6 +4,11 @@
 //   ptxas info    : Function properties for _Z9transposeILi32ELi8EEvPKfPfxx
 //   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //   ptxas info    : Used 26 registers, used 1 barriers, 4224 bytes smem
+// and the notes that the code will run slower than written, which ptxas
+// prints ahead of the entry they name, e.g. on Hopper
+//   ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are
+//                   serialized due to insufficient register resources for the function '...'
+// (one line), kept as performance_warnings "C7512: wgmma.mma_async ... resources".
 // Reading the log rather than the CUBIN keeps the numbers exactly those the
 // user sees when compiling by hand.
 #pragma once

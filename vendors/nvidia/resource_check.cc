@@ -69,6 +69,11 @@ Status CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
                    " bytes stored, " + std::to_string(resources.spill_load_bytes()) +
                    " bytes loaded) and the job forbids spills");
   }
+  if (spec.forbid_performance_warnings() && resources.performance_warnings_size() > 0) {
+    return exceeds("the compiler warns of a performance loss (" +
+                   resources.performance_warnings(0) +
+                   ") and the job forbids performance warnings");
+  }
   return Status::Ok();
 }
 

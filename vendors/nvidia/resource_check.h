@@ -1,6 +1,7 @@
 // Pruning before any GPU time is spent: a compiled candidate whose resource
-// use (read from its image) exceeds the device's limits for its launch, or
-// spills when the job forbids spills, is recorded as PRUNED with the reason.
+// use (read from its image) exceeds the device's limits for its launch,
+// spills when the job forbids spills, or draws a performance warning from
+// ptxas when the job forbids those, is recorded as PRUNED with the reason.
 #pragma once
 
 #include <map>

@@ -11,6 +11,7 @@
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
 #include "vendors/nvidia/ptxas_log.h"
+#include "vendors/nvidia/resource_check.h"
 #include "vendors/toolchains.h"
 
 namespace tf::nvidia {
@@ -63,6 +64,37 @@ TEST(PtxasLogTest, ReadsEachEntryFunctionsResources) {
   EXPECT_EQ(spill.scratch_bytes(), 2048);
   EXPECT_EQ(spill.spill_store_bytes(), 120);
   EXPECT_EQ(spill.spill_load_bytes(), 96);
+}
+
+// ptxas 13.0 for sm_90a: C7512 as the attention example drew it (the name
+// shortened), C7515 as it names a device function, and C7519, which ptxas
+// prints beside a serialized wgmma but which reports no loss of its own.
+TEST(PtxasLogTest, KeepsEachEntryFunctionsPerformanceWarnings) {
+  const std::string log =
+      "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to insufficient register resources for the function '_Z9attentionv'\n"
+      "ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to non wgmma instructions defining accumulator registers of a wgmma between "
+      "start and end of the pipeline stage in the function 'selp_b16'\n"
+      "ptxas info    : (C7519) warpgroup.arrive is injected in around line 39 by compiler to "
+      "allow use of registers in GMMA in function '_Z9attentionv'\n"
+      "ptxas info    : Compiling entry function '_Z9attentionv' for 'sm_90a'\n"
+      "ptxas info    : Used 168 registers, used 1 barriers, 1024 bytes smem\n"
+      "ptxas info    : Compiling entry function '_Z4copyv' for 'sm_90a'\n"
+      "ptxas info    : Used 16 registers, used 0 barriers\n";
+  auto usage = ParsePtxasResourceUsage(log);
+  ASSERT_EQ(usage.size(), 2u);  // selp_b16 is no entry: its warning is dropped
+  const auto& warnings = usage.at("_Z9attentionv").performance_warnings();
+  ASSERT_EQ(warnings.size(), 1) << "C7519 reports no loss";
+  EXPECT_EQ(warnings[0],
+            "C7512: wgmma.mma_async instructions are serialized due to insufficient register "
+            "resources");
+  EXPECT_EQ(usage.at("_Z9attentionv").vector_registers(), 168);
+  EXPECT_EQ(usage.at("_Z4copyv").performance_warnings_size(), 0);
+  EXPECT_TRUE(ParsePtxasResourceUsage(kPtxasLog)
+                  .at("_Z5spillILi512EEvPfxx")
+                  .performance_warnings()
+                  .empty());
 }
 
 TEST(PtxasLogTest, ExplainsStaticSharedMemoryOverTheLimit) {
@@ -255,6 +287,50 @@ TEST_F(CudaToolchainTest, BuildsAKernelWrittenForNvcc) {
   auto stats = Build("sm_90", {Config(32, 8)});
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   ASSERT_TRUE(builds_.at(32).ok) << builds_.at(32).diagnostics;
+}
+
+// Hopper's WGMMA pipeline: a plain instruction writing a wgmma's accumulator
+// before the group completes makes ptxas serialize the wgmmas, which it only
+// reports as an info line; TILE 16 does so, TILE 8 has no wgmma.
+TEST_F(CudaToolchainTest, RecordsAndPrunesSerializedWgmma) {
+  SetKernel(
+      "  if constexpr (TILE == 16) {\n"
+      "    float d[4] = {0, 0, 0, 0};\n"
+      "    uint64_t desc = reinterpret_cast<uint64_t>(in);\n"
+      "    asm volatile(\n"
+      "        \"wgmma.fence.sync.aligned;\\n\"\n"
+      "        \"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %4, 1, 1, "
+      "1, 0, 0;\\n\"\n"
+      "        \"wgmma.commit_group.sync.aligned;\\n\"\n"
+      "        \"mov.f32 %0, 0f3F800000;\\n\"\n"
+      "        \"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %4, 1, 1, "
+      "1, 0, 0;\\n\"\n"
+      "        \"wgmma.commit_group.sync.aligned;\\n\"\n"
+      "        \"wgmma.wait_group.sync.aligned 0;\\n\"\n"
+      "        : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+      "        : \"l\"(desc));\n"
+      "    out[threadIdx.x] = d[0] + d[1] + d[2] + d[3];\n"
+      "  }\n");
+  auto stats = Build("sm_90a", {Config(8, 2), Config(16, 4)});
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  for (int64_t tile : {8, 16}) ASSERT_TRUE(builds_.at(tile).ok) << builds_.at(tile).diagnostics;
+  EXPECT_TRUE(builds_.at(8).resources.performance_warnings().empty());
+  const v1::ResourceUsage& serialized = builds_.at(16).resources;
+  ASSERT_EQ(serialized.performance_warnings_size(), 1) << builds_.at(16).diagnostics;
+  EXPECT_TRUE(serialized.performance_warnings(0).starts_with("C75"))
+      << serialized.performance_warnings(0);
+  EXPECT_NE(serialized.performance_warnings(0).find("wgmma.mma_async instructions are serialized"),
+            std::string::npos)
+      << serialized.performance_warnings(0);
+
+  const v1::Problem problem;
+  EXPECT_TRUE(CheckResources(spec_, Config(16, 4), problem, serialized, {}).ok());
+  spec_.set_forbid_performance_warnings(true);
+  EXPECT_TRUE(CheckResources(spec_, Config(8, 2), problem, builds_.at(8).resources, {}).ok());
+  Status pruned = CheckResources(spec_, Config(16, 4), problem, serialized, {});
+  EXPECT_EQ(pruned.code(), Code::kFailedPrecondition);
+  EXPECT_NE(pruned.message().find(serialized.performance_warnings(0)), std::string::npos)
+      << pruned.message();
 }
 
 TEST_F(CudaToolchainTest, KillsACompilationPastItsTimeLimit) {

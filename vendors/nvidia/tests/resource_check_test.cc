@@ -63,6 +63,21 @@ TEST_F(ResourceCheckTest, SpillsArePrunedOnlyWhenForbidden) {
   EXPECT_NE(s.message().find("spills"), std::string::npos);
 }
 
+TEST_F(ResourceCheckTest, PerformanceWarningsArePrunedOnlyWhenForbidden) {
+  resources_.add_performance_warnings(
+      "C7512: wgmma.mma_async instructions are serialized due to insufficient register "
+      "resources");
+  EXPECT_TRUE(Check().ok());
+  spec_.set_forbid_performance_warnings(true);
+  Status s = Check();
+  EXPECT_EQ(s.code(), Code::kFailedPrecondition);
+  EXPECT_NE(s.message().find("C7512: wgmma.mma_async instructions are serialized"),
+            std::string::npos)
+      << s.message();
+  resources_.clear_performance_warnings();
+  EXPECT_TRUE(Check().ok());
+}
+
 TEST_F(ResourceCheckTest, LaunchBoundsBelowTheBlockArePruned) {
   resources_.set_max_threads_per_block(128);
   EXPECT_FALSE(Check().ok());
