@@ -68,6 +68,35 @@ def inputs(b, h, s, d, dtype, seed):
     return [torch.randn(b, h, s, d, device="cuda", dtype=dtype, generator=g) for _ in range(3)]
 
 
+def contenders(lib_path, args):
+    """From `CONFIG... [--shape DTYPE,B,H,S,CAUSAL]` (default bf16,4,16,16384,0, D = 128): the
+    shape as given, (B, H, S, CAUSAL), and {label: run} on seeded inputs of it, a run per
+    configuration of the library at LIB_PATH (labelled as given) then PyTorch's "cudnn" and
+    "flash" backends."""
+    args = list(args)
+    shape = "bf16,4,16,16384,0"
+    if "--shape" in args:
+        i = args.index("--shape")
+        shape = args[i + 1]
+        del args[i : i + 2]
+    name, b, h, s, causal = shape.split(",")
+    b, h, s, causal = int(b), int(h), int(s), int(causal)
+    lib = Lib(lib_path)
+    q, k, v = inputs(b, h, s, 128, DTYPES[name], 1)
+    o = torch.empty_like(q)
+    runs = {}
+    for a in args:
+        c = tuple(int(x) for x in a.split(","))
+        runs[a] = lambda c=c: lib.run(c, q, k, v, o, causal)
+    for label, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                           ("flash", SDPBackend.FLASH_ATTENTION)):
+        def sdpa(backend=backend):
+            with sdpa_kernel(backend):
+                F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+        runs[label] = sdpa
+    return shape, (b, h, s, causal), runs
+
+
 def fp32_attention(q, k, v, causal):
     q, k, v = (t.float() for t in (q, k, v))
     scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5

@@ -16,36 +16,15 @@ import threading
 import time
 
 import torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
-import torch.nn.functional as F
 
-from bench import DTYPES, Lib, inputs
+from bench import contenders
 
 
 def main():
-    args = sys.argv[3:]
-    shape = "bf16,4,16,16384,0"
-    if "--shape" in args:
-        i = args.index("--shape")
-        shape = args[i + 1]
-        del args[i : i + 2]
-    name, b, h, s, causal = shape.split(",")
-    b, h, s, causal = int(b), int(h), int(s), int(causal)
     seconds = float(sys.argv[2])
-    lib = Lib(sys.argv[1])
-    q, k, v = inputs(b, h, s, 128, DTYPES[name], 1)
-    o = torch.empty_like(q)
-    contenders = {}
-    for a in args:
-        c = tuple(int(x) for x in a.split(","))
-        contenders[a] = lambda c=c: lib.run(c, q, k, v, o, causal)
-    for label, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
-                           ("flash", SDPBackend.FLASH_ATTENTION)):
-        def sdpa(backend=backend):
-            with sdpa_kernel(backend):
-                F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
-        contenders[label] = sdpa
-    order = list(contenders) + [a + " again" for a in args]
+    shape, (b, h, s, causal), runs = contenders(sys.argv[1], sys.argv[3:])
+    configs = [label for label in runs if label not in ("cudnn", "flash")]
+    order = list(runs) + [a + " again" for a in configs]
 
     samples = []  # (time, sm MHz, W)
     smi = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw",
@@ -65,7 +44,7 @@ def main():
     print(f"{shape}: label | ms per launch | TFLOP/s | SM MHz | W  (last {seconds / 2:.1f} s of "
           f"{seconds:.1f})")
     for label in order:
-        fn = contenders[label.removesuffix(" again")]
+        fn = runs[label.removesuffix(" again")]
         first, last = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         fn()  # module load, plan caches
         first.record()
