@@ -15,10 +15,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 carry="$1" out="$2"
 shift 2
 mkdir -p "$out"
+# Rewrites OUT_DIR/winners.txt from every finished job; prints job NAME's lines.
 write_winners() {
-  WINNER_PROBLEM=${WINNER_PROBLEM:-} python3 - "$out" <<'PY'
+  WINNER_PROBLEM=${WINNER_PROBLEM:-} python3 - "$out" "$1" <<'PY'
 import glob, json, os, sys
-out = sys.argv[1]
+out, latest = sys.argv[1], sys.argv[2]
 lines = []
 for path in sorted(glob.glob(f"{out}/*.best.json") + glob.glob(f"{out}/.*.best.json")):
     dtype = "bf16" if "bf16" in os.path.basename(path) else "f16"
@@ -27,7 +28,8 @@ for path in sorted(glob.glob(f"{out}/*.best.json") + glob.glob(f"{out}/.*.best.j
         name = os.environ["WINNER_PROBLEM"].format(**problem) if os.environ["WINNER_PROBLEM"] else \
             ",".join(f"{k}={v}" for k, v in problem.items())
         lines.append(f"{dtype} {name} " + ",".join(f"{k}={v}" for k, v in config.items()))
-        print(f"{lines[-1]}: {entry['median_ns'] / 1e3:.1f} us, {entry['gflops'] / 1e3:.0f} TFLOP/s")
+        if os.path.basename(path) == f"{latest}.best.json":
+            print(f"{lines[-1]}: {entry['median_ns'] / 1e3:.1f} us, {entry['gflops'] / 1e3:.0f} TFLOP/s")
 open(f"{out}/winners.txt", "w").write("\n".join(lines) + "\n")
 PY
 }
@@ -44,7 +46,7 @@ for spec in "$@"; do
   if bash "$here/gpu_tune.sh" "$carry" "$spec" "$state" | tee "$out/$name.summary"; then
     cp "$state/best.json" "$out/$name.best.json"
     cp "$state/results.txt" "$out/$name.results.txt"
-    write_winners  # after every job: a caller's timeout keeps the finished jobs' winners
+    write_winners "$name"  # after every job: a caller's timeout keeps the finished jobs' winners
   else
     failed+=("$name")
   fi
