@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "kernelspec/expr.h"
+
 namespace tf::compiler {
 
 Status CheckGridLaunch(const ::tunefleet::v1::KernelSpec& spec) {
@@ -17,6 +19,33 @@ Status CheckGridLaunch(const ::tunefleet::v1::KernelSpec& spec) {
   const std::string reference = "the " + spec.language() + " reference kernel";
   TF_RETURN_IF_ERROR(check("verify.grid", spec.verify().grid_size(), reference));
   return check("verify.block", spec.verify().block_size(), reference);
+}
+
+Result<BlockSize> EvaluateBlockSize(const ::tunefleet::v1::KernelSpec& spec,
+                                    const ::tunefleet::v1::Config& config,
+                                    const ::tunefleet::v1::Problem& problem,
+                                    const std::map<std::string, int64_t>& device) {
+  kernelspec::Bindings vars;
+  for (const auto& setting : config.settings()) {
+    if (setting.value().has_str_value()) {
+      vars[setting.name()] = setting.value().str_value();
+    } else {
+      vars[setting.name()] = setting.value().int_value();
+    }
+  }
+  for (const auto& var : problem.vars()) vars[var.name()] = var.value();
+  for (const auto& [name, value] : device) vars["device." + name] = value;
+
+  BlockSize block;
+  for (const auto& dim : spec.launch().block()) {
+    TF_ASSIGN_OR_RETURN(int64_t n, kernelspec::EvaluateInt(dim, vars));
+    block.threads *= n;
+  }
+  if (!spec.launch().shared_mem_bytes().empty()) {
+    TF_ASSIGN_OR_RETURN(block.dynamic_shared_bytes,
+                        kernelspec::EvaluateInt(spec.launch().shared_mem_bytes(), vars));
+  }
+  return block;
 }
 
 }  // namespace tf::compiler

@@ -5,6 +5,7 @@
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
 #include "compiler/compile_sandbox.h"
+#include "compiler/element_type.h"
 #include "compiler/source_copies.h"
 #include "compiler/source_tree.h"
 #include "kernelspec/config.h"
@@ -44,17 +45,11 @@ Result<std::vector<std::string>> UserFlags(const v1::KernelSpec& spec) {
   return compiler::AllowedCompileFlags(spec, IsAllowedFlag, "host-g++", kAllowedSummary);
 }
 
-Result<std::string> ElementType(const v1::Buffer& buffer) {
-  static const std::pair<const char*, const char*> kTypes[] = {
-      {"f32", "float"},     {"f64", "double"}, {"f16", "_Float16"},
-      {"bf16", "uint16_t"}, {"i8", "int8_t"},  {"i32", "int32_t"},
-      {"i64", "int64_t"},   {"u8", "uint8_t"}, {"u32", "uint32_t"}};
-  for (const auto& [dtype, type] : kTypes) {
-    if (buffer.dtype() == dtype) return std::string(type);
-  }
-  return Status::InvalidArgument("buffer " + buffer.name() + ": dtype '" + buffer.dtype() +
-                                 "' is not one of f32 f64 f16 bf16 i8 i32 i64 u8 u32");
-}
+// The C++ type of each buffer element type (bf16 as its raw bits).
+constexpr compiler::DtypeText kElementTypes[] = {
+    {"f32", "float"},     {"f64", "double"}, {"f16", "_Float16"},
+    {"bf16", "uint16_t"}, {"i8", "int8_t"},  {"i32", "int32_t"},
+    {"i64", "int64_t"},   {"u8", "uint8_t"}, {"u32", "uint32_t"}};
 
 // "static_cast<const float*>(b[0]), static_cast<float*>(b[1]), s[0], s[1]":
 // the arguments every wrapper passes, given its parameters `b` and `s`.
@@ -63,7 +58,7 @@ Result<std::string> CallArguments(const v1::KernelSpec& spec) {
   auto append = [&args](const std::string& arg) { args += (args.empty() ? "" : ", ") + arg; };
   for (int i = 0; i < spec.buffers_size(); ++i) {
     const v1::Buffer& buffer = spec.buffers(i);
-    TF_ASSIGN_OR_RETURN(std::string type, ElementType(buffer));
+    TF_ASSIGN_OR_RETURN(std::string type, compiler::TextForDtype(buffer, kElementTypes));
     append("static_cast<" + std::string(buffer.output() ? "" : "const ") + type + "*>(b[" +
            std::to_string(i) + "])");
   }

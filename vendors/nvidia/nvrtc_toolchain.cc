@@ -13,6 +13,7 @@
 #include "common/subprocess.h"
 #include "compiler/compile_flags.h"
 #include "compiler/compile_sandbox.h"
+#include "compiler/element_type.h"
 #include "compiler/grid_launch.h"
 #include "compiler/source_copies.h"
 #include "compiler/source_tree.h"
@@ -43,23 +44,16 @@ Result<std::vector<std::string>> UserFlags(const v1::KernelSpec& spec) {
   return compiler::AllowedCompileFlags(spec, IsAllowedFlag, "cuda-nvrtc", kAllowedSummary);
 }
 
-// The header a buffer's element type needs, "" for built-in types.
-Result<std::string> ElementTypeHeader(const v1::Buffer& buffer) {
-  static const std::pair<const char*, const char*> kHeaders[] = {{"f32", ""},
-                                                                 {"f64", ""},
-                                                                 {"f16", "cuda_fp16.h"},
-                                                                 {"bf16", "cuda_bf16.h"},
-                                                                 {"i8", ""},
-                                                                 {"i32", ""},
-                                                                 {"i64", ""},
-                                                                 {"u8", ""},
-                                                                 {"u32", ""}};
-  for (const auto& [dtype, header] : kHeaders) {
-    if (buffer.dtype() == dtype) return std::string(header);
-  }
-  return Status::InvalidArgument("buffer " + buffer.name() + ": dtype '" + buffer.dtype() +
-                                 "' is not one of f32 f64 f16 bf16 i8 i32 i64 u8 u32");
-}
+// The header each buffer element type needs, "" for built-in types.
+constexpr compiler::DtypeText kElementTypeHeaders[] = {{"f32", ""},
+                                                       {"f64", ""},
+                                                       {"f16", "cuda_fp16.h"},
+                                                       {"bf16", "cuda_bf16.h"},
+                                                       {"i8", ""},
+                                                       {"i32", ""},
+                                                       {"i64", ""},
+                                                       {"u8", ""},
+                                                       {"u32", ""}};
 
 // The name expression that makes NVRTC instantiate `function` and report its
 // lowered name.
@@ -158,7 +152,7 @@ Status NvrtcToolchain::Validate(const v1::KernelSpec& spec) const {
   TF_RETURN_IF_ERROR(compiler::CheckSourcePath(spec.source()));
   TF_RETURN_IF_ERROR(compiler::CheckGridLaunch(spec));
   for (const v1::Buffer& buffer : spec.buffers()) {
-    TF_RETURN_IF_ERROR(ElementTypeHeader(buffer).status());
+    TF_RETURN_IF_ERROR(compiler::TextForDtype(buffer, kElementTypeHeaders).status());
   }
   return UserFlags(spec).status();
 }
@@ -181,7 +175,7 @@ Result<std::string> NvrtcToolchain::GenerateBatch(const v1::KernelSpec& spec,
   for (const std::string& function : functions) tu += "//   " + NameExpression(function) + "\n";
   std::set<std::string> headers;
   for (const v1::Buffer& buffer : spec.buffers()) {
-    TF_ASSIGN_OR_RETURN(std::string header, ElementTypeHeader(buffer));
+    TF_ASSIGN_OR_RETURN(std::string header, compiler::TextForDtype(buffer, kElementTypeHeaders));
     if (!header.empty()) headers.insert(header);
   }
   tu += "#include <cstdint>\n";  // the fixed-width types of the kernel's parameters

@@ -1,6 +1,6 @@
 #include "vendors/nvidia/resource_check.h"
 
-#include "kernelspec/expr.h"
+#include "compiler/grid_launch.h"
 
 namespace tf::nvidia {
 namespace {
@@ -16,27 +16,10 @@ Status CheckResources(const v1::KernelSpec& spec, const v1::Config& config,
                       const v1::Problem& problem, const v1::ResourceUsage& resources,
                       const std::map<std::string, int64_t>& device) {
   if (resources.vector_registers() == 0) return Status::Ok();
-  kernelspec::Bindings vars;
-  for (const auto& s : config.settings()) {
-    if (s.value().kind_case() == v1::Value::kStrValue) {
-      vars[s.name()] = s.value().str_value();
-    } else {
-      vars[s.name()] = s.value().int_value();
-    }
-  }
-  for (const auto& v : problem.vars()) vars[v.name()] = v.value();
-  for (const auto& [name, value] : device) vars["device." + name] = value;
-
-  int64_t threads = 1;
-  for (const auto& dim : spec.launch().block()) {
-    TF_ASSIGN_OR_RETURN(int64_t n, kernelspec::EvaluateInt(dim, vars));
-    threads *= n;
-  }
-  int64_t dynamic_smem = 0;
-  if (!spec.launch().shared_mem_bytes().empty()) {
-    TF_ASSIGN_OR_RETURN(dynamic_smem,
-                        kernelspec::EvaluateInt(spec.launch().shared_mem_bytes(), vars));
-  }
+  TF_ASSIGN_OR_RETURN(const compiler::BlockSize block,
+                      compiler::EvaluateBlockSize(spec, config, problem, device));
+  const int64_t threads = block.threads;
+  const int64_t dynamic_smem = block.dynamic_shared_bytes;
   auto exceeds = [](const std::string& what) {
     return Status::FailedPrecondition("pruned: " + what);
   };
