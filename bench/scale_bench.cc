@@ -215,7 +215,6 @@ int64_t CountResults(const std::string& db_path, int64_t job_id) {
   return row.ok() && *row ? stmt->Int(0) : -1;
 }
 
-
 struct Settings {
   int workers = 500, threads = 8, configs = 1024;
   double seconds = 10;
@@ -241,10 +240,10 @@ std::unique_ptr<tf::ChildProcess> StartCoordinator(const Settings& settings, con
   std::filesystem::remove(dir + "/port");
   auto spawned = tf::ChildProcess::Spawn(
       {settings.binary, "--plaintext", "--allow-anonymous", "--listen",
-       "127.0.0.1:" + std::to_string(port), "--db", db, "--admin-token-file",
-       dir + "/admin.token", "--artifacts", dir + "/artifacts", "--port-file", dir + "/port",
-       "--db-sync", settings.sync, "--batch-size", std::to_string(settings.configs),
-       "--heartbeat-ms", std::to_string(heartbeat_ms)},
+       "127.0.0.1:" + std::to_string(port), "--db", db, "--admin-token-file", dir + "/admin.token",
+       "--artifacts", dir + "/artifacts", "--port-file", dir + "/port", "--db-sync", settings.sync,
+       "--batch-size", std::to_string(settings.configs), "--heartbeat-ms",
+       std::to_string(heartbeat_ms)},
       logged);
   if (!spawned.ok()) {
     std::fprintf(stderr, "%s\n", spawned.status().message().c_str());
@@ -438,8 +437,9 @@ void MeasureTakeovers(const Settings& settings, const std::string& dir, const st
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Coordinator throughput with many lightweight workers over loopback gRPC, on "
-               "SQLite and on PostgreSQL; and the standby's takeover time."};
+  CLI::App app{
+      "Coordinator throughput with many lightweight workers over loopback gRPC, on "
+      "SQLite and on PostgreSQL; and the standby's takeover time."};
   Settings settings;
   std::string databases = "sqlite,postgresql";
   int takeovers = 5;
@@ -481,8 +481,8 @@ int main(int argc, char** argv) {
   if (databases.find("postgresql") != std::string::npos) {
     try {
       tf::testing::PostgresCluster cluster;
-      postgres = Measure(settings, dir + "/postgresql", cluster.CreateDatabase("scale"),
-                         "postgresql");
+      postgres =
+          Measure(settings, dir + "/postgresql", cluster.CreateDatabase("scale"), "postgresql");
       if (!postgres) return 1;
       if (takeovers > 0) {
         MeasureTakeovers(settings, dir + "/takeover", cluster.CreateDatabase("takeover"),

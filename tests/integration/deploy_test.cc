@@ -6,9 +6,9 @@
 // for their addresses, and must serve: probes answered, workers registered
 // over TLS with their tokens. A flag renamed in the code fails here.
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -33,14 +33,19 @@ using std::chrono::seconds;
 
 // Where the hosts' paths go in the test's folder. An absolute path in a
 // command line outside these (and the programs') fails the test.
-const std::vector<std::string> kHostPrefixes = {
-    "/var/lib/tunefleet", "/var/cache/tunefleet",     "/etc/tunefleet", "/run/tunefleet",
-    "/tmp",               "/usr/local/var/tunefleet", "/usr/local/etc/tunefleet"};
+const std::vector<std::string> kHostPrefixes = {"/var/lib/tunefleet",
+                                                "/var/cache/tunefleet",
+                                                "/etc/tunefleet",
+                                                "/run/tunefleet",
+                                                "/tmp",
+                                                "/usr/local/var/tunefleet",
+                                                "/usr/local/etc/tunefleet"};
 
 // What the operator puts in each Secret and ConfigMap (docs/deploy.md).
 enum class Material { kTlsCert, kTlsKey, kCa, kAdminToken, kWorkerToken };
 const std::map<std::string, std::map<std::string, Material>> kObjects = {
-    {"tunefleet-coordinator-tls", {{"tls.crt", Material::kTlsCert}, {"tls.key", Material::kTlsKey}}},
+    {"tunefleet-coordinator-tls",
+     {{"tls.crt", Material::kTlsCert}, {"tls.key", Material::kTlsKey}}},
     {"tunefleet-admin-token", {{"token", Material::kAdminToken}}},
     {"tunefleet-ca", {{"ca.crt", Material::kCa}}},
     {"tunefleet-worker-token", {{"token", Material::kWorkerToken}}},
@@ -93,11 +98,11 @@ class DeployTest : public ::testing::Test {
     RunOptions options;
     options.cwd = dir_.path();
     options.timeout_s = 60;
-    auto made = RunProcess({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                            "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
-                            "/CN=tunefleet-coordinator", "-addext", "subjectAltName=IP:127.0.0.1",
-                            "-keyout", "tls.key", "-out", "tls.crt"},
-                           options);
+    auto made = RunProcess(
+        {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-days", "1", "-subj", "/CN=tunefleet-coordinator", "-addext",
+         "subjectAltName=IP:127.0.0.1", "-keyout", "tls.key", "-out", "tls.crt"},
+        options);
     ASSERT_TRUE(made.ok() && made->success()) << (made.ok() ? made->output : "");
   }
 
@@ -119,9 +124,8 @@ class DeployTest : public ::testing::Test {
   void Localize(Command& command) {
     for (size_t i = 1; i < command.argv.size(); ++i) {
       std::string& arg = command.argv[i];
-      size_t value_at = arg.starts_with("--") && arg.find('=') != std::string::npos
-                            ? arg.find('=') + 1
-                            : 0;
+      size_t value_at =
+          arg.starts_with("--") && arg.find('=') != std::string::npos ? arg.find('=') + 1 : 0;
       std::string value = arg.substr(value_at);
       if (!value.starts_with("/") || value.starts_with(dir_.path())) continue;
       std::string local = Local(value);
@@ -267,7 +271,8 @@ Command ContainerCommand(const YAML::Node& container, const std::string& program
     command.env[var["name"].as<std::string>()] = var["value"].as<std::string>();
   }
   if (container["command"]) {
-    for (const YAML::Node& word : container["command"]) command.argv.push_back(word.as<std::string>());
+    for (const YAML::Node& word : container["command"])
+      command.argv.push_back(word.as<std::string>());
   } else {
     command.argv.push_back(BinaryPath(program));
   }
@@ -305,8 +310,8 @@ class KubernetesTest : public DeployTest {
         YAML::Node source = volume["secret"] ? volume["secret"] : volume["configMap"];
         if (!source) continue;  // emptyDir: the folder is enough
         std::string object = source[volume["secret"] ? "secretName" : "name"].as<std::string>();
-        ASSERT_TRUE(kObjects.count(object)) << "a Secret or ConfigMap docs/deploy.md lacks: "
-                                            << object;
+        ASSERT_TRUE(kObjects.count(object))
+            << "a Secret or ConfigMap docs/deploy.md lacks: " << object;
         for (const auto& [key, material] : kObjects.at(object)) {
           ASSERT_TRUE(WriteFileAtomic(at + "/" + key, MaterialText(material)).ok());
           // As the kubelet leaves it: group-readable (defaultMode 0440).
@@ -322,7 +327,8 @@ class KubernetesTest : public DeployTest {
     auto objects = Render("coordinator");
     YAML::Node statefulset = Find(objects, "StatefulSet", "tunefleet-coordinator");
     YAML::Node pod = statefulset["spec"]["template"]["spec"];
-    YAML::Node service = Find(objects, "Service", statefulset["spec"]["serviceName"].as<std::string>());
+    YAML::Node service =
+        Find(objects, "Service", statefulset["spec"]["serviceName"].as<std::string>());
     service_address_ = service["metadata"]["name"].as<std::string>() + "." +
                        service["metadata"]["namespace"].as<std::string>() +
                        ".svc:" + service["spec"]["ports"][0]["port"].as<std::string>();
@@ -417,7 +423,8 @@ TEST_F(KubernetesTest, GpuWorkerPodsPassTheirFlagsToDeviceDiscovery) {
     ASSERT_TRUE(WaitFor(
         [&] { return exited() || worker.Log().find("worker: 0 devices") != std::string::npos; },
         seconds(30)))
-        << overlay << ":\n" << worker.Log();
+        << overlay << ":\n"
+        << worker.Log();
     std::string log = worker.Log();
     EXPECT_EQ(log.find("Run with --help"), std::string::npos) << overlay << ":\n" << log;
     if (exited()) {
@@ -554,9 +561,8 @@ class HostTest : public DeployTest {
 };
 
 TEST_F(HostTest, SystemdUnitsAndLaunchdJobServeAFleet) {
-  Command coordinator =
-      Unit("tunefleet-coordinator.service", "",
-           {{"tls.crt", Material::kTlsCert}, {"tls.key", Material::kTlsKey}});
+  Command coordinator = Unit("tunefleet-coordinator.service", "",
+                             {{"tls.crt", Material::kTlsCert}, {"tls.key", Material::kTlsKey}});
   std::string address = StartCoordinator(coordinator);
   // At first start the admin token is written beside the database.
   auto admin = Admin(address, FlagValue(coordinator.argv, "--db") + ".admin-token");
@@ -570,7 +576,8 @@ TEST_F(HostTest, SystemdUnitsAndLaunchdJobServeAFleet) {
 
   // The Apple host's worker, as launchd would start it (on Linux here).
   Command apple = LaunchdJob("dev.tunefleet.worker.plist");
-  ASSERT_TRUE(WriteFileAtomic(dir_ / "usr/local/etc/tunefleet/ca.crt", Slurp(dir_ / "tls.crt")).ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir_ / "usr/local/etc/tunefleet/ca.crt", Slurp(dir_ / "tls.crt")).ok());
   ASSERT_TRUE(WriteFileAtomic(dir_ / "usr/local/etc/tunefleet/worker.token", worker_token_).ok());
   SetFlag(apple.argv, "--coordinator", address);
   ExpectWorkerRegisters(*admin, "cpu", Start("launchd-worker", apple), 2);
