@@ -77,8 +77,7 @@ class Database {
   // else the path of an SQLite file, created if missing.
   // `synchronous_full`: a commit survives a power loss of the database's
   // host (else it survives a crash of this process only).
-  static Result<std::unique_ptr<Database>> Open(const std::string& location,
-                                                bool synchronous_full);
+  static Result<std::unique_ptr<Database>> Open(const std::string& location, bool synchronous_full);
   static bool IsPostgresUrl(std::string_view location);
   // `location` as messages show it: without a URI's password.
   static std::string DisplayName(const std::string& location);

@@ -58,11 +58,10 @@ __device__ void CompareElements(const T* out, const T* ref, long long count, dou
   }
 }
 
-#define TF_COMPARE_KERNEL(dtype, type)                                                          \
-  extern "C" __global__ void tf_compare_##dtype(const type* out, const type* ref,               \
-                                                long long count, double rtol, double atol,      \
-                                                CompareTotals* totals) {                        \
-    CompareElements(out, ref, count, rtol, atol, totals);                                       \
+#define TF_COMPARE_KERNEL(dtype, type)                                                             \
+  extern "C" __global__ void tf_compare_##dtype(const type* out, const type* ref, long long count, \
+                                                double rtol, double atol, CompareTotals* totals) { \
+    CompareElements(out, ref, count, rtol, atol, totals);                                          \
   }
 
 TF_COMPARE_KERNEL(f32, float)
