@@ -16,7 +16,11 @@
 //   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
 //     their common B tile and multicasting it to both;
 //   - the epilogue stores C from registers (TMA_STORE == 0) or through double-buffered shared
-//     boxes and TMA bulk tensor stores (TMA_STORE == 1);
+//     boxes of 64 columns and TMA bulk tensor stores (TMA_STORE == 1; a 152-wide tile stores
+//     its last 24 columns from registers);
+//   - BN == 152 (Hopper and B_ROW_MAJOR == 0 only; wgmma m64n152k16, up to 152 accumulators a
+//     consumer thread): 256 x 152 tiles cover 3000 x 5000 in 396 tiles, three whole waves of
+//     132 SMs, where 128 x 256 needs 480 (3.6 waves); cuBLAS's kernel there has this tile;
 //   - SPLIT_K > 1: clusters of SPLIT_K blocks compute the same output tile over consecutive
 //     ranges of k tiles; each writes its fp32 partial tile to its own shared memory, and each
 //     sums 1 / SPLIT_K of the tile's columns over the cluster (distributed shared memory, in
@@ -34,7 +38,7 @@
 // Ampere path (any other arch >= 8.0): the same tiles, stages and grid on cp.async + ldmatrix +
 //   mma.sync.m16n8k16, every warp copying and the consumer warps computing; it ignores the
 //   tensor maps, CLUSTER_M, TMA_STORE and SPLIT_K (the specs pin them to 1, 0 and 1 there);
-//   edge tiles through zero-filling cp.async and masked stores.
+//   edge tiles through zero-filling cp.async and masked stores. It traps for BN == 152.
 //
 // Shared memory (both paths), per stage: A as BK/64 sub-tiles of BM rows x 128 bytes, then B as
 // BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
@@ -93,12 +97,15 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
   constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
   const uint32_t smem =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
-  // TMA_STORE: two 128-byte-swizzled boxes of kConsumerRows x 64 outputs per consumer.
+  // TMA_STORE == 1: two 128-byte-swizzled boxes of kConsumerRows x 64 outputs per consumer.
+  // TMA_STORE == 2: two 64-byte-swizzled boxes of 16 x 32 outputs (1 KiB) per consumer warp.
   constexpr uint32_t kCBoxBytes = kConsumerRows * 128;
+  constexpr uint32_t kCStagingBytes =
+      TMA_STORE == 1 ? BM * 256 : TMA_STORE == 2 ? CONSUMERS * 4 * 2 * 1024 : 0;
   const uint32_t c_boxes = smem + STAGES * kStageBytes;
   // SPLIT_K > 1: this block's fp32 partial tile, per consumer kMTiles * BN / 8 float4 slots of
   // 128 threads each (the accumulators' own order, so every rank's layout is the same).
-  const uint32_t partials = c_boxes + TMA_STORE * BM * 256;
+  const uint32_t partials = c_boxes + kCStagingBytes;
   const uint32_t full = partials + (SPLIT_K > 1 ? BM * BN * 4 : 0);  // one mbarrier per stage
   const uint32_t empty = full + STAGES * 8;
   // Per consumer: all ranks' partials written (ready), all ranks done reading them (read).
@@ -264,7 +271,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       for (int p = 0; p < min(STAGES - 1, steps); ++p) load_step(p);
     }
     float acc[kMTiles][BN / 2];
-    int step = 0, stored = 0;
+    int step = 0, stored = 0, boxes = 0;
     for (int i = 0; i < units; ++i) {
       const Unit w = unit_of(i);
       for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step) {
@@ -407,9 +414,62 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
 
       const TileCoord tile = tile_of(w.tile);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
-      if constexpr (TMA_STORE) {
+      // Masked register stores of column groups [first, kGroups) (edge tiles reach past M and
+      // N; N is even, so a pair is in or out as a whole).
+      auto store_groups = [&](int first) {
+        const long long row =
+            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
+        const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+          for (int j = first; j < kGroups; ++j) {
+            if (j / kOwnGroups != k_rank || col + j * 8 >= N) continue;
+            const long long r = row + mi * 64;
+            if (r < M) StorePair(C, N, r, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
+            if (r + 8 < M) {
+              StorePair(C, N, r + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+            }
+          }
+        }
+      };
+      if constexpr (TMA_STORE == 2) {
+        // Each warp stores its 16 rows of each m64 tile 32 columns at a time through two
+        // 64-byte-swizzled boxes of its own, which its lane 0 stores by TMA while the warp
+        // fills the other: only warp-level syncs. Where BN is not a multiple of 32, the last
+        // box is the tile's last 32 columns and rewrites the previous box's overlap with the
+        // same values (a box past the tile's edge would overwrite the next tile's columns).
+        const uint32_t own = c_boxes + (consumer * 4 + warp) * 2 * 1024;
+        const int row0 = tile.m * BM + consumer * kConsumerRows + warp * 16;
+#pragma unroll
+        for (int mi = 0; mi < kMTiles; ++mi) {
+#pragma unroll
+          for (int j = 0; j < (BN + 31) / 32; ++j) {
+            const int col = min(j * 32, BN - 32);
+            const uint32_t buf = own + boxes++ % 2 * 1024;
+            if (lane == 0) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
+            __syncwarp();
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              const int r = half * 8 + lane / 4;
+#pragma unroll
+              for (int c = 0; c < 4; ++c) {
+                // 64-byte swizzle: 16-byte chunk c of row r sits at chunk c ^ (r / 2 % 4).
+                const float* v = &acc[mi][4 * (col / 8 + c) + 2 * half];
+                const uint32_t addr = buf + r * 64 + ((c ^ (r / 2 % 4)) << 4) + lane % 4 * 4;
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
+                             "r"(PackPair(v[0], v[1], T())));
+              }
+            }
+            FenceAsyncShared();
+            __syncwarp();
+            if (lane == 0) TmaStore(map_c, tile.n * BN + col, row0 + mi * 64, buf);
+          }
+        }
+      } else if constexpr (TMA_STORE == 1) {
         // 64 columns at a time through a double-buffered shared box that the TMA stores while
-        // the consumer fills the other one (or goes on with the next tile).
+        // the consumer fills the other one (or goes on with the next tile); a 152-wide tile's
+        // last 24 columns from registers (a 64-wide box would overwrite the next tile's).
         const int row0 = tile.m * BM + consumer * kConsumerRows;
 #pragma unroll
         for (int j = 0; j < BN / 64; ++j) {
@@ -436,26 +496,15 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
           if (leader) TmaStore(map_c, tile.n * BN + j * 64, row0, buf);
         }
         ++stored;
+        if constexpr (BN % 64 != 0) store_groups(BN / 64 * 8);
       } else {
-        // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
-        const long long row =
-            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
-        const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
-#pragma unroll
-        for (int mi = 0; mi < kMTiles; ++mi) {
-#pragma unroll
-          for (int j = 0; j < kGroups; ++j) {
-            if (j / kOwnGroups != k_rank || col + j * 8 >= N) continue;
-            const long long r = row + mi * 64;
-            if (r < M) StorePair(C, N, r, col + j * 8, acc[mi][4 * j], acc[mi][4 * j + 1]);
-            if (r + 8 < M) {
-              StorePair(C, N, r + 8, col + j * 8, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
-            }
-          }
-        }
+        store_groups(0);
       }
     }
-    if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
+    // Shared memory outlives the stores' reads.
+    if ((TMA_STORE == 1 && leader) || (TMA_STORE == 2 && threadIdx.x % 32 == 0)) {
+      TmaStoreWaitRead<0>();
+    }
   }
   // No block may exit while a peer can still multicast into it, arrive on its barriers or read
   // its partials.
@@ -652,13 +701,15 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
                 const __grid_constant__ TmaDescriptor map_c) {
   static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
                 "each consumer warpgroup owns 64 or 128 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
+  static_assert(BN == 64 || BN == 128 || BN == 152 || BN == 256, "wgmma n64, n128, n152 or n256");
   static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
-  static_assert(BM * BN <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
+  static_assert(BM / CONSUMERS * BN <= 128 * 152, "at most 152 accumulators a thread");
+  static_assert(BN % 64 == 0 || B_ROW_MAJOR == 0, "row-major B comes in 64-column sub-tiles");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
-  static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
+  static_assert(TMA_STORE >= 0 && TMA_STORE <= 2, "TMA_STORE: 0, 1 or 2");
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
+  static_assert(BN / 8 % SPLIT_K == 0, "split-K ranks sum whole 8-column groups");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
                 "split-K clusters hold one tile and store it from registers");
   static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is a flag");
@@ -671,8 +722,12 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
                                                                           map_b, map_c, smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   (void)W;
-  hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
-      A, B, C, M, N, K, smem);
+  if constexpr (BN % 64 == 0) {
+    hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
+        A, B, C, M, N, K, smem);
+  } else {
+    __trap();  // a Hopper-only tile (the specs offer BN = 152 on sm_90 only)
+  }
 #endif
 }
 
