@@ -72,7 +72,7 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
                             SPLIT_K, STREAM_K>;
   const int smem =
       STAGES * (BM + BN) * BK * 2 +
-      (TMA_STORE == 1 ? BM * 256 : TMA_STORE == 2 ? CONS * 8192 : 0) +
+      (TMA_STORE == 1 ? BM * 256 : TMA_STORE >= 2 ? CONS * 8192 : 0) +
       (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;
@@ -366,8 +366,9 @@ int main(int argc, char** argv) {
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
           const CUtensorMap map_c =
-              p.at("TMA_STORE") == 2
-                  ? MakeMap(c, bf16, s.n, s.m, 32, 16, CU_TENSOR_MAP_SWIZZLE_64B)
+              p.at("TMA_STORE") >= 2
+                  ? MakeMap(c, bf16, s.n, s.m, 32, p.at("TMA_STORE") == 2 ? 16 : 64,
+                            CU_TENSOR_MAP_SWIZZLE_64B)
                   : MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
           auto run = [&] {
             v.launch(a, b, c, w, s, map_a, map_b, map_c, prop.multiProcessorCount, stream);

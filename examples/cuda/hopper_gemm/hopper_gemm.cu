@@ -99,9 +99,10 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
   // TMA_STORE == 1: two 128-byte-swizzled boxes of kConsumerRows x 64 outputs per consumer.
   // TMA_STORE == 2: two 64-byte-swizzled boxes of 16 x 32 outputs (1 KiB) per consumer warp.
+  // TMA_STORE == 3: two 64-byte-swizzled boxes of 64 x 32 outputs (4 KiB) per consumer.
   constexpr uint32_t kCBoxBytes = kConsumerRows * 128;
   constexpr uint32_t kCStagingBytes =
-      TMA_STORE == 1 ? BM * 256 : TMA_STORE == 2 ? CONSUMERS * 4 * 2 * 1024 : 0;
+      TMA_STORE == 1 ? BM * 256 : TMA_STORE >= 2 ? CONSUMERS * 4 * 2 * 1024 : 0;
   const uint32_t c_boxes = smem + STAGES * kStageBytes;
   // SPLIT_K > 1: this block's fp32 partial tile, per consumer kMTiles * BN / 8 float4 slots of
   // 128 threads each (the accumulators' own order, so every rank's layout is the same).
@@ -433,22 +434,30 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
           }
         }
       };
-      if constexpr (TMA_STORE == 2) {
+      if constexpr (TMA_STORE >= 2) {
+        constexpr bool kPerWarp = TMA_STORE == 2;
         // Each warp stores its 16 rows of each m64 tile 32 columns at a time through two
         // 64-byte-swizzled boxes of its own, which its lane 0 stores by TMA while the warp
         // fills the other: only warp-level syncs. Where BN is not a multiple of 32, the last
         // box is the tile's last 32 columns and rewrites the previous box's overlap with the
         // same values (a box past the tile's edge would overwrite the next tile's columns).
-        const uint32_t own = c_boxes + (consumer * 4 + warp) * 2 * 1024;
+        // Warp w's 16 rows of a box: 1 KiB at own + parity * kParity.
+        const uint32_t own = kPerWarp ? c_boxes + (consumer * 4 + warp) * 2 * 1024
+                                      : c_boxes + consumer * 8192 + warp * 1024;
+        constexpr uint32_t kParity = kPerWarp ? 1024 : 4096;
         const int row0 = tile.m * BM + consumer * kConsumerRows + warp * 16;
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
 #pragma unroll
           for (int j = 0; j < (BN + 31) / 32; ++j) {
             const int col = min(j * 32, BN - 32);
-            const uint32_t buf = own + boxes++ % 2 * 1024;
-            if (lane == 0) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
-            __syncwarp();
+            const uint32_t buf = own + boxes++ % 2 * kParity;
+            if (kPerWarp ? lane == 0 : leader) TmaStoreWaitRead<1>();  // last reader of buf done
+            if (kPerWarp) {
+              __syncwarp();
+            } else {
+              WarpgroupSync(1 + consumer);
+            }
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
               const int r = half * 8 + lane / 4;
@@ -462,8 +471,13 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
               }
             }
             FenceAsyncShared();
-            __syncwarp();
-            if (lane == 0) TmaStore(map_c, tile.n * BN + col, row0 + mi * 64, buf);
+            if (kPerWarp) {
+              __syncwarp();
+              if (lane == 0) TmaStore(map_c, tile.n * BN + col, row0 + mi * 64, buf);
+            } else {
+              WarpgroupSync(1 + consumer);
+              if (leader) TmaStore(map_c, tile.n * BN + col, row0 - warp * 16 + mi * 64, buf);
+            }
           }
         }
       } else if constexpr (TMA_STORE == 1) {
@@ -502,7 +516,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       }
     }
     // Shared memory outlives the stores' reads.
-    if ((TMA_STORE == 1 && leader) || (TMA_STORE == 2 && threadIdx.x % 32 == 0)) {
+    if (((TMA_STORE == 1 || TMA_STORE == 3) && leader) || (TMA_STORE == 2 && threadIdx.x % 32 == 0)) {
       TmaStoreWaitRead<0>();
     }
   }
@@ -707,7 +721,7 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
   static_assert(BN % 64 == 0 || B_ROW_MAJOR == 0, "row-major B comes in 64-column sub-tiles");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
-  static_assert(TMA_STORE >= 0 && TMA_STORE <= 2, "TMA_STORE: 0, 1 or 2");
+  static_assert(TMA_STORE >= 0 && TMA_STORE <= 3, "TMA_STORE: 0 to 3");
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
   static_assert(BN / 8 % SPLIT_K == 0, "split-K ranks sum whole 8-column groups");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
