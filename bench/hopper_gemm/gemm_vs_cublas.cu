@@ -56,7 +56,7 @@ struct Config {
 
 using Launcher = void (*)(const void* a, const void* b, void* c, float* w, Shape s,
                           const CUtensorMap& ma, const CUtensorMap& mb, const CUtensorMap& mc,
-                          int sms, cudaStream_t stream);
+                          const CUtensorMap& mc32, int sms, cudaStream_t stream);
 
 struct Variant {
   Config config;
@@ -67,13 +67,13 @@ struct Variant {
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
           int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUtensorMap& ma,
-            const CUtensorMap& mb, const CUtensorMap& mc, int sms, cudaStream_t stream) {
+            const CUtensorMap& mb, const CUtensorMap& mc, const CUtensorMap& mc32, int sms,
+            cudaStream_t stream) {
   auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
                             SPLIT_K, STREAM_K>;
-  const int smem =
-      STAGES * (BM + BN) * BK * 2 +
-      (TMA_STORE == 1 ? BM * 256 : TMA_STORE >= 2 ? CONS * 8192 : 0) +
-      (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
+  const int smem = STAGES * (BM + BN) * BK * 2 +
+                   TMA_STORE * (BN % 64 == 0 ? BM * 256 : CONS * 8192) +
+                   (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;
   static bool configured = false;
@@ -102,7 +102,7 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
   kernel<<<grid, threads, smem, stream>>>(
       static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), w, s.m, s.n, s.k,
       reinterpret_cast<const TmaDescriptor&>(ma), reinterpret_cast<const TmaDescriptor&>(mb),
-      reinterpret_cast<const TmaDescriptor&>(mc));
+      reinterpret_cast<const TmaDescriptor&>(mc), reinterpret_cast<const TmaDescriptor&>(mc32));
 }
 
 // One configuration's variants: f16 and bf16, B column-major (TN) and, for tiles of whole
@@ -170,8 +170,7 @@ CUtensorMap MakeMap(const void* base, bool bf16, unsigned long long inner, unsig
   CHECK_CU(cuTensorMapEncodeTiled(
       &map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
       const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
@@ -365,13 +364,10 @@ int main(int argc, char** argv) {
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
-          const CUtensorMap map_c =
-              p.at("TMA_STORE") >= 2
-                  ? MakeMap(c, bf16, s.n, s.m, 32, p.at("TMA_STORE") == 2 ? 16 : 64,
-                            CU_TENSOR_MAP_SWIZZLE_64B)
-                  : MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
+          const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
+          const CUtensorMap map_c32 = MakeMap(c, bf16, s.n, s.m, 32, 64, CU_TENSOR_MAP_SWIZZLE_64B);
           auto run = [&] {
-            v.launch(a, b, c, w, s, map_a, map_b, map_c, prop.multiProcessorCount, stream);
+            v.launch(a, b, c, w, s, map_a, map_b, map_c, map_c32, prop.multiProcessorCount, stream);
           };
           CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
           run();

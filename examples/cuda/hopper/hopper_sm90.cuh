@@ -44,6 +44,11 @@ __device__ __forceinline__ void StorePair(T* C, long long N, long long row, long
 __device__ __forceinline__ uint32_t SwizzledOffset(int row, int chunk) {
   return row * 128 + ((chunk ^ (row & 7)) << 4);
 }
+// The same for 64-byte rows with the 64-byte swizzle (chunks 0-3 XOR-permuted by row / 2 % 4:
+// the TMA XORs address bits 4-5 with bits 7-8), in a sub-tile aligned to 512 bytes.
+__device__ __forceinline__ uint32_t Swizzled64Offset(int row, int chunk) {
+  return row * 64 + ((chunk ^ (row / 2 & 3)) << 4);
+}
 
 // ---------------------------------------------------------------------------------------------
 // sm_90a only: mbarriers, TMA, WGMMA, setmaxnreg.
