@@ -165,7 +165,9 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         }
         if (gpu == &kH200 && shape == "M=3000,N=5000,K=2000") {
           EXPECT_GT(stream, 0);
-          if (tn) EXPECT_GT(wide_4_stages_clustered, 0);
+          if (tn) {
+            EXPECT_GT(wide_4_stages_clustered, 0);
+          }
         }
         if (gpu == &kA100 || shape == "M=8192,N=8192,K=8192") {
           EXPECT_EQ(split, 0);
