@@ -56,7 +56,7 @@ struct Config {
 
 using Launcher = void (*)(const void* a, const void* b, void* c, float* w, Shape s,
                           const CUtensorMap& ma, const CUtensorMap& mb, const CUtensorMap& mc,
-                          int sms, cudaStream_t stream);
+                          const CUtensorMap& mc32, int sms, cudaStream_t stream);
 
 struct Variant {
   Config config;
@@ -67,11 +67,13 @@ struct Variant {
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
           int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUtensorMap& ma,
-            const CUtensorMap& mb, const CUtensorMap& mc, int sms, cudaStream_t stream) {
+            const CUtensorMap& mb, const CUtensorMap& mc, const CUtensorMap& mc32, int sms,
+            cudaStream_t stream) {
   auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
                             SPLIT_K, STREAM_K>;
-  const int smem =
-      STAGES * (BM + BN) * BK * 2 + TMA_STORE * BM * 256 + (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
+  const int smem = STAGES * (BM + BN) * BK * 2 +
+                   TMA_STORE * (BN % 64 == 0 ? BM * 256 : CONS * 8192) +
+                   (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;
   static bool configured = false;
@@ -100,37 +102,46 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
   kernel<<<grid, threads, smem, stream>>>(
       static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), w, s.m, s.n, s.k,
       reinterpret_cast<const TmaDescriptor&>(ma), reinterpret_cast<const TmaDescriptor&>(mb),
-      reinterpret_cast<const TmaDescriptor&>(mc));
+      reinterpret_cast<const TmaDescriptor&>(mc), reinterpret_cast<const TmaDescriptor&>(mc32));
+}
+
+// One configuration's variants: f16 and bf16, B column-major (TN) and, for tiles of whole
+// 64-column sub-tiles, row-major.
+template <int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M, int CLUSTER_M,
+          int TMA_STORE, int SPLIT_K, int STREAM_K>
+void AddVariants(std::vector<Variant>& variants) {
+  const Config config{{{"BM", BM},
+                       {"BN", BN},
+                       {"BK", BK},
+                       {"STAGES", STAGES},
+                       {"CONSUMERS", CONS},
+                       {"WS", WS},
+                       {"GROUP_M", GROUP_M},
+                       {"CLUSTER_M", CLUSTER_M},
+                       {"TMA_STORE", TMA_STORE},
+                       {"SPLIT_K", SPLIT_K},
+                       {"STREAM_K", STREAM_K}}};
+  variants.push_back({config, false, false,
+                      Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
+                             SPLIT_K, STREAM_K>});
+  variants.push_back({config, true, false,
+                      Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
+                             TMA_STORE, SPLIT_K, STREAM_K>});
+  if constexpr (BN % 64 == 0) {
+    variants.push_back({config, false, true,
+                        Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
+                               TMA_STORE, SPLIT_K, STREAM_K>});
+    variants.push_back({config, true, true,
+                        Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
+                               TMA_STORE, SPLIT_K, STREAM_K>});
+  }
 }
 
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K)  \
-  {                                                                                                \
-    Config config{{{"BM", BM},                                                                     \
-                   {"BN", BN},                                                                     \
-                   {"BK", BK},                                                                     \
-                   {"STAGES", STAGES},                                                             \
-                   {"CONSUMERS", CONS},                                                            \
-                   {"WS", WS},                                                                     \
-                   {"GROUP_M", GROUP_M},                                                           \
-                   {"CLUSTER_M", CLUSTER_M},                                                       \
-                   {"TMA_STORE", TMA_STORE},                                                       \
-                   {"SPLIT_K", SPLIT_K},                                                           \
-                   {"STREAM_K", STREAM_K}}};                                                       \
-    variants.push_back({config, false, false,                                                      \
-                        Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
-                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
-    variants.push_back({config, false, true,                                                       \
-                        Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,        \
-                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
-    variants.push_back({config, true, false,                                                       \
-                        Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
-                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
-    variants.push_back({config, true, true,                                                        \
-                        Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, \
-                               TMA_STORE, SPLIT_K, STREAM_K>});                                    \
-  }
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K) \
+  AddVariants<BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(    \
+      variants);
 #include "configs.inc"
 #undef HG_CONFIG
   return variants;
@@ -149,7 +160,8 @@ __global__ void FillRandom(T* out, long long count, unsigned long long seed) {
 }
 
 CUtensorMap MakeMap(const void* base, bool bf16, unsigned long long inner, unsigned long long outer,
-                    unsigned box_inner, unsigned box_outer) {
+                    unsigned box_inner, unsigned box_outer,
+                    CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {inner, outer};
   const cuuint64_t strides[1] = {inner * 2};
@@ -158,8 +170,7 @@ CUtensorMap MakeMap(const void* base, bool bf16, unsigned long long inner, unsig
   CHECK_CU(cuTensorMapEncodeTiled(
       &map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
       const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
@@ -252,6 +263,11 @@ int main(int argc, char** argv) {
   std::printf("# %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
               prop.minor);
   std::vector<Variant> variants = CompiledVariants();
+  // Built for compute 8.x (the compute_80 PTX binary), the kernel runs its Ampere path, which
+  // has no 152-wide tile (it traps): those configurations are skipped there.
+  cudaFuncAttributes attributes;
+  CHECK_CUDA(cudaFuncGetAttributes(&attributes, hopper_gemm_reference<__half, 0>));
+  const bool ampere_path = attributes.ptxVersion < 90;
 
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreate(&stream));
@@ -342,14 +358,16 @@ int main(int argc, char** argv) {
           const long long tiles =
               (s.m + p.at("BM") - 1) / p.at("BM") * ((s.n + p.at("BN") - 1) / p.at("BN"));
           if ((s.k + p.at("BK") - 1) / p.at("BK") < 2 * split) continue;
+          if (ampere_path && p.at("BN") % 64 != 0) continue;
           if (split > 1 && tiles * split > 2 * prop.multiProcessorCount) continue;
           // The spec's tensor_maps: each block of a cluster loads 1 / CLUSTER_M of B.
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
           const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
+          const CUtensorMap map_c32 = MakeMap(c, bf16, s.n, s.m, 32, 64, CU_TENSOR_MAP_SWIZZLE_64B);
           auto run = [&] {
-            v.launch(a, b, c, w, s, map_a, map_b, map_c, prop.multiProcessorCount, stream);
+            v.launch(a, b, c, w, s, map_a, map_b, map_c, map_c32, prop.multiProcessorCount, stream);
           };
           CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
           run();

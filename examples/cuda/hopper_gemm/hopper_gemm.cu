@@ -16,7 +16,11 @@
 //   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
 //     their common B tile and multicasting it to both;
 //   - the epilogue stores C from registers (TMA_STORE == 0) or through double-buffered shared
-//     boxes and TMA bulk tensor stores (TMA_STORE == 1);
+//     boxes and TMA bulk tensor stores (TMA_STORE == 1): boxes of 64 columns where BN is a
+//     multiple of 64, else of 32 columns by 64 rows (less shared memory; BN == 152 only);
+//   - BN == 152 (Hopper and B_ROW_MAJOR == 0 only; wgmma m64n152k16, up to 152 accumulators a
+//     consumer thread): 256 x 152 tiles cover 3000 x 5000 in 396 tiles, three whole waves of
+//     132 SMs, where 128 x 256 needs 480 (3.6 waves); cuBLAS's kernel there has this tile;
 //   - SPLIT_K > 1: clusters of SPLIT_K blocks compute the same output tile over consecutive
 //     ranges of k tiles; each writes its fp32 partial tile to its own shared memory, and each
 //     sums 1 / SPLIT_K of the tile's columns over the cluster (distributed shared memory, in
@@ -34,14 +38,15 @@
 // Ampere path (any other arch >= 8.0): the same tiles, stages and grid on cp.async + ldmatrix +
 //   mma.sync.m16n8k16, every warp copying and the consumer warps computing; it ignores the
 //   tensor maps, CLUSTER_M, TMA_STORE and SPLIT_K (the specs pin them to 1, 0 and 1 there);
-//   edge tiles through zero-filling cp.async and masked stores.
+//   edge tiles through zero-filling cp.async and masked stores. It traps for BN == 152.
 //
 // Shared memory (both paths), per stage: A as BK/64 sub-tiles of BM rows x 128 bytes, then B as
 // BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
 // bytes (B_ROW_MAJOR == 1). Each 128-byte row holds its eight 16-byte chunks XOR-permuted by
-// (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * BM * 256 bytes of C boxes, then
-// (SPLIT_K > 1) * BM * BN * 4 bytes of fp32 partial tile. Launch with STAGES * (BM + BN) * BK * 2
-// + TMA_STORE * BM * 256 + (SPLIT_K > 1) * BM * BN * 4 + 2048 bytes of dynamic shared memory (the
+// (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * C_BOX_BYTES bytes of C boxes, then
+// (SPLIT_K > 1) * BM * BN * 4 bytes of fp32 partial tile, where C_BOX_BYTES is BM * 256 when
+// BN % 64 == 0 and CONSUMERS * 8192 otherwise. Launch with STAGES * (BM + BN) * BK * 2 +
+// TMA_STORE * C_BOX_BYTES + (SPLIT_K > 1) * BM * BN * 4 + 2048 bytes of dynamic shared memory (the
 // slack aligns the ring to 1024 bytes and holds the barriers). Requires N % 8 == 0 and
 // K % 8 == 0 (the TMA's 16-byte row pitch; the Ampere path's 16-byte copies) and
 // K >= SPLIT_K * BK; SPLIT_K > 1 needs CLUSTER_M == 1 and TMA_STORE == 0, and the Ampere path
@@ -54,7 +59,8 @@
 //
 // Kernel arguments: A, B, C, W, M, N, K, then TMA descriptors (128-byte swizzle) of A (dims {K, M},
 // box {64, BM}), B (B_ROW_MAJOR == 0: dims {K, N}, box {64, BN / CLUSTER_M}; 1: dims {N, K},
-// box {64, BK / CLUSTER_M}) and C (dims {N, M}, box {64, BM / CONSUMERS}).
+// box {64, BK / CLUSTER_M}) and C (dims {N, M}, box {64, BM / CONSUMERS}), and one of C with
+// 64-byte swizzle (dims {N, M}, box {32, 64}) for the tiles whose BN is no multiple of 64.
 //
 // The mbarrier, TMA and WGMMA wrappers live in ../hopper/hopper_sm90.cuh (linked here).
 
@@ -86,19 +92,25 @@ template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int C
           int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long long N, long long K,
                                            const TmaDescriptor& map_a, const TmaDescriptor& map_b,
-                                           const TmaDescriptor& map_c, unsigned char* smem_raw) {
+                                           const TmaDescriptor& map_c, const TmaDescriptor& map_c32,
+                                           unsigned char* smem_raw) {
   constexpr int kConsumerRows = BM / CONSUMERS;
   constexpr int kMTiles = kConsumerRows / 64;  // m64 WGMMAs per k16 step
   constexpr uint32_t kABytes = BM * BK * 2;
   constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
   const uint32_t smem =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
-  // TMA_STORE: two 128-byte-swizzled boxes of kConsumerRows x 64 outputs per consumer.
-  constexpr uint32_t kCBoxBytes = kConsumerRows * 128;
+  // TMA_STORE: two C boxes per consumer. Tiles of whole 64-column sub-tiles: kConsumerRows x 64
+  // outputs, 128-byte swizzled (map_c). Others (BN = 152): 64 x 32 outputs, 64-byte swizzled
+  // (map_c32), 8 KiB a consumer, which leaves 256 x 152 room for 4 stages (bench NOTES.md v8:
+  // the narrow boxes cost the other tiles 1-3%, so they keep the wide ones).
+  constexpr bool kWideBoxes = BN % 64 == 0;
+  constexpr int kBoxCols = kWideBoxes ? 64 : 32, kBoxRows = kWideBoxes ? kConsumerRows : 64;
+  constexpr uint32_t kCBoxBytes = kBoxRows * kBoxCols * 2;
   const uint32_t c_boxes = smem + STAGES * kStageBytes;
   // SPLIT_K > 1: this block's fp32 partial tile, per consumer kMTiles * BN / 8 float4 slots of
   // 128 threads each (the accumulators' own order, so every rank's layout is the same).
-  const uint32_t partials = c_boxes + TMA_STORE * BM * 256;
+  const uint32_t partials = c_boxes + TMA_STORE * CONSUMERS * 2 * kCBoxBytes;
   const uint32_t full = partials + (SPLIT_K > 1 ? BM * BN * 4 : 0);  // one mbarrier per stage
   const uint32_t empty = full + STAGES * 8;
   // Per consumer: all ranks' partials written (ready), all ranks done reading them (read).
@@ -166,7 +178,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
     // load and store.
     PrefetchTensorMap(map_a);
     PrefetchTensorMap(map_b);
-    if constexpr (TMA_STORE) PrefetchTensorMap(map_c);
+    if constexpr (TMA_STORE) PrefetchTensorMap(kWideBoxes ? map_c : map_c32);
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(full + 8 * s, 1);
       BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
@@ -264,7 +276,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       for (int p = 0; p < min(STAGES - 1, steps); ++p) load_step(p);
     }
     float acc[kMTiles][BN / 2];
-    int step = 0, stored = 0;
+    int step = 0, boxes = 0;
     for (int i = 0; i < units; ++i) {
       const Unit w = unit_of(i);
       for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step) {
@@ -408,34 +420,43 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       const TileCoord tile = tile_of(w.tile);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
       if constexpr (TMA_STORE) {
-        // 64 columns at a time through a double-buffered shared box that the TMA stores while
-        // the consumer fills the other one (or goes on with the next tile).
+        // kBoxCols columns of kBoxRows rows at a time through the consumer's two boxes: the TMA
+        // stores one while the consumer fills the other (or goes on with the next tile). Where
+        // BN is no multiple of kBoxCols (152 = 4 x 32 + 24), the last box is the tile's last
+        // kBoxCols columns and rewrites part of the previous one with the same values (a box
+        // past the tile would overwrite the next tile's columns; the TMA clips only at the
+        // matrix's edge).
+        const TmaDescriptor& map = kWideBoxes ? map_c : map_c32;
         const int row0 = tile.m * BM + consumer * kConsumerRows;
 #pragma unroll
-        for (int j = 0; j < BN / 64; ++j) {
-          const int box = (stored * (BN / 64) + j) % 2;
-          const uint32_t buf = c_boxes + (consumer * 2 + box) * kCBoxBytes;
-          if (leader) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
-          WarpgroupSync(1 + consumer);
+        for (int rb = 0; rb < kConsumerRows / kBoxRows; ++rb) {
 #pragma unroll
-          for (int mi = 0; mi < kMTiles; ++mi) {
+          for (int j = 0; j < (BN + kBoxCols - 1) / kBoxCols; ++j) {
+            const int col = min(j * kBoxCols, BN - kBoxCols);
+            const uint32_t buf = c_boxes + (consumer * 2 + boxes++ % 2) * kCBoxBytes;
+            if (leader) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
+            WarpgroupSync(1 + consumer);
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const int r = mi * 64 + warp * 16 + half * 8 + lane / 4;
+            for (int mi = rb * kBoxRows / 64; mi < (rb + 1) * kBoxRows / 64; ++mi) {
 #pragma unroll
-              for (int c = 0; c < 8; ++c) {
-                const float* v = &acc[mi][4 * (8 * j + c) + 2 * half];
-                const uint32_t addr = buf + SwizzledOffset(r, c) + lane % 4 * 4;
-                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
-                             "r"(PackPair(v[0], v[1], T())));
+              for (int half = 0; half < 2; ++half) {
+                const int r = mi * 64 % kBoxRows + warp * 16 + half * 8 + lane / 4;  // in the box
+#pragma unroll
+                for (int c = 0; c < kBoxCols / 8; ++c) {
+                  const float* v = &acc[mi][4 * (col / 8 + c) + 2 * half];
+                  const uint32_t addr =
+                      buf + (kWideBoxes ? SwizzledOffset(r, c) : Swizzled64Offset(r, c)) +
+                      lane % 4 * 4;
+                  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
+                               "r"(PackPair(v[0], v[1], T())));
+                }
               }
             }
+            FenceAsyncShared();
+            WarpgroupSync(1 + consumer);
+            if (leader) TmaStore(map, tile.n * BN + col, row0 + rb * kBoxRows, buf);
           }
-          FenceAsyncShared();
-          WarpgroupSync(1 + consumer);
-          if (leader) TmaStore(map_c, tile.n * BN + j * 64, row0, buf);
         }
-        ++stored;
       } else {
         // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
         const long long row =
@@ -649,16 +670,19 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
     hopper_gemm(const T* A, const T* B, T* C, float* W, long long M, long long N, long long K,
                 const __grid_constant__ TmaDescriptor map_a,
                 const __grid_constant__ TmaDescriptor map_b,
-                const __grid_constant__ TmaDescriptor map_c) {
+                const __grid_constant__ TmaDescriptor map_c,
+                const __grid_constant__ TmaDescriptor map_c32) {
   static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
                 "each consumer warpgroup owns 64 or 128 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma n64, n128 or n256");
+  static_assert(BN == 64 || BN == 128 || BN == 152 || BN == 256, "wgmma n64, n128, n152 or n256");
   static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
-  static_assert(BM * BN <= 16384 * CONSUMERS, "at most 128 accumulators a thread");
+  static_assert(BM / CONSUMERS * BN <= 128 * 152, "at most 152 accumulators a thread");
+  static_assert(BN % 64 == 0 || B_ROW_MAJOR == 0, "row-major B comes in 64-column sub-tiles");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
   static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
+  static_assert(BN / 8 % SPLIT_K == 0, "split-K ranks sum whole 8-column groups");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
                 "split-K clusters hold one tile and store it from registers");
   static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is a flag");
@@ -667,12 +691,16 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   hopper_gemm_detail::HopperGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M,
-                                 CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(C, W, M, N, K, map_a,
-                                                                          map_b, map_c, smem);
+                                 CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(
+      C, W, M, N, K, map_a, map_b, map_c, map_c32, smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   (void)W;
-  hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
-      A, B, C, M, N, K, smem);
+  if constexpr (BN % 64 == 0) {
+    hopper_gemm_detail::AmpereGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M>(
+        A, B, C, M, N, K, smem);
+  } else {
+    __trap();  // a Hopper-only tile (the specs offer BN = 152 on sm_90 only)
+  }
 #endif
 }
 

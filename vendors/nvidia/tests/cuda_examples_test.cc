@@ -110,7 +110,10 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
 // idle (1024^3), not where they fill the GPU many times over (8192^3). Stream-K is offered on
 // Hopper where the tiles are more than a wave with a partial last one (the ragged shape's 480
 // tiles of 128 x 256 on 132 SMs), never where they are one wave or less (1024^3's 32 such
-// tiles), where it would time STREAM_K = 0 again.
+// tiles), where it would time STREAM_K = 0 again. The 256 x 152 tile (three whole waves at the
+// ragged shape) is offered on Hopper with B column-major only, as its kernel path supports, and
+// with the TMA store, whose 32-column C boxes fit it with 4 stages and clusters of 2 (the
+// configuration that measured best there, bench/hopper_gemm/NOTES.md v8).
 TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew) {
   for (const char* spec : {"hopper_gemm_f16_tn.yaml", "hopper_gemm_bf16_tn.yaml",
                            "hopper_gemm_f16_nn.yaml", "hopper_gemm_bf16_nn.yaml"}) {
@@ -119,6 +122,7 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         kernelspec::LoadSpecFile(std::string(TF_SOURCE_DIR) + "/examples/cuda/hopper_gemm/" + spec);
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
     bool ragged = false;
+    const bool tn = std::string(spec).find("_tn.") != std::string::npos;
     for (const Gpu* gpu : {&kH200, &kA100}) {
       for (const v1::Problem& problem : loaded->spec.problems()) {
         const std::string shape = kernelspec::ProblemText(problem);
@@ -128,13 +132,21 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         auto configs = space->Select(loaded->spec.search(), 1000000);
         ASSERT_TRUE(configs.ok()) << configs.status().ToString();
         EXPECT_FALSE(configs->empty());
-        int split = 0, stream = 0;
+        int split = 0, stream = 0, wide = 0, wide_4_stages_clustered = 0;
         for (const v1::Config& config : *configs) {
           std::map<std::string, int64_t> v;
           for (const v1::ParamSetting& setting : config.settings()) {
             v[setting.name()] = setting.value().int_value();
           }
           if (v["SPLIT_K"] > 1) ++split;
+          if (v["BN"] == 152) {
+            ++wide;
+            EXPECT_EQ(v["BM"], 256);
+            EXPECT_EQ(v["CONSUMERS"], 2);
+            EXPECT_EQ(v["TMA_STORE"], 1);
+            EXPECT_LE(v["STAGES"], 4);  // 5 x 51 KiB of stages alone exceed 227 KiB
+            if (v["STAGES"] == 4 && v["CLUSTER_M"] == 2) ++wide_4_stages_clustered;
+          }
           if (v["STREAM_K"] == 0) continue;
           ++stream;
           std::map<std::string, int64_t> p;
@@ -145,11 +157,17 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
           const int64_t wave = 132 / v["CLUSTER_M"];
           EXPECT_TRUE(cluster_tiles > wave && cluster_tiles % wave != 0) << cluster_tiles;
         }
+        if (gpu == &kA100 || !tn) {
+          EXPECT_EQ(wide, 0);
+        }
         if (gpu == &kA100) {
           EXPECT_EQ(stream, 0);
         }
         if (gpu == &kH200 && shape == "M=3000,N=5000,K=2000") {
           EXPECT_GT(stream, 0);
+          if (tn) {
+            EXPECT_GT(wide_4_stages_clustered, 0);
+          }
         }
         if (gpu == &kA100 || shape == "M=8192,N=8192,K=8192") {
           EXPECT_EQ(split, 0);
