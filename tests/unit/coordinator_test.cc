@@ -313,6 +313,49 @@ TEST_F(CoordinatorTest, AStragglingReTimeLeaseIsTakenOverWholeAndTheJobEnds) {
   EXPECT_EQ(reported->recorded(), 0);
 }
 
+TEST_F(CoordinatorTest, ResultsListTheResourcesTheWorkersBuildReported) {
+  Start();
+  const std::string worker = Register();
+  auto loaded =
+      kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = loaded->spec;
+  request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(2);
+  request.mutable_spec()->mutable_target()->set_compile_on("worker");
+  for (const auto& source : loaded->sources) *request.add_sources() = source;
+  auto job = c_->Submit(request);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+
+  std::optional<v1::Lease> lease;
+  ASSERT_TRUE(WaitFor([&] { return (lease = Acquire(worker)).has_value(); }, seconds(60)));
+  ASSERT_TRUE(lease->build_on_worker());
+  v1::ReportResultsRequest report;
+  report.set_worker_id(worker);
+  report.set_lease_id(lease->lease_id());
+  report.set_lease_finished(true);
+  for (const auto& candidate : lease->candidates()) {
+    v1::CandidateResult* result = report.add_results();
+    result->set_candidate_id(candidate.candidate_id());
+    result->set_status(v1::RESULT_STATUS_OK);
+    result->mutable_timing()->set_median_ns(1000 + candidate.candidate_id());
+    result->mutable_resources()->set_vector_registers(168);
+    result->mutable_resources()->add_performance_warnings(
+        "C7510: wgmma serialized (candidate " + std::to_string(candidate.candidate_id()) + ")");
+  }
+  ASSERT_TRUE(c_->ReportResults(report).ok());
+
+  auto results = c_->ListResults(job->job_id());
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  ASSERT_EQ(results->size(), static_cast<size_t>(lease->candidates_size()));
+  for (const v1::CandidateResult& result : *results) {
+    EXPECT_EQ(result.resources().vector_registers(), 168);
+    ASSERT_EQ(result.resources().performance_warnings_size(), 1);
+    EXPECT_EQ(result.resources().performance_warnings(0),
+              "C7510: wgmma serialized (candidate " + std::to_string(result.candidate_id()) + ")");
+  }
+}
+
 TEST_F(CoordinatorTest, HigherPriorityJobIsLeasedFirstEvenWhenSubmittedLater) {
   Start();
   std::string worker = Register();
