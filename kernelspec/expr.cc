@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernelspec/scanner.h"
+
 namespace tf::kernelspec {
 
 ScalarRef RefOf(const Scalar& value) {
@@ -42,17 +44,14 @@ bool IsTrue(const Scalar& value) { return IsTrue(RefOf(value)); }
 
 namespace {
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 }  // namespace
 
 // Recursive descent, one function per precedence level, lowest first.
-class ExprParser {
+class ExprParser : Scanner {
  public:
-  explicit ExprParser(std::string_view text) : text_(text) { expr_.text_ = std::string(text); }
+  explicit ExprParser(std::string_view text) : Scanner(text) { expr_.text_ = std::string(text); }
 
   Result<Expr> Parse() {
     TF_ASSIGN_OR_RETURN(int root, ParseConditional(0));
@@ -83,39 +82,10 @@ class ExprParser {
       {"is_pow2", Op::kIsPow2, 1, 1},   {"abs", Op::kAbs, 1, 1},
   };
 
-  Status Error(std::string_view message, size_t at) const {
-    return Status::InvalidArgument("in " + Quoted(text_) + ": " + std::string(message) +
-                                   " at column " + std::to_string(at + 1));
-  }
-  Status Error(std::string_view message) const { return Error(message, pos_); }
   Status Unexpected() const {
     std::string what = "unexpected '" + std::string(1, text_[pos_]) + "'";
     if (text_[pos_] == '=') what += " (did you mean '=='?)";
     return Error(what);
-  }
-
-  void SkipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  // Consumes `token` when it comes next, but not when it is only the start of
-  // `longer_one` (so "<" does not take the "<" of "<=").
-  bool Accept(std::string_view token, std::string_view longer_one = {}) {
-    SkipSpace();
-    if (text_.substr(pos_, token.size()) != token) return false;
-    if (!longer_one.empty() && text_.substr(pos_, longer_one.size()) == longer_one) return false;
-    pos_ += token.size();
-    return true;
-  }
-
-  // Consumes the word `keyword` (and, or, not, in, if, else) when it comes
-  // next as a whole word, so that "order" is not "or" followed by "der".
-  bool AcceptKeyword(std::string_view keyword) {
-    SkipSpace();
-    if (text_.substr(pos_, keyword.size()) != keyword) return false;
-    size_t end = pos_ + keyword.size();
-    if (end < text_.size() && IsIdentChar(text_[end])) return false;
-    pos_ = end;
-    return true;
   }
 
   int AddNode(Op op, size_t at, std::initializer_list<int> children) {
@@ -169,9 +139,9 @@ class ExprParser {
     TF_ASSIGN_OR_RETURN(int first, ParseOr(depth + 1));
     SkipSpace();
     size_t at = pos_;
-    if (AcceptKeyword("if")) {
+    if (AcceptWord("if")) {
       TF_ASSIGN_OR_RETURN(int condition, ParseOr(depth + 1));
-      if (!AcceptKeyword("else")) {
+      if (!AcceptWord("else")) {
         return Error("expected 'else' of the 'if' at column " + std::to_string(at + 1));
       }
       TF_ASSIGN_OR_RETURN(int if_false, ParseConditional(depth + 1));
@@ -188,7 +158,7 @@ class ExprParser {
     while (true) {
       SkipSpace();
       size_t at = pos_;
-      if (!Accept("||") && !AcceptKeyword("or")) return lhs;
+      if (!Accept("||") && !AcceptWord("or")) return lhs;
       TF_ASSIGN_OR_RETURN(int rhs, ParseAnd(depth));
       lhs = AddNode(Op::kOr, at, {lhs, rhs});
     }
@@ -198,7 +168,7 @@ class ExprParser {
     while (true) {
       SkipSpace();
       size_t at = pos_;
-      if (!Accept("&&") && !AcceptKeyword("and")) return lhs;
+      if (!Accept("&&") && !AcceptWord("and")) return lhs;
       TF_ASSIGN_OR_RETURN(int rhs, ParseNot(depth));
       lhs = AddNode(Op::kAnd, at, {lhs, rhs});
     }
@@ -208,7 +178,7 @@ class ExprParser {
     if (depth > kMaxDepth) return Error("expression nested too deeply");
     SkipSpace();
     size_t at = pos_;
-    if (!AcceptKeyword("not")) return ParseEquality(depth);
+    if (!AcceptWord("not")) return ParseEquality(depth);
     TF_ASSIGN_OR_RETURN(int operand, ParseNot(depth + 1));
     return AddNode(Op::kNot, at, {operand});
   }
@@ -251,8 +221,8 @@ class ExprParser {
   enum class Membership { kNone, kIn, kNotIn };
   Membership AcceptMembership() {
     size_t start = pos_;
-    if (AcceptKeyword("in")) return Membership::kIn;
-    if (AcceptKeyword("not") && AcceptKeyword("in")) return Membership::kNotIn;
+    if (AcceptWord("in")) return Membership::kIn;
+    if (AcceptWord("not") && AcceptWord("in")) return Membership::kNotIn;
     pos_ = start;
     return Membership::kNone;
   }
@@ -439,8 +409,6 @@ class ExprParser {
     return AddNode(function->op, start, args);
   }
 
-  std::string_view text_;
-  size_t pos_ = 0;
   Expr expr_;
 };
 

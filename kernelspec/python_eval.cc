@@ -6,6 +6,8 @@
 #include <cmath>
 #include <memory>
 
+#include "kernelspec/scanner.h"
+
 namespace tf::kernelspec {
 
 PyValue PyValue::Int(int64_t v) {
@@ -94,12 +96,11 @@ struct Node {
   std::vector<Loop> loops;
 };
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-class Parser {
+class Parser : Scanner {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  explicit Parser(std::string_view text) : Scanner(text) {}
+  // The evaluator reports its errors at a node's column of this text.
+  using Scanner::Error;
 
   Result<NodePtr> Parse() {
     TF_ASSIGN_OR_RETURN(NodePtr root, ParseExpression(0));
@@ -108,39 +109,9 @@ class Parser {
     return root;
   }
 
-  Status Error(const std::string& message) const { return ErrorAt(message, pos_); }
-  Status ErrorAt(const std::string& message, size_t at) const {
-    return Status::InvalidArgument("in '" + std::string(text_) + "': " + message + " at column " +
-                                   std::to_string(at + 1));
-  }
-
  private:
   using Parsed = Result<NodePtr>;
 
-  void SkipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  bool Accept(std::string_view token, std::string_view longer_one = {}) {
-    SkipSpace();
-    if (text_.substr(pos_, token.size()) != token) return false;
-    if (!longer_one.empty() && text_.substr(pos_, longer_one.size()) == longer_one) return false;
-    pos_ += token.size();
-    return true;
-  }
-  bool AcceptWord(std::string_view word) {
-    SkipSpace();
-    if (text_.substr(pos_, word.size()) != word) return false;
-    size_t end = pos_ + word.size();
-    if (end < text_.size() && IsIdentChar(text_[end])) return false;
-    pos_ = end;
-    return true;
-  }
-  bool PeekWord(std::string_view word) {
-    size_t start = pos_;
-    bool found = AcceptWord(word);
-    pos_ = start;
-    return found;
-  }
   Status Expect(std::string_view token, const std::string& what) {
     return Accept(token) ? Status::Ok() : Error("expected " + what);
   }
@@ -356,13 +327,13 @@ class Parser {
     if (is_float) {
       double d = 0;
       if (std::from_chars(token.data(), end, d).ptr != end) {
-        return ErrorAt("bad number '" + std::string(token) + "'", start);
+        return Error("bad number '" + std::string(token) + "'", start);
       }
       node->constant = PyValue::Float(d);
     } else {
       int64_t i = 0;
       if (std::from_chars(token.data(), end, i).ptr != end) {
-        return ErrorAt("bad integer '" + std::string(token) + "'", start);
+        return Error("bad integer '" + std::string(token) + "'", start);
       }
       node->constant = PyValue::Int(i);
     }
@@ -415,9 +386,6 @@ class Parser {
     }
     return Status::Ok();
   }
-
-  std::string_view text_;
-  size_t pos_ = 0;
 };
 
 using Kind = PyValue::Kind;
@@ -505,7 +473,7 @@ class Evaluator {
 
  private:
   Status Fail(const Node& node, const std::string& message) const {
-    return parser_.ErrorAt(message, node.column);
+    return parser_.Error(message, node.column);
   }
 
   Result<PyValue> Lookup(const Node& node) {
