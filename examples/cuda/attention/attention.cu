@@ -15,10 +15,8 @@
 //     that S = Q K^T can start before V has landed. K and V also have their own "empty"
 //     mbarriers: consumers free a K tile once their S has completed, a V tile once their P V
 //     has, and each consumer its Q rows once its last S of the tile has completed (so that its
-//     next tile's rows load while it finishes this tile); the key blocks of all of a block's
-//     tiles form one stream, in which the producer loads K of block g + 1 (the next tile's first
-//     at a tile's end) before V of block g, which is needed a product later (FlashAttention-3's
-//     order);
+//     next tile's rows load while it finishes this tile); the producer loads K of block j + 1
+//     before V of block j, which is needed a product later (FlashAttention-3's order);
 //   - CONSUMERS warpgroups each own 64 queries: S = Q K^T by wgmma.m64nBNk16 (both operands in
 //     shared memory), the online softmax in fp32 registers (exp2 with the scale folded in, the
 //     row sum kept per thread and reduced once at the end; mask arithmetic only in the causal
@@ -27,8 +25,8 @@
 //     fragment, so P is S converted in place, never stored;
 //   - OVERLAP == 1 (FlashAttention-3's intra-warpgroup pipelining): the S of key block g + 1 is
 //     issued before the O += P V of block g, and its softmax runs while that product is still
-//     in flight, across tile boundaries too (the next tile's first S goes out with the last
-//     P V, and O is stored after it, while other consumers' products run); OVERLAP == 0 runs
+//     in flight, across tile boundaries too (the last P V of a tile and the next tile's first
+//     S go out in one turn, and O is stored while that S runs); OVERLAP == 0 runs
 //     the two products and the softmax in sequence, tile by tile; OVERLAP == 2
 //     adds FlashAttention-3's inter-warpgroup "ping-pong": the consumers issue their products
 //     in turn (named barriers), so that one warpgroup's softmax overlaps another's products.
@@ -271,32 +269,18 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
           TmaLoad(dst + d * BN * 128, v ? map_v : map_k, d * 64, row, full);
         }
       };
-      // One stream of key blocks over the tiles: K of the next block (the next tile's first,
-      // at a tile's end) before V of this one, then the next tile's Q, which waits for this
-      // tile's last S.
-      int n = 0, j = 0;
-      Tile tile = tile_at(tile_of(0));
-      load_q(0, tile);
-      load(0, tile.head_row, 0);
-      for (int g = 0;; ++g) {
-        Tile next = tile;
-        int next_j = j + 1;
-        const bool new_tile = next_j == tile.blocks;
-        if (new_tile) {
-          const int t = tile_of(n + 1);
-          if (t < tiles) {
-            next = tile_at(t);
-            next_j = 0;
-          } else {
-            next_j = -1;  // no next block
-          }
+      // Tile by tile. (One stream over the tiles, the next tile's first K loaded before this
+      // tile's last V and the next Q, ran 1-7% slower at most shapes: NOTES.md version 5.)
+      int g = 0;
+      for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
+        const Tile tile = tile_at(t);
+        load_q(n, tile);
+        load(g, tile.head_row, 0);
+        for (int j = 0; j < tile.blocks; ++j) {
+          if (j + 1 < tile.blocks) load(g + j + 1, tile.head_row + (j + 1) * BN, 0);
+          load(g + j, tile.head_row + j * BN, 1);
         }
-        if (next_j >= 0) load(g + 1, next.head_row + next_j * BN, 0);
-        load(g, tile.head_row + j * BN, 1);
-        if (next_j < 0) break;
-        if (new_tile) load_q(++n, next);
-        tile = next;
-        j = next_j;
+        g += tile.blocks;
       }
     }
     return;
@@ -328,9 +312,10 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     FenceRegisters(s);
   };
   // O += P V_g, issued and committed. V is MN-major: 64-column blocks BN * 128 bytes apart.
+  // g == -1: the first tile's discarded product (below), on a V tile it does not wait for.
   auto issue_values = [&](uint32_t(&p)[BN / 16][4], int g) {
-    const int stage = g % STAGES;
-    BarrierWait(v_full + 8 * stage, (g / STAGES) & 1);
+    const int stage = (g + STAGES) % STAGES;
+    if (g >= 0) BarrierWait(v_full + 8 * stage, (g / STAGES) & 1);
     const uint32_t v_tile = ring + (2 * stage + 1) * kKvBytes;
     FenceRegisters(st.o);
     WgmmaFence();
@@ -382,7 +367,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   // causal). Returns whether O must be rescaled: skipped when no row of the warp moved its base.
   auto softmax = [&](const Tile& tile, int j) {
     const int first_query = tile.q_block * BM + consumer * 64;  // this warpgroup's row 0
-    const int query = first_query + warp * 16 + lane / 4;      // this thread's row 0
+    const int query = first_query + warp * 16 + lane / 4;       // this thread's row 0
     const int last_key = causal ? query : static_cast<int>(S) - 1;
     const int mask_from = causal ? first_query : static_cast<int>(S) - 1;
     const int key_minus_last = j * BN + 2 * (lane % 4) - last_key;
@@ -435,63 +420,63 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       store(tile, st.sum);
     }
   } else {
-    // One stream of key blocks over all of this block's tiles: every turn issues S of key
-    // block g and P V of block g - 1, across a tile boundary too, so that the next tile's first
-    // S runs under the last P V of the tile before and the tile's O is stored while the other
-    // consumers' products run. The WGMMAs are issued at the same unconditional points: one
-    // issued under a condition makes ptxas wait after every WGMMA of the kernel (C7518,
-    // 30-40% slower; NOTES.md version 3).
-    int n = 0, j = 0, g = 0;  // S's tile, block within it, and block over the tiles
-    Tile tile = tile_at(tile_of(0));
-    reset();
-    wait_q(0);
-    take_turn();
-    issue_scores(s, 0);
-    pass_turn(false);
-    WgmmaWait<0>();
-    FenceRegisters(s);
-    release(0, 0);
-    if (tile.blocks == 1) q_done();
-    softmax(tile, 0);
-    ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
-    for (;;) {
-      ++g;
-      const Tile last = tile;  // the tile of block g - 1, whose P V is issued this turn
-      if (++j == tile.blocks) {
-        const int t = tile_of(++n);
-        if (t >= tiles) break;
-        tile = tile_at(t);
-        j = 0;
-        wait_q(n);
-      }
+    // Every turn issues two products, across a tile boundary too: within a tile S of key block
+    // g and P V of block g - 1; at a tile's start the last tile's last P V and this tile's first
+    // S, the last tile's O stored while that S runs. So a boundary costs no half-empty turns
+    // (a last P V alone, then a first S alone with its softmax under nothing of its own). The
+    // WGMMAs are issued at unconditional points: one issued under a condition makes ptxas wait
+    // after every WGMMA of the kernel (C7518, 30-40% slower; NOTES.md version 3). (One loop over
+    // all of a block's key blocks, the boundary's work under a condition inside it, ran 5-10%
+    // slower at every shape, one tile per block included: NOTES.md version 5.)
+    int g = 0;  // key block over the tiles whose S is issued next
+    int n = 0;  // tiles begun
+#pragma unroll
+    for (int k = 0; k < BN / 16; ++k) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) p[k][i] = 0;
+    }
+    for (int t = tile_of(0); t < tiles; t = tile_of(++n)) {
+      // A tile's first turn. The first tile has no P V before it: its first turn multiplies
+      // P = 0 by stage STAGES - 1's V, whatever it holds, into an O that is reset right after,
+      // so that one copy of this code, and of the WGMMAs' issue points, serves every tile. (A
+      // first turn of its own, with a second copy of the loop below, spilled more at BN = 192;
+      // so did S first and the store after the softmax, as within a tile.)
+      const Tile tile = tile_at(t);
+      wait_q(n);
       take_turn();
-      issue_scores(s, g);
       issue_values(p, g - 1);
+      issue_scores(s, g);
       pass_turn(false);
-      WgmmaWait<1>();  // the scores have landed; P V_{g-1} may still run
-      FenceRegisters(s);
-      release(g, 0);
-      if (j == tile.blocks - 1) q_done();
-      // A new tile's softmax starts from a fresh maximum and sum; the last tile's sum is kept
-      // for its epilogue, after its last P V.
-      const float last_sum[2] = {st.sum[0], st.sum[1]};
-      if (j == 0) {
-        st.max[0] = st.max[1] = -INFINITY;
-        st.sum[0] = st.sum[1] = 0.f;
-      }
-      const bool rescale = softmax(tile, j);
-      WgmmaWait<0>();
+      WgmmaWait<1>();  // P V has completed; the scores may still run
       FenceRegisters(st.o);
       FenceOperand(p);
-      release(g - 1, 1);
-      if (j == 0) {
-        store(last, last_sum);
-#pragma unroll
-        for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
-      } else if (rescale) {
-        Rescale(st, correction);
+      if (n > 0) {
+        release(g - 1, 1);
+        store(tile_at(tile_of(n - 1)), st.sum);
       }
-      ToOperand<T, BN>(s, p);
+      reset();
+      WgmmaWait<0>();
+      FenceRegisters(s);
+      release(g++, 0);
+      softmax(tile, 0);
+      ToOperand<T, BN>(s, p);  // O is 0: nothing to rescale
+      for (int j = 1; j < tile.blocks; ++j, ++g) {
+        take_turn();
+        issue_scores(s, g);
+        issue_values(p, g - 1);
+        pass_turn(false);
+        WgmmaWait<1>();  // the scores have landed; P V_{g-1} may still run
+        FenceRegisters(s);
+        release(g, 0);
+        const bool rescale = softmax(tile, j);
+        WgmmaWait<0>();
+        FenceRegisters(st.o);
+        FenceOperand(p);
+        release(g - 1, 1);
+        if (rescale) Rescale(st, correction);
+        ToOperand<T, BN>(s, p);
+      }
+      q_done();
     }
     take_turn();
     issue_values(p, g - 1);
@@ -500,7 +485,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     FenceRegisters(st.o);
     FenceOperand(p);
     release(g - 1, 1);
-    store(tile, st.sum);
+    store(tile_at(tile_of(n - 1)), st.sum);
   }
 }
 
