@@ -102,7 +102,7 @@ int Launch(void* q, void* k, void* v, void* o, long long b, long long h, long lo
            long long causal, bool persistent, cudaStream_t stream) {
   TmaDescriptor maps[3];
   const bool bf16 = hopper::kIsBf16<T>;
-  int rc = EncodeMap(&maps[0], bf16, q, b * h * s, D, BM);
+  int rc = EncodeMap(&maps[0], bf16, q, b * h * s, D, 64);
   if (rc == 0) rc = EncodeMap(&maps[1], bf16, k, b * h * s, D, BN);
   if (rc == 0) rc = EncodeMap(&maps[2], bf16, v, b * h * s, D, BN);
   if (rc != 0) return rc;

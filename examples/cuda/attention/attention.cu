@@ -8,24 +8,26 @@
 // heaviest causal query block first, and block b of G computes tiles b, 2G - 1 - b, 2G + b,
 // 4G - 1 - b, ... (a snake, so that causal tiles, heavy to light, even out over the blocks):
 // one tile per block with a grid of ceil(S / BM) * B * H blocks, or, with a grid of one block
-// per SM, a persistent loop in which the next tile's Q and first K/V blocks load while the
-// consumers finish the last product and store O. Per block:
-//   - a producer warpgroup (setmaxnreg hands its registers to the consumers) loads the Q tile
-//     once and then K and V tiles of BN keys into a STAGES-deep ring by TMA (128-byte swizzle),
-//     K and V of a stage completing on their own "full" mbarriers, so that S = Q K^T can start
-//     before V has landed. K and V also have their own "empty" mbarriers: consumers free a K
-//     tile once their S has completed, a V tile once their P V has, and the Q tile once their
-//     last S of the tile has completed; the producer loads K of block j + 1 before V of block
-//     j, which is needed a product later (FlashAttention-3's order);
+// per SM, a persistent loop over tiles. Per block:
+//   - a producer warpgroup (setmaxnreg hands its registers to the consumers) loads each
+//     consumer's 64 rows of the Q tile, and K and V tiles of BN keys into a STAGES-deep ring,
+//     by TMA (128-byte swizzle), K and V of a stage completing on their own "full" mbarriers, so
+//     that S = Q K^T can start before V has landed. K and V also have their own "empty"
+//     mbarriers: consumers free a K tile once their S has completed, a V tile once their P V
+//     has, and each consumer its Q rows once its last S of the tile has completed (so that its
+//     next tile's rows load while it finishes this tile); the producer loads K of block j + 1
+//     before V of block j, which is needed a product later (FlashAttention-3's order);
 //   - CONSUMERS warpgroups each own 64 queries: S = Q K^T by wgmma.m64nBNk16 (both operands in
 //     shared memory), the online softmax in fp32 registers (exp2 with the scale folded in, the
 //     row sum kept per thread and reduced once at the end; mask arithmetic only in the causal
 //     diagonal's blocks), then O += P V by wgmma.m64nDk16
 //     with P from registers: an m64nN accumulator's 16-column slice is laid out as a k16 A
 //     fragment, so P is S converted in place, never stored;
-//   - OVERLAP == 1 (FlashAttention-3's intra-warpgroup pipelining): the S of key block j + 1 is
-//     issued before the O += P V of block j, and its softmax runs while that product is still
-//     in flight; OVERLAP == 0 runs the two products and the softmax in sequence; OVERLAP == 2
+//   - OVERLAP == 1 (FlashAttention-3's intra-warpgroup pipelining): the S of key block g + 1 is
+//     issued before the O += P V of block g, and its softmax runs while that product is still
+//     in flight, across tile boundaries too (the last P V of a tile and the next tile's first
+//     S go out in one turn, and O is stored while that S runs); OVERLAP == 0 runs
+//     the two products and the softmax in sequence, tile by tile; OVERLAP == 2
 //     adds FlashAttention-3's inter-warpgroup "ping-pong": the consumers issue their products
 //     in turn (named barriers), so that one warpgroup's softmax overlaps another's products.
 //
@@ -39,8 +41,8 @@
 // past S (the next head's, or zeros) are masked, so their P is 0.
 //
 // Kernel arguments: Q, K, V, O, B, H, S, D, CAUSAL, then TMA descriptors of Q, K and V over the
-// [B * H * S][D] matrix (dims {D, B * H * S}, 128-byte swizzle; boxes {64, BM}, {64, BN},
-// {64, BN}).
+// [B * H * S][D] matrix (dims {D, B * H * S}, 128-byte swizzle; boxes {64, 64}, {64, BN},
+// {64, BN}: Q loads in one box per consumer).
 
 #include <cmath>
 
@@ -186,12 +188,14 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   constexpr uint32_t kKvBytes = BN * HEAD_DIM * 2;  // one K or one V tile
   const uint32_t smem =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
-  const uint32_t q_tile = smem;
+  const uint32_t q_tile = smem;          // consumer c's 64 rows at c * 64 * 128 per sub-tile
   const uint32_t ring = smem + kQBytes;  // stage s: K at ring + 2s kKvBytes, V after it
+  // Q has a "full" and an "empty" barrier per consumer (its own 64 rows, freed once its own
+  // last S of a tile has completed); K and V one of each per stage.
   const uint32_t q_full = ring + STAGES * 2 * kKvBytes;
-  const uint32_t k_full = q_full + 8, v_full = k_full + 8 * STAGES;
+  const uint32_t k_full = q_full + 8 * CONSUMERS, v_full = k_full + 8 * STAGES;
   const uint32_t k_empty = v_full + 8 * STAGES, v_empty = k_empty + 8 * STAGES;
-  const uint32_t q_empty = v_empty + 8 * STAGES;  // the Q tile may be overwritten
+  const uint32_t q_empty = v_empty + 8 * STAGES;
 
   // Tiles (one query block of one (batch, head)) are numbered head by head, each head's
   // heaviest causal query block first; block b's n-th tile is tile_of(n) (one each when the grid
@@ -221,8 +225,10 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   };
 
   if (threadIdx.x == 0) {
-    BarrierInit(q_full, 1);
-    BarrierInit(q_empty, CONSUMERS);
+    for (int c = 0; c < CONSUMERS; ++c) {
+      BarrierInit(q_full + 8 * c, 1);
+      BarrierInit(q_empty + 8 * c, 1);
+    }
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(k_full + 8 * s, 1);
       BarrierInit(v_full + 8 * s, 1);
@@ -239,34 +245,42 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   if (warpgroup == 0) {
     if constexpr (kConsumerRegs > 0) ReleaseRegisters<24>();
     if (threadIdx.x == 0) {
-      int it = 0;  // key blocks loaded so far, over all of this block's tiles
+      // Tile n's Q, each consumer's 64 rows once that consumer has freed its rows of tile n - 1.
+      auto load_q = [&](int n, const Tile& tile) {
+        for (int c = 0; c < CONSUMERS; ++c) {
+          if (n > 0) BarrierWait(q_empty + 8 * c, (n - 1) & 1);
+          BarrierExpectBytes(q_full + 8 * c, kQBytes / CONSUMERS);
+#pragma unroll
+          for (int d = 0; d < HEAD_DIM / 64; ++d) {
+            TmaLoad(q_tile + d * BM * 128 + c * 64 * 128, map_q, d * 64,
+                    tile.head_row + tile.q_block * BM + c * 64, q_full + 8 * c);
+          }
+        }
+      };
+      // The g-th key block of this CTA (counted over its tiles: the ring position), whose first
+      // key is row `row`: K (v == 0) or V (v == 1) into its stage's half, once freed.
+      auto load = [&](int g, int row, int v) {
+        const int s = g % STAGES;
+        BarrierWait((v ? v_empty : k_empty) + 8 * s, ((g / STAGES) & 1) ^ 1);
+        const uint32_t dst = ring + (2 * s + v) * kKvBytes, full = (v ? v_full : k_full) + 8 * s;
+        BarrierExpectBytes(full, kKvBytes);
+#pragma unroll
+        for (int d = 0; d < HEAD_DIM / 64; ++d) {
+          TmaLoad(dst + d * BN * 128, v ? map_v : map_k, d * 64, row, full);
+        }
+      };
+      // Tile by tile. (One stream over the tiles, the next tile's first K loaded before this
+      // tile's last V and the next Q, ran 1-7% slower at most shapes: NOTES.md version 5.)
+      int g = 0;
       for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
         const Tile tile = tile_at(t);
-        // The next tile's Q waits until the consumers' last S of this one has completed.
-        if (n > 0) BarrierWait(q_empty, (n - 1) & 1);
-        BarrierExpectBytes(q_full, kQBytes);
-#pragma unroll
-        for (int c = 0; c < HEAD_DIM / 64; ++c) {
-          TmaLoad(q_tile + c * BM * 128, map_q, c * 64, tile.head_row + tile.q_block * BM, q_full);
-        }
-        // Block j's K (v == 0) or V (v == 1) into its stage's half, once the consumers have
-        // freed it.
-        auto load = [&](int j, int v) {
-          const int s = (it + j) % STAGES;
-          BarrierWait((v ? v_empty : k_empty) + 8 * s, (((it + j) / STAGES) & 1) ^ 1);
-          const uint32_t dst = ring + (2 * s + v) * kKvBytes, full = (v ? v_full : k_full) + 8 * s;
-          BarrierExpectBytes(full, kKvBytes);
-#pragma unroll
-          for (int c = 0; c < HEAD_DIM / 64; ++c) {
-            TmaLoad(dst + c * BN * 128, v ? map_v : map_k, c * 64, tile.head_row + j * BN, full);
-          }
-        };
-        load(0, 0);
+        load_q(n, tile);
+        load(g, tile.head_row, 0);
         for (int j = 0; j < tile.blocks; ++j) {
-          if (j + 1 < tile.blocks) load(j + 1, 0);
-          load(j, 1);
+          if (j + 1 < tile.blocks) load(g + j + 1, tile.head_row + (j + 1) * BN, 0);
+          load(g + j, tile.head_row + j * BN, 1);
         }
-        it += tile.blocks;
+        g += tile.blocks;
       }
     }
     return;
@@ -279,12 +293,11 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(HEAD_DIM));
 
   RowState<HEAD_DIM> st;
-  int it = 0;  // key blocks consumed so far, over all of this block's tiles (ring position)
 
-  // S = Q K_j^T, issued and committed (not waited for).
-  auto issue_scores = [&](float(&s)[BN / 2], int j) {
-    const int stage = (it + j) % STAGES;
-    BarrierWait(k_full + 8 * stage, ((it + j) / STAGES) & 1);
+  // S = Q K_g^T for the CTA's g-th key block, issued and committed (not waited for).
+  auto issue_scores = [&](float(&s)[BN / 2], int g) {
+    const int stage = g % STAGES;
+    BarrierWait(k_full + 8 * stage, (g / STAGES) & 1);
     const uint32_t k_tile = ring + 2 * stage * kKvBytes;
     FenceRegisters(s);
     WgmmaFence();
@@ -298,10 +311,11 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     WgmmaCommit();
     FenceRegisters(s);
   };
-  // O += P V_j, issued and committed. V is MN-major: 64-column blocks BN * 128 bytes apart.
-  auto issue_values = [&](uint32_t(&p)[BN / 16][4], int j) {
-    const int stage = (it + j) % STAGES;
-    BarrierWait(v_full + 8 * stage, ((it + j) / STAGES) & 1);
+  // O += P V_g, issued and committed. V is MN-major: 64-column blocks BN * 128 bytes apart.
+  // g == -1: the first tile's discarded product (below), on a V tile it does not wait for.
+  auto issue_values = [&](uint32_t(&p)[BN / 16][4], int g) {
+    const int stage = (g + STAGES) % STAGES;
+    if (g >= 0) BarrierWait(v_full + 8 * stage, (g / STAGES) & 1);
     const uint32_t v_tile = ring + (2 * stage + 1) * kKvBytes;
     FenceRegisters(st.o);
     WgmmaFence();
@@ -312,16 +326,21 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     WgmmaCommit();
     FenceRegisters(st.o);
   };
-  // Frees block j's K (v == 0) or V (v == 1) tile for the producer.
-  auto release = [&](int j, int v) {
-    if (leader) BarrierArrive((v ? v_empty : k_empty) + 8 * ((it + j) % STAGES));
+  // Frees key block g's K (v == 0) or V (v == 1) tile for the producer.
+  auto release = [&](int g, int v) {
+    if (leader) BarrierArrive((v ? v_empty : k_empty) + 8 * (g % STAGES));
+  };
+  auto wait_q = [&](int n) { BarrierWait(q_full + 8 * consumer, n & 1); };
+  // Every S of the tile has completed: the producer may load this consumer's next Q rows.
+  auto q_done = [&] {
+    if (leader) BarrierArrive(q_empty + 8 * consumer);
   };
 
   // OVERLAP == 2: the consumers take turns issuing their products (consumer c waits on named
   // barrier 1 + c, then lets consumer c + 1 go), so that one's softmax runs while another's
-  // products keep the tensor cores busy. Every consumer takes the same number of turns per
-  // tile, so the turns carry over from tile to tile. The last consumer opens the first turn
-  // and skips the final hand-over, which nobody would wait for.
+  // products keep the tensor cores busy. Every consumer takes the same number of turns. The
+  // last consumer opens the first turn and skips the final hand-over, which nobody would wait
+  // for.
   auto take_turn = [&] {
     if constexpr (OVERLAP == 2) NamedBarrierSync(1 + consumer, 256);
   };
@@ -337,93 +356,36 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
   float s[BN / 2];
   uint32_t p[BN / 16][4];
   float correction[2];
-  for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
-    const Tile tile = tile_at(t);
-    const bool last_tile = tile_of(n + 1) >= tiles;
-    const int blocks = tile.blocks;
-    const int first_query = tile.q_block * BM + consumer * 64;  // this warpgroup's row 0
-    // Thread's row 0 within the sequence, for the causal mask.
-    const int query = first_query + warp * 16 + lane / 4;
-    // Only blocks reaching past the last key that the warpgroup's row 0 may see can hold masked
-    // keys (rows past S, never stored, see keys past S when causal). Returns whether O must be
-    // rescaled: skipped when no row of the warp moved its base.
-    const int last_key = causal ? query : static_cast<int>(S) - 1;
-    const int mask_from = causal ? first_query : static_cast<int>(S) - 1;
-    auto softmax = [&](int j) {
-      const int key_minus_last = j * BN + 2 * (lane % 4) - last_key;
-      const bool rescale =
-          (j + 1) * BN - 1 > mask_from
-              ? Softmax<BN, true>(s, st, scale_log2, key_minus_last, causal, correction)
-              : Softmax<BN, false>(s, st, scale_log2, key_minus_last, causal, correction);
-      return __any_sync(0xffffffff, rescale);
-    };
-    auto q_done = [&] {  // every S of this tile has completed: the producer may load the next Q
-      if (leader) BarrierArrive(q_empty);
-    };
-
+  auto reset = [&] {
 #pragma unroll
     for (int i = 0; i < HEAD_DIM / 2; ++i) st.o[i] = 0.f;
     st.max[0] = st.max[1] = -INFINITY;
     st.sum[0] = st.sum[1] = 0.f;
-    BarrierWait(q_full, n & 1);
-    if constexpr (OVERLAP == 0) {
-      for (int j = 0; j < blocks; ++j) {
-        issue_scores(s, j);
-        WgmmaWait<0>();
-        FenceRegisters(s);
-        release(j, 0);
-        if (softmax(j)) Rescale(st, correction);
-        ToOperand<T, BN>(s, p);
-        issue_values(p, j);
-        WgmmaWait<0>();
-        FenceRegisters(st.o);
-        FenceOperand(p);
-        release(j, 1);
-      }
-      q_done();
-    } else {
-      take_turn();
-      issue_scores(s, 0);
-      pass_turn(false);
-      WgmmaWait<0>();
-      FenceRegisters(s);
-      release(0, 0);
-      softmax(0);
-      ToOperand<T, BN>(s, p);  // O is still 0: nothing to rescale
-      for (int j = 1; j < blocks; ++j) {
-        take_turn();
-        issue_scores(s, j);
-        issue_values(p, j - 1);
-        pass_turn(false);
-        WgmmaWait<1>();  // the scores have landed; P V_{j-1} may still run
-        FenceRegisters(s);
-        release(j, 0);
-        const bool rescale = softmax(j);
-        WgmmaWait<0>();
-        FenceRegisters(st.o);
-        FenceOperand(p);
-        release(j - 1, 1);
-        if (rescale) Rescale(st, correction);
-        ToOperand<T, BN>(s, p);
-      }
-      q_done();
-      take_turn();
-      issue_values(p, blocks - 1);
-      pass_turn(last_tile);
-      WgmmaWait<0>();
-      FenceRegisters(st.o);
-      FenceOperand(p);
-      release(blocks - 1, 1);
-    }
-    it += blocks;
-
-    // Epilogue: the row sums over the row's four threads, then O / sum from registers. Rows
-    // past S (the last query block of a sequence that BM does not divide) are not stored.
-    const long long row = tile.head_row + first_query + warp * 16 + lane / 4;
+  };
+  // Block j of `tile`'s softmax. Only blocks reaching past the last key that the warpgroup's
+  // row 0 may see can hold masked keys (rows past S, never stored, see keys past S when
+  // causal). Returns whether O must be rescaled: skipped when no row of the warp moved its base.
+  auto softmax = [&](const Tile& tile, int j) {
+    const int first_query = tile.q_block * BM + consumer * 64;  // this warpgroup's row 0
+    const int query = first_query + warp * 16 + lane / 4;       // this thread's row 0
+    const int last_key = causal ? query : static_cast<int>(S) - 1;
+    const int mask_from = causal ? first_query : static_cast<int>(S) - 1;
+    const int key_minus_last = j * BN + 2 * (lane % 4) - last_key;
+    const bool rescale =
+        (j + 1) * BN - 1 > mask_from
+            ? Softmax<BN, true>(s, st, scale_log2, key_minus_last, causal, correction)
+            : Softmax<BN, false>(s, st, scale_log2, key_minus_last, causal, correction);
+    return __any_sync(0xffffffff, rescale);
+  };
+  // Epilogue: the row sums over the row's four threads, then O / sum from registers. Rows past
+  // S (the last query block of a sequence that BM does not divide) are not stored.
+  auto store = [&](const Tile& tile, const float(&row_sum)[2]) {
+    const int query = tile.q_block * BM + consumer * 64 + warp * 16 + lane / 4;
+    const long long row = tile.head_row + query;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       if (query + 8 * h >= S) continue;
-      float sum = st.sum[h];
+      float sum = row_sum[h];
       sum += __shfl_xor_sync(0xffffffff, sum, 1);
       sum += __shfl_xor_sync(0xffffffff, sum, 2);
       const float inv = 1.f / sum;
@@ -433,6 +395,97 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
                   st.o[4 * j + 2 * h + 1] * inv);
       }
     }
+  };
+
+  if constexpr (OVERLAP == 0) {
+    int g = 0;  // key blocks consumed so far, over all of this block's tiles
+    for (int n = 0, t = tile_of(0); t < tiles; t = tile_of(++n)) {
+      const Tile tile = tile_at(t);
+      reset();
+      wait_q(n);
+      for (int j = 0; j < tile.blocks; ++j, ++g) {
+        issue_scores(s, g);
+        WgmmaWait<0>();
+        FenceRegisters(s);
+        release(g, 0);
+        if (softmax(tile, j)) Rescale(st, correction);
+        ToOperand<T, BN>(s, p);
+        issue_values(p, g);
+        WgmmaWait<0>();
+        FenceRegisters(st.o);
+        FenceOperand(p);
+        release(g, 1);
+      }
+      q_done();
+      store(tile, st.sum);
+    }
+  } else {
+    // Every turn issues two products, across a tile boundary too: within a tile S of key block
+    // g and P V of block g - 1; at a tile's start the last tile's last P V and this tile's first
+    // S, the last tile's O stored while that S runs. So a boundary costs no half-empty turns
+    // (a last P V alone, then a first S alone with its softmax under nothing of its own). The
+    // WGMMAs are issued at unconditional points: one issued under a condition makes ptxas wait
+    // after every WGMMA of the kernel (C7518, 30-40% slower; NOTES.md version 3). (One loop over
+    // all of a block's key blocks, the boundary's work under a condition inside it, ran 5-10%
+    // slower at every shape, one tile per block included: NOTES.md version 5.)
+    int g = 0;  // key block over the tiles whose S is issued next
+    int n = 0;  // tiles begun
+#pragma unroll
+    for (int k = 0; k < BN / 16; ++k) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) p[k][i] = 0;
+    }
+    for (int t = tile_of(0); t < tiles; t = tile_of(++n)) {
+      // A tile's first turn. The first tile has no P V before it: its first turn multiplies
+      // P = 0 by stage STAGES - 1's V, whatever it holds, into an O that is reset right after,
+      // so that one copy of this code, and of the WGMMAs' issue points, serves every tile. (A
+      // first turn of its own, with a second copy of the loop below, spilled more at BN = 192;
+      // so did S first and the store after the softmax, as within a tile.)
+      const Tile tile = tile_at(t);
+      wait_q(n);
+      take_turn();
+      issue_values(p, g - 1);
+      issue_scores(s, g);
+      pass_turn(false);
+      WgmmaWait<1>();  // P V has completed; the scores may still run
+      FenceRegisters(st.o);
+      FenceOperand(p);
+      if (n > 0) {
+        release(g - 1, 1);
+        store(tile_at(tile_of(n - 1)), st.sum);
+      }
+      reset();
+      WgmmaWait<0>();
+      FenceRegisters(s);
+      release(g++, 0);
+      softmax(tile, 0);
+      ToOperand<T, BN>(s, p);  // O is 0: nothing to rescale
+      for (int j = 1; j < tile.blocks; ++j, ++g) {
+        take_turn();
+        issue_scores(s, g);
+        issue_values(p, g - 1);
+        pass_turn(false);
+        WgmmaWait<1>();  // the scores have landed; P V_{g-1} may still run
+        FenceRegisters(s);
+        release(g, 0);
+        const bool rescale = softmax(tile, j);
+        WgmmaWait<0>();
+        FenceRegisters(st.o);
+        FenceOperand(p);
+        release(g - 1, 1);
+        if (rescale) Rescale(st, correction);
+        ToOperand<T, BN>(s, p);
+      }
+      q_done();
+    }
+    take_turn();
+    issue_values(p, g - 1);
+    pass_turn(true);
+    WgmmaWait<0>();
+    FenceRegisters(st.o);
+    FenceOperand(p);
+    release(g - 1, 1);
+    store(tile_at(tile_of(n - 1)), st.sum);
   }
 }
 
