@@ -26,6 +26,15 @@
 // "steady" lines: 100 launches back to back without a flush, 20 rounds alternating.
 //
 //   timing_conditions CUBIN NAMES [--repeats 3]
+//   timing_conditions CUBIN NAMES --rest-study   # the runner's timing with benchmark.rest 0 to 4
+//
+// CUBIN and NAMES: the two kernels as the service builds them, from a TU of `#include <cstdint>`,
+// `#include <cuda_fp16.h>`, `#include "hopper_gemm.cu"` (the spec's generated batch):
+//   tunefleet-nvrtc --arch sm_90a --tu batch.cu --cubin batch.cubin --names batch.names \
+//     --name '&hopper_gemm<__half,0,128,256,64,4,2,1,16,1,1,1,0>' \
+//     --name '&hopper_gemm<__half,0,128,256,64,4,2,1,16,2,1,1,0>'
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a timing_conditions.cu \
+//     -o timing_conditions -lcublas -lcuda -L/usr/local/cuda/lib64/stubs
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -279,26 +288,37 @@ struct Env {
 };
 
 // The runner's RepeatRuns around NvidiaBackend::Time's lambdas.
+// With `rest`, as benchmark.rest: the host sleeps that many times each run's time after it;
+// `enqueue_us` (when set) gets the median host time from the flush's enqueue to the launch's.
 double ServiceTime(Env& e, const Launcher& launch, int ci, Buffers& d, double warmup_ms,
-                   double min_time_ms) {
+                   double min_time_ms, double rest = 0, double* enqueue_us = nullptr) {
+  auto sleep = [rest](double run_ns) {
+    if (rest > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(int64_t(rest * run_ns)));
+  };
   const auto warm = Clock::now();
   do {
+    const auto run = Clock::now();
     launch(ci, d);
     CHECK_CUDA(cudaStreamSynchronize(e.stream));
+    sleep(MsSince(run) * 1e6);
   } while (MsSince(warm) < warmup_ms);
-  std::vector<double> ns;
+  std::vector<double> ns, enqueue;
   const auto begin = Clock::now();
   while (ns.size() < 1000 && (ns.size() < 1 || MsSince(begin) < min_time_ms)) {
+    const auto enqueue_start = Clock::now();
     CHECK_CU(cuMemsetD8Async(e.flush, ++e.flush_value, e.flush_bytes,
                              reinterpret_cast<CUstream>(e.stream)));
     CHECK_CUDA(cudaEventRecord(e.start, e.stream));
     launch(ci, d);
+    enqueue.push_back(MsSince(enqueue_start) * 1e3);
     CHECK_CUDA(cudaEventRecord(e.stop, e.stream));
     CHECK_CUDA(cudaEventSynchronize(e.stop));
     float ms = 0;
     CHECK_CUDA(cudaEventElapsedTime(&ms, e.start, e.stop));
     ns.push_back(ms * 1e6);
+    sleep(ms * 1e6);
   }
+  if (enqueue_us) *enqueue_us = RunnerMedian(enqueue);
   return RunnerMedian(ns);
 }
 
@@ -401,6 +421,36 @@ int main(int argc, char** argv) {
       std::printf("# launch call on the host, code %s cluster %d: %.2f us\n", kCodeNames[code],
                   ci + 1, us);
     }
+  }
+
+  if (argc >= 4 && std::string(argv[3]) == "--rest-study") {
+    // The runner's single timing (service code and inputs) with benchmark.rest R, both
+    // flushes; then the harness's PairedMs for reference, all in one process.
+    std::printf("%-3s %-5s %-5s %10s %10s %8s %6s %6s %5s %5s %8s %8s\n", "rep", "rest", "flush",
+                "c1", "c2", "c2_gain", "MHz1", "MHz2", "W1", "W2", "enq1_us", "enq2_us");
+    for (int rep = 0; rep < 3; ++rep) {
+      for (int fi = 0; fi < 2; ++fi) {
+        for (double rest : {0.0, 0.5, 1.0, 2.0, 4.0}) {
+          Env e{flush, flush_bytes[fi], nullptr};
+          CHECK_CUDA(cudaEventCreate(&e.start));
+          CHECK_CUDA(cudaEventCreate(&e.stop));
+          double t[2], mhz[2], watts[2], enq[2];
+          for (int k = 0; k < 2; ++k) {
+            const int ci = (rep + k) % 2;
+            sensors.Start();
+            t[ci] = ServiceTime(e, launchers[kNvrtc], ci, data[0], 10, 40, rest, &enq[ci]) / 1e3;
+            std::tie(mhz[ci], watts[ci]) = sensors.Stop();
+          }
+          std::printf("%-3d %-5.1f %-5s %10.4f %10.4f %8.4f %6.0f %6.0f %5.0f %5.0f %8.1f %8.1f\n",
+                      rep, rest, kFlushNames[fi], t[0], t[1], t[0] / t[1], mhz[0], mhz[1], watts[0],
+                      watts[1], enq[0], enq[1]);
+          std::fflush(stdout);
+          CHECK_CUDA(cudaEventDestroy(e.start));
+          CHECK_CUDA(cudaEventDestroy(e.stop));
+        }
+      }
+    }
+    return 0;
   }
 
   std::printf("%-3s %-6s %-5s %-4s %-4s %10s %10s %8s %6s %6s %5s %5s\n", "rep", "timing", "flush",
