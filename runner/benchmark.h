@@ -40,11 +40,11 @@ void SleepFor(std::chrono::nanoseconds duration);
 // reached: at least one timed run, at most settings.max_repeats (when > 0).
 // Both return the run's time in ns, after which the device rests for
 // settings.rest times that (`rest` waits); the minimum time counts rests.
-// Why: a GPU under its power cap lowers its clock over the last tens of
-// milliseconds of load, so a kernel timed back to back runs at whatever clock
-// its own runs and the candidates before it left: on an H200, 1,670 to
-// 1,980 MHz for the same GEMM. Rested, every candidate is timed near the
-// clock it gets when launched alone (bench/hopper_gemm/NOTES.md, v8).
+// Why: a GPU holds its power cap by lowering its clock after sustained load,
+// so a kernel timed back to back runs at whatever clock its own runs and the
+// candidates before it left: on an H200, 1,605 to 1,980 MHz for the same
+// GEMM within one tune. Rested, every candidate is timed at the clock it
+// gets when launched alone (bench/hopper_gemm/NOTES.md, v8).
 // Stops at the first error.
 Result<v1::TimingStats> RepeatRuns(
     const std::function<Result<double>()>& warm_up,
