@@ -57,6 +57,7 @@ void FillDefaults(const std::set<std::string>& given, v1::KernelSpec* spec) {
   if (missing("benchmark.max_repeats")) benchmark->set_max_repeats(1000);
   if (missing("benchmark.flush_l2")) benchmark->set_flush_l2(true);
   if (missing("benchmark.timeout_s")) benchmark->set_timeout_s(10);
+  if (missing("benchmark.rest")) benchmark->set_rest(2);
 
   if (missing("search.strategy")) spec->mutable_search()->set_strategy("auto");
   if (missing("search.finalists")) spec->mutable_search()->set_finalists(4);
@@ -225,6 +226,7 @@ class SpecParser {
                  {"max_repeats", Field<int32_t>([=](int32_t v) { benchmark->set_max_repeats(v); })},
                  {"flush_l2", Field<bool>([=](bool v) { benchmark->set_flush_l2(v); })},
                  {"timeout_s", Field<double>([=](double v) { benchmark->set_timeout_s(v); })},
+                 {"rest", Field<double>([=](double v) { benchmark->set_rest(v); })},
              })},
             {"target", nested({{"vendor", Text(target->mutable_vendor())},
                                {"arch", Text(target->mutable_arch())},

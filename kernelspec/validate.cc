@@ -398,6 +398,9 @@ class Validator {
                                         std::to_string(b.min_repeats()));
     }
     if (!(b.timeout_s() > 0)) Fail("benchmark.timeout_s", "must be > 0");
+    if (!(b.rest() >= 0) || std::isinf(b.rest())) {
+      Fail("benchmark.rest", "must be a finite number >= 0");
+    }
     if (!OneOf(spec_.target().compile_on(), kCompileOn)) {
       Fail("target.compile_on",
            "'" + spec_.target().compile_on() + "' is not coordinator or worker (or empty)");

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <thread>
 
 namespace tf::runner {
 namespace {
@@ -52,35 +53,50 @@ v1::TimingStats SummarizeRunTimes(std::vector<double> run_ns) {
   return stats;
 }
 
-Result<v1::TimingStats> RepeatRuns(const std::function<Status()>& warm_up,
+void SleepFor(std::chrono::nanoseconds duration) { std::this_thread::sleep_for(duration); }
+
+Result<v1::TimingStats> RepeatRuns(const std::function<Result<double>()>& warm_up,
                                    const std::function<Result<double>()>& timed_run,
-                                   const v1::BenchmarkSettings& settings) {
+                                   const v1::BenchmarkSettings& settings,
+                                   const std::function<void(std::chrono::nanoseconds)>& rest) {
+  auto rest_after = [&](double run_ns) {
+    if (settings.rest() > 0) {
+      rest(std::chrono::nanoseconds(static_cast<int64_t>(settings.rest() * run_ns)));
+    }
+  };
   const auto warmup_start = Clock::now();
   do {
-    TF_RETURN_IF_ERROR(warm_up());
+    TF_ASSIGN_OR_RETURN(double ns, warm_up());
+    rest_after(ns);
   } while (Since(warmup_start) < settings.warmup_ms() * 1e6);
 
   const int max_repeats = settings.max_repeats() > 0 ? settings.max_repeats() : kDefaultMaxRepeats;
   const int min_repeats = std::min(std::max(settings.min_repeats(), 1), max_repeats);
   std::vector<double> run_ns;
-  // The minimum time counts flushes too: a fast kernel behind a slow flush
-  // still gets its minimum repeats without a flush-bound wait.
+  // The minimum time counts flushes and rests too: a fast kernel behind a
+  // slow flush still gets its minimum repeats without a flush-bound wait,
+  // and resting costs no device time, only samples. The last run rests too:
+  // whatever runs next starts on a rested device.
   const auto timing_start = Clock::now();
   while (static_cast<int>(run_ns.size()) < max_repeats &&
          (static_cast<int>(run_ns.size()) < min_repeats ||
           Since(timing_start) < settings.min_time_ms() * 1e6)) {
     TF_ASSIGN_OR_RETURN(double ns, timed_run());
     run_ns.push_back(ns);
+    rest_after(ns);
   }
   return SummarizeRunTimes(std::move(run_ns));
 }
 
 v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,
                           CacheFlusher* flusher) {
+  v1::BenchmarkSettings unrested = settings;
+  unrested.set_rest(0);
   auto stats = RepeatRuns(
-      [&] {
+      [&]() -> Result<double> {
+        const auto start = Clock::now();
         run();
-        return Status::Ok();
+        return Since(start);
       },
       [&]() -> Result<double> {
         if (flusher != nullptr) flusher->Flush();
@@ -88,7 +104,7 @@ v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkS
         run();
         return Since(start);
       },
-      settings);
+      unrested);
   return *stats;  // host runs cannot fail
 }
 

@@ -1,8 +1,10 @@
 // Timing one candidate honestly: warm-up first, then timed runs until both
 // the minimum time and the minimum repeats are reached, the cache flushed
-// before each timed run when asked, and the spread kept, not only the mean.
+// before each timed run when asked, the device rested after each run when
+// asked, and the spread kept, not only the mean.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,16 +31,28 @@ class CacheFlusher {
 // median, p10, p90, min, mean and repeats of run times in nanoseconds.
 v1::TimingStats SummarizeRunTimes(std::vector<double> run_ns);
 
+// Waits `duration` on the host, the device idle: RepeatRuns' rest.
+void SleepFor(std::chrono::nanoseconds duration);
+
 // The timing loop of every device: `warm_up` runs until settings.warmup_ms
 // have passed (at least once), then `timed_run` (one run, preceded by its
-// cache flush, returning the run's own time in ns) until both the minimum
-// time and the minimum repeats are reached: at least one timed run, at most
-// settings.max_repeats (when > 0). Stops at the first error.
-Result<v1::TimingStats> RepeatRuns(const std::function<Status()>& warm_up,
-                                   const std::function<Result<double>()>& timed_run,
-                                   const v1::BenchmarkSettings& settings);
+// cache flush) until both the minimum time and the minimum repeats are
+// reached: at least one timed run, at most settings.max_repeats (when > 0).
+// Both return the run's time in ns, after which the device rests for
+// settings.rest times that (`rest` waits); the minimum time counts rests.
+// Why: a GPU holds its power cap by lowering its clock after sustained load,
+// so a kernel timed back to back runs at whatever clock its own runs and the
+// candidates before it left: on an H200, 1,605 to 1,980 MHz for the same
+// GEMM within one tune. Rested, every candidate is timed at the clock it
+// gets when launched alone (bench/hopper_gemm/NOTES.md, v9).
+// Stops at the first error.
+Result<v1::TimingStats> RepeatRuns(
+    const std::function<Result<double>()>& warm_up,
+    const std::function<Result<double>()>& timed_run, const v1::BenchmarkSettings& settings,
+    const std::function<void(std::chrono::nanoseconds)>& rest = SleepFor);
 
 // On the host, with the steady clock. `flusher` may be null: no flushing.
+// settings.rest is for GPUs' power cap: the host does not rest.
 v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,
                           CacheFlusher* flusher);
 

@@ -623,6 +623,75 @@ TEST(BenchmarkTest, RepeatsUntilMinimumTimeAndRepeatsWithinTheCap) {
   EXPECT_GE(stats.min_ns(), 1e6);
   settings.set_max_repeats(2);
   EXPECT_EQ(Benchmark(sleep_1ms, settings, nullptr).repeats(), 2);
+  // The host does not rest (settings.rest is for GPUs' power cap).
+  settings.set_rest(1000);
+  const auto start = std::chrono::steady_clock::now();
+  Benchmark(sleep_1ms, settings, nullptr);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+}
+
+// Runs that report `warm_ns` (warm-up) and `timed_ns` (timed) without taking
+// any time; the rests RepeatRuns asks for, in order.
+struct FakeRuns {
+  double warm_ns = 1000, timed_ns = 3000;
+  int warm_ups = 0, timed = 0;
+  std::vector<std::chrono::nanoseconds> rests;
+
+  Result<v1::TimingStats> Repeat(const v1::BenchmarkSettings& settings) {
+    return RepeatRuns(
+        [&]() -> Result<double> {
+          ++warm_ups;
+          return warm_ns;
+        },
+        [&]() -> Result<double> {
+          ++timed;
+          return timed_ns;
+        },
+        settings, [&](std::chrono::nanoseconds rest) { rests.push_back(rest); });
+  }
+};
+
+TEST(BenchmarkTest, DeviceRestsAfterEveryRunForRestTimesItsLength) {
+  v1::BenchmarkSettings settings;
+  settings.set_warmup_ms(0);  // one warm-up run
+  settings.set_min_time_ms(1e-9);
+  settings.set_min_repeats(3);
+  settings.set_max_repeats(3);
+  settings.set_rest(2);
+  FakeRuns runs;
+  auto stats = runs.Repeat(settings);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->repeats(), 3);
+  EXPECT_DOUBLE_EQ(stats->median_ns(), 3000);  // the runs' own times, not the rests
+  using std::chrono::nanoseconds;
+  EXPECT_EQ(runs.rests, (std::vector<nanoseconds>{nanoseconds(2000), nanoseconds(6000),
+                                                  nanoseconds(6000), nanoseconds(6000)}));
+  settings.set_rest(0);  // none asked: none taken
+  FakeRuns unrested;
+  ASSERT_TRUE(unrested.Repeat(settings).ok());
+  EXPECT_EQ(unrested.timed, 3);
+  EXPECT_TRUE(unrested.rests.empty());
+}
+
+TEST(BenchmarkTest, MinimumTimeCountsRests) {
+  // Each timed run reports 1 ms and rests 4 ms (really, with the default
+  // sleep): 20 ms of minimum time hold at most 5 runs, where unrested runs
+  // that take no time would go on to max_repeats.
+  v1::BenchmarkSettings settings;
+  settings.set_min_time_ms(20);
+  settings.set_min_repeats(1);
+  settings.set_max_repeats(1000);
+  settings.set_rest(4);
+  int timed = 0;
+  auto stats = RepeatRuns([]() -> Result<double> { return 1e6; },
+                          [&]() -> Result<double> {
+                            ++timed;
+                            return 1e6;
+                          },
+                          settings);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_GE(timed, 1);
+  EXPECT_LE(timed, 5);
 }
 
 }  // namespace

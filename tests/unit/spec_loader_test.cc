@@ -53,7 +53,7 @@ buffers:
 launch: {grid: ["ceil_div(M, BM)", 1], block: 128, shared_mem: "BM*BK*2"}
 verify: {reference: gemm_ref, rtol: 0.05, atol: 0.01, grid: ["ceil_div(M, 16)"], block: [256]}
 objective: {minimize: time, flops: "2*M*K"}
-benchmark: {warmup_ms: 25, min_time_ms: 100, min_repeats: 3, max_repeats: 50, flush_l2: false, timeout_s: 4}
+benchmark: {warmup_ms: 25, min_time_ms: 100, min_repeats: 3, max_repeats: 50, flush_l2: false, timeout_s: 4, rest: 0}
 target: {vendor: nvidia, arch: sm_90, device_class: "NVIDIA H200", label: fast}
 search: {strategy: random, max_candidates: 20, seed: 7, max_seconds: 30, patience: 40,
          min_improvement_percent: 0.5, early_stop: 2}
@@ -92,6 +92,7 @@ forbid_performance_warnings: true
   EXPECT_EQ(spec->objective().flops(), "2*M*K");
   EXPECT_EQ(spec->benchmark().max_repeats(), 50);
   EXPECT_FALSE(spec->benchmark().flush_l2());
+  EXPECT_EQ(spec->benchmark().rest(), 0);  // explicitly none, not the default
   EXPECT_EQ(spec->target().device_class(), "NVIDIA H200");
   EXPECT_EQ(spec->search().seed(), 7u);
   EXPECT_EQ(spec->search().max_seconds(), 30);
@@ -118,6 +119,7 @@ TEST(SpecLoaderTest, FillsDefaults) {
   EXPECT_EQ(spec->benchmark().max_repeats(), 1000);
   EXPECT_EQ(spec->benchmark().timeout_s(), 10);
   EXPECT_TRUE(spec->benchmark().flush_l2());
+  EXPECT_EQ(spec->benchmark().rest(), 2);
   EXPECT_EQ(spec->search().strategy(), "auto");
 }
 

@@ -252,10 +252,12 @@ TEST_F(ValidateTest, SettingsRanges) {
   spec_.mutable_verify()->set_rtol(-1);
   spec_.mutable_benchmark()->set_min_time_ms(0);
   spec_.mutable_benchmark()->set_max_repeats(2);
+  spec_.mutable_benchmark()->set_rest(-1);
   std::string error = Error();
   EXPECT_THAT(error, HasSubstr("verify.rtol: must be a finite number >= 0"));
   EXPECT_THAT(error, HasSubstr("benchmark.min_time_ms: must be > 0"));
   EXPECT_THAT(error, HasSubstr("benchmark.max_repeats: 2 is below min_repeats 5"));
+  EXPECT_THAT(error, HasSubstr("benchmark.rest: must be a finite number >= 0"));
   // target.vendor and compile_options are the toolchain's to check
   // (vendor_tables_test, compile_policy_test).
 }
