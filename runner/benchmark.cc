@@ -88,6 +88,23 @@ Result<v1::TimingStats> RepeatRuns(const std::function<Result<double>()>& warm_u
   return SummarizeRunTimes(std::move(run_ns));
 }
 
+Result<v1::TimingStats> TimeOnGpu(const GpuTimingCalls& calls,
+                                  const v1::BenchmarkSettings& settings) {
+  unsigned char flush_value = 0;
+  return RepeatRuns(
+      [&]() -> Result<double> {
+        const auto start = Clock::now();
+        TF_RETURN_IF_ERROR(calls.launch());
+        TF_RETURN_IF_ERROR(calls.synchronize());
+        return Since(start);
+      },
+      [&]() -> Result<double> {
+        if (settings.flush_l2()) TF_RETURN_IF_ERROR(calls.flush_l2(++flush_value));
+        return calls.device_time(calls.launch);
+      },
+      settings);
+}
+
 v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,
                           CacheFlusher* flusher) {
   v1::BenchmarkSettings unrested = settings;

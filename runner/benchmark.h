@@ -51,6 +51,23 @@ Result<v1::TimingStats> RepeatRuns(
     const std::function<Result<double>()>& timed_run, const v1::BenchmarkSettings& settings,
     const std::function<void(std::chrono::nanoseconds)>& rest = SleepFor);
 
+// The calls of a GPU runtime that TimeOnGpu needs, all on the default stream.
+struct GpuTimingCalls {
+  std::function<Status()> launch;       // enqueues one run of the kernel
+  std::function<Status()> synchronize;  // waits until the device is idle
+  // Enqueues a fill of the L2 flush buffer (twice the L2) with `value`, a new
+  // one each time so that no cache keeps the buffer's lines.
+  std::function<Status(unsigned char value)> flush_l2;
+  // The device's time in ns of what `enqueue` enqueues: events around it.
+  std::function<Result<double>(const std::function<Status()>& enqueue)> device_time;
+};
+
+// RepeatRuns on a GPU: warm-up runs timed on the host (their rests need only
+// their length), timed runs by device events around the launch alone, after
+// an L2 flush when settings.flush_l2.
+Result<v1::TimingStats> TimeOnGpu(const GpuTimingCalls& calls,
+                                  const v1::BenchmarkSettings& settings);
+
 // On the host, with the steady clock. `flusher` may be null: no flushing.
 // settings.rest is for GPUs' power cap: the host does not rest.
 v1::TimingStats Benchmark(const std::function<void()>& run, const v1::BenchmarkSettings& settings,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -692,6 +693,56 @@ TEST(BenchmarkTest, MinimumTimeCountsRests) {
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_GE(timed, 1);
   EXPECT_LE(timed, 5);
+}
+
+// The order of a GPU timing, as the NVIDIA and AMD backends' calls see it.
+TEST(BenchmarkTest, GpuTimingFlushesBeforeEachTimedLaunchAndTimesTheLaunchAlone) {
+  v1::BenchmarkSettings settings;
+  settings.set_warmup_ms(0);  // one warm-up run
+  settings.set_min_time_ms(1e-9);
+  settings.set_min_repeats(3);
+  settings.set_max_repeats(3);
+  settings.set_flush_l2(true);
+  std::vector<std::string> calls_made;
+  GpuTimingCalls calls;
+  calls.launch = [&] {
+    calls_made.push_back("launch");
+    return Status::Ok();
+  };
+  calls.synchronize = [&] {
+    calls_made.push_back("synchronize");
+    return Status::Ok();
+  };
+  calls.flush_l2 = [&](unsigned char value) {
+    calls_made.push_back("flush " + std::to_string(value));
+    return Status::Ok();
+  };
+  calls.device_time = [&](const std::function<Status()>& enqueue) -> Result<double> {
+    calls_made.push_back("start event");
+    TF_RETURN_IF_ERROR(enqueue());
+    calls_made.push_back("stop event");
+    return 2500.0;
+  };
+  auto stats = TimeOnGpu(calls, settings);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_DOUBLE_EQ(stats->median_ns(), 2500);
+  EXPECT_EQ(calls_made, (std::vector<std::string>{"launch", "synchronize", "flush 1", "start event",
+                                                  "launch", "stop event", "flush 2", "start event",
+                                                  "launch", "stop event", "flush 3", "start event",
+                                                  "launch", "stop event"}));
+
+  settings.set_flush_l2(false);
+  calls_made.clear();
+  ASSERT_TRUE(TimeOnGpu(calls, settings).ok());
+  EXPECT_EQ(std::count(calls_made.begin(), calls_made.end(), "launch"), 4);
+  EXPECT_EQ(std::count_if(calls_made.begin(), calls_made.end(),
+                          [](const std::string& call) { return call.starts_with("flush"); }),
+            0);
+
+  calls.device_time = [](const std::function<Status()>&) -> Result<double> {
+    return Status::Internal("illegal address");
+  };
+  EXPECT_EQ(TimeOnGpu(calls, settings).status().message(), "illegal address");
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <chrono>
 #include <climits>
 #include <map>
 
@@ -216,35 +215,23 @@ class AmdBackend : public runner::Backend {
       TF_ASSIGN_OR_RETURN(flush_buffer_, Allocate(flush_bytes_));
     }
     KernelArguments arguments = Arguments(Hip(buffers), scalars);
-    unsigned char flush_value = 0;
-    TF_ASSIGN_OR_RETURN(
-        v1::TimingStats stats,
-        runner::RepeatRuns(
-            [&]() -> Result<double> {
-              // Timed on the host: the rest after it needs only its length.
-              const auto start = std::chrono::steady_clock::now();
-              TF_RETURN_IF_ERROR(Launch(kernel, arguments));
-              TF_RETURN_IF_ERROR(Check(hip_.hipDeviceSynchronize(), "kernel execution"));
-              return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() -
-                                                              start)
-                  .count();
-            },
-            [&]() -> Result<double> {
-              if (settings.flush_l2()) {
-                TF_RETURN_IF_ERROR(Check(
-                    hip_.hipMemsetD8Async(flush_buffer_, ++flush_value, flush_bytes_, nullptr),
-                    "L2 flush"));
-              }
-              TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(start_, nullptr), "hipEventRecord"));
-              TF_RETURN_IF_ERROR(Launch(kernel, arguments));
-              TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(stop_, nullptr), "hipEventRecord"));
-              TF_RETURN_IF_ERROR(Check(hip_.hipEventSynchronize(stop_), "kernel execution"));
-              float ms = 0;
-              TF_RETURN_IF_ERROR(
-                  Check(hip_.hipEventElapsedTime(&ms, start_, stop_), "hipEventElapsedTime"));
-              return ms * 1e6;
-            },
-            settings));
+    runner::GpuTimingCalls calls;
+    calls.launch = [&] { return Launch(kernel, arguments); };
+    calls.synchronize = [&] { return Check(hip_.hipDeviceSynchronize(), "kernel execution"); };
+    calls.flush_l2 = [&](unsigned char value) {
+      return Check(hip_.hipMemsetD8Async(flush_buffer_, value, flush_bytes_, nullptr), "L2 flush");
+    };
+    calls.device_time = [&](const std::function<Status()>& enqueue) -> Result<double> {
+      TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(start_, nullptr), "hipEventRecord"));
+      TF_RETURN_IF_ERROR(enqueue());
+      TF_RETURN_IF_ERROR(Check(hip_.hipEventRecord(stop_, nullptr), "hipEventRecord"));
+      TF_RETURN_IF_ERROR(Check(hip_.hipEventSynchronize(stop_), "kernel execution"));
+      float ms = 0;
+      TF_RETURN_IF_ERROR(
+          Check(hip_.hipEventElapsedTime(&ms, start_, stop_), "hipEventElapsedTime"));
+      return ms * 1e6;
+    };
+    TF_ASSIGN_OR_RETURN(v1::TimingStats stats, runner::TimeOnGpu(calls, settings));
     if (sensors_ != nullptr) {
       AmdSensors::Reading reading = sensors_->Read();
       stats.set_core_clock_mhz(reading.core_clock_mhz);
