@@ -13,7 +13,7 @@ namespace tf::compiler {
 
 struct DtypeText {
   const char* dtype;  // "f16"
-  const char* text;   // "__half", "cuda_fp16.h", "" for nothing
+  const char* text;   // a type ("_Float16"), a header ("fp16.h"), or "" for nothing
 };
 
 // The text of the buffer's dtype; InvalidArgument naming the buffer and the
