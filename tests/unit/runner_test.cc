@@ -631,6 +631,16 @@ TEST(BenchmarkTest, RepeatsUntilMinimumTimeAndRepeatsWithinTheCap) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
 }
 
+// Settings for exactly one warm-up run and three timed runs.
+v1::BenchmarkSettings OneWarmUpThenThreeRuns() {
+  v1::BenchmarkSettings settings;
+  settings.set_warmup_ms(0);
+  settings.set_min_time_ms(1e-9);
+  settings.set_min_repeats(3);
+  settings.set_max_repeats(3);
+  return settings;
+}
+
 // Runs that report `warm_ns` (warm-up) and `timed_ns` (timed) without taking
 // any time; the rests RepeatRuns asks for, in order.
 struct FakeRuns {
@@ -653,11 +663,7 @@ struct FakeRuns {
 };
 
 TEST(BenchmarkTest, DeviceRestsAfterEveryRunForRestTimesItsLength) {
-  v1::BenchmarkSettings settings;
-  settings.set_warmup_ms(0);  // one warm-up run
-  settings.set_min_time_ms(1e-9);
-  settings.set_min_repeats(3);
-  settings.set_max_repeats(3);
+  v1::BenchmarkSettings settings = OneWarmUpThenThreeRuns();
   settings.set_rest(2);
   FakeRuns runs;
   auto stats = runs.Repeat(settings);
@@ -695,13 +701,9 @@ TEST(BenchmarkTest, MinimumTimeCountsRests) {
   EXPECT_LE(timed, 5);
 }
 
-// The order of a GPU timing, as the NVIDIA and AMD backends' calls see it.
+// The order of a GPU timing, as a GPU backend's runtime calls see it.
 TEST(BenchmarkTest, GpuTimingFlushesBeforeEachTimedLaunchAndTimesTheLaunchAlone) {
-  v1::BenchmarkSettings settings;
-  settings.set_warmup_ms(0);  // one warm-up run
-  settings.set_min_time_ms(1e-9);
-  settings.set_min_repeats(3);
-  settings.set_max_repeats(3);
+  v1::BenchmarkSettings settings = OneWarmUpThenThreeRuns();
   settings.set_flush_l2(true);
   std::vector<std::string> calls_made;
   GpuTimingCalls calls;
