@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "kernelspec/config.h"
 #include "kernelspec/expr.h"
 
 namespace tf::compiler {
@@ -26,14 +27,8 @@ Result<BlockSize> EvaluateBlockSize(const ::tunefleet::v1::KernelSpec& spec,
                                     const ::tunefleet::v1::Problem& problem,
                                     const std::map<std::string, int64_t>& device) {
   kernelspec::Bindings vars;
-  for (const auto& setting : config.settings()) {
-    if (setting.value().has_str_value()) {
-      vars[setting.name()] = setting.value().str_value();
-    } else {
-      vars[setting.name()] = setting.value().int_value();
-    }
-  }
-  for (const auto& var : problem.vars()) vars[var.name()] = var.value();
+  kernelspec::BindConfig(config, &vars);
+  kernelspec::BindProblem(problem, &vars);
   for (const auto& [name, value] : device) vars["device." + name] = value;
 
   BlockSize block;

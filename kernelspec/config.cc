@@ -8,6 +8,20 @@
 
 namespace tf::kernelspec {
 
+void BindConfig(const v1::Config& config, Bindings* vars) {
+  for (const v1::ParamSetting& setting : config.settings()) {
+    if (setting.value().kind_case() == v1::Value::kStrValue) {
+      (*vars)[setting.name()] = setting.value().str_value();
+    } else {
+      (*vars)[setting.name()] = setting.value().int_value();
+    }
+  }
+}
+
+void BindProblem(const v1::Problem& problem, Bindings* vars) {
+  for (const v1::ProblemVar& var : problem.vars()) (*vars)[var.name()] = var.value();
+}
+
 std::string ValueText(const v1::Value& value) {
   return value.kind_case() == v1::Value::kStrValue ? value.str_value()
                                                    : std::to_string(value.int_value());

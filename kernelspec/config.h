@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "kernelspec/expr.h"
 #include "tunefleet/v1/common.pb.h"
 #include "tunefleet/v1/spec.pb.h"
 
@@ -47,6 +48,11 @@ inline constexpr const char* kReferenceSymbol = "tf_reference";
 // or -1 for a symbol of no copy.
 std::string CopyNamespace(size_t index);
 int64_t CopyIndexInSymbol(std::string_view symbol);
+
+// Binds each parameter of `config` (a string or an integer) and each variable
+// of `problem` by its name, for expressions evaluated on a candidate.
+void BindConfig(const v1::Config& config, Bindings* vars);
+void BindProblem(const v1::Problem& problem, Bindings* vars);
 
 // The problem variables passed to the kernel after the buffers, in order:
 // spec.scalars when given, else the first problem's variables in spec order.

@@ -337,7 +337,7 @@ class Validator {
   void CheckTensorMapExtent(const std::string& field, const v1::TensorMap& map,
                             const v1::Buffer& buffer, const v1::Problem& problem) {
     Bindings vars;
-    for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+    BindProblem(problem, &vars);
     const std::string where = " for problem " + ProblemText(problem);
     auto count = EvaluateInt(buffer.count(), vars);
     if (!count.ok()) return;  // reported with the buffer
@@ -363,7 +363,7 @@ class Validator {
   void CheckBufferSize(const std::string& field, const v1::Buffer& buffer,
                        const v1::Problem& problem) {
     Bindings vars;
-    for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+    BindProblem(problem, &vars);
     std::string where = " for problem " + ProblemText(problem);
     auto count = EvaluateInt(buffer.count(), vars);
     if (!count.ok()) {
@@ -495,7 +495,7 @@ size_t DtypeSize(std::string_view dtype) {
 
 Result<int64_t> ProblemBufferBytes(const v1::KernelSpec& spec, const v1::Problem& problem) {
   Bindings vars;
-  for (const v1::ProblemVar& var : problem.vars()) vars[var.name()] = var.value();
+  BindProblem(problem, &vars);
   int64_t total = 0;
   for (const v1::Buffer& buffer : spec.buffers()) {
     auto count = EvaluateInt(buffer.count(), vars);

@@ -126,7 +126,7 @@ Result<PreparedProblem> Prepare(const v1::KernelSpec& spec, const v1::Problem& p
   const std::string key = kernelspec::ProblemKey(problem);
   PreparedProblem data;
   std::vector<HostBuffer> initial;
-  for (const auto& var : problem.vars()) data.vars[var.name()] = var.value();
+  kernelspec::BindProblem(problem, &data.vars);
   for (const std::string& name : kernelspec::ScalarNames(spec)) {
     auto it = data.vars.find(name);
     if (it == data.vars.end()) {
@@ -221,13 +221,7 @@ Result<Launchable> Configure(const v1::KernelSpec& spec, const v1::LeasedCandida
   SetConstants(spec, &kernel);
   kernelspec::Bindings vars = data.vars;
   for (const auto& [name, value] : device.properties()) vars["device." + name] = value;
-  for (const v1::ParamSetting& setting : candidate.config().settings()) {
-    if (setting.value().has_str_value()) {
-      vars[setting.name()] = setting.value().str_value();
-    } else {
-      vars[setting.name()] = setting.value().int_value();
-    }
-  }
+  kernelspec::BindConfig(candidate.config(), &vars);
   TF_RETURN_IF_ERROR(SetGeometry(spec.launch().grid(), spec.launch().block(),
                                  spec.launch().shared_mem_bytes(), "launch", vars, &kernel));
   TF_RETURN_IF_ERROR(SetTensorMaps(spec, vars, &kernel));
