@@ -34,6 +34,8 @@ double Percentile(const std::vector<double>& sorted, double q) {
 CacheFlusher::CacheFlusher(int64_t last_level_cache_bytes)
     : buffer_(std::clamp<int64_t>(2 * last_level_cache_bytes, 1 << 20, kMaxFlushBytes)) {}
 
+int64_t GpuFlushBytes(int64_t l2_bytes) { return 2 * std::max<int64_t>(l2_bytes, 1 << 20); }
+
 void CacheFlusher::Flush() {
   // Writing (not only reading) also evicts dirty lines of the kernel's outputs.
   for (size_t i = 0; i < buffer_.size(); i += 64) buffer_[i]++;

@@ -51,11 +51,16 @@ Result<v1::TimingStats> RepeatRuns(
     const std::function<Result<double>()>& timed_run, const v1::BenchmarkSettings& settings,
     const std::function<void(std::chrono::nanoseconds)>& rest = SleepFor);
 
+// The size of a GPU's L2 flush buffer: twice its L2 (`l2_bytes`), so that a
+// fill leaves none of the kernel's lines there; at least 2 MiB when the
+// runtime reports no L2.
+int64_t GpuFlushBytes(int64_t l2_bytes);
+
 // The calls of a GPU runtime that TimeOnGpu needs, all on the default stream.
 struct GpuTimingCalls {
   std::function<Status()> launch;       // enqueues one run of the kernel
   std::function<Status()> synchronize;  // waits until the device is idle
-  // Enqueues a fill of the L2 flush buffer (twice the L2) with `value`, a new
+  // Enqueues a fill of the L2 flush buffer (GpuFlushBytes) with `value`, a new
   // one each time so that no cache keeps the buffer's lines.
   std::function<Status(unsigned char value)> flush_l2;
   // The device's time in ns of what `enqueue` enqueues: events around it.

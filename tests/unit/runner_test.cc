@@ -701,6 +701,11 @@ TEST(BenchmarkTest, MinimumTimeCountsRests) {
   EXPECT_LE(timed, 5);
 }
 
+TEST(BenchmarkTest, GpuFlushBufferIsTwiceTheL2AndAtLeastTwoMiB) {
+  EXPECT_EQ(GpuFlushBytes(int64_t{60} << 20), int64_t{120} << 20);  // an H200's 60 MiB
+  EXPECT_EQ(GpuFlushBytes(0), int64_t{2} << 20);                    // no L2 reported
+}
+
 // The order of a GPU timing, as a GPU backend's runtime calls see it.
 TEST(BenchmarkTest, GpuTimingFlushesBeforeEachTimedLaunchAndTimesTheLaunchAlone) {
   v1::BenchmarkSettings settings = OneWarmUpThenThreeRuns();

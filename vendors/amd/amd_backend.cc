@@ -211,7 +211,7 @@ class AmdBackend : public runner::Backend {
                                const std::vector<int64_t>& scalars,
                                const v1::BenchmarkSettings& settings) override {
     if (settings.flush_l2() && flush_buffer_ == nullptr) {
-      flush_bytes_ = static_cast<size_t>(2 * std::max<int64_t>(l2_bytes_, 1 << 20));
+      flush_bytes_ = static_cast<size_t>(runner::GpuFlushBytes(l2_bytes_));
       TF_ASSIGN_OR_RETURN(flush_buffer_, Allocate(flush_bytes_));
     }
     KernelArguments arguments = Arguments(Hip(buffers), scalars);

@@ -215,7 +215,7 @@ class NvidiaBackend : public runner::Backend {
                                const std::vector<int64_t>& scalars,
                                const v1::BenchmarkSettings& settings) override {
     if (settings.flush_l2() && flush_buffer_ == 0) {
-      flush_bytes_ = static_cast<size_t>(2 * std::max<int64_t>(l2_bytes_, 1 << 20));
+      flush_bytes_ = static_cast<size_t>(runner::GpuFlushBytes(l2_bytes_));
       TF_RETURN_IF_ERROR(Check(cuda_.cuMemAlloc(&flush_buffer_, flush_bytes_),
                                "cuMemAlloc of the L2 flush buffer"));
     }
