@@ -1,15 +1,11 @@
-// An AMD GPU as a device, through the HIP runtime (hip_runtime.h), shaped
-// like the NVIDIA backend so that the first AMD host is a run, not a port:
-// the artifact is a code object loaded with hipModuleLoadData, kernels are
-// launched with hipModuleLaunchKernel and the spec's geometry, timed with HIP
-// events after a warm-up, the L2 flushed by a memset over twice its size,
-// repeats and statistics by runner::RepeatRuns, with the core clock and
-// temperature from ROCm SMI where it is present (amd_sensors.h). Outputs are
-// checked on the GPU by the compare kernels built for its gfx target
-// (compare_kernels.h), with runner::Compare's rule. Kernel arguments:
-// buffers (device pointers, spec order), then the int64 scalars. Sticky
-// errors (an illegal address, a failed launch) mark the backend lost, so the
-// runner restarts. Not yet run on an AMD GPU: nothing here has had one.
+// An AMD GPU as a device: runner::MakeGpuBackend over the HIP runtime
+// (hip_runtime.h), as the NVIDIA backend is over the CUDA driver, so that the
+// first AMD host is a run, not a port. The artifact is a code object; the
+// core clock and temperature come from ROCm SMI where it is present
+// (amd_sensors.h); outputs are checked on the GPU by the compare kernels
+// built for its gfx target (compare_kernels.h). Kernel arguments: buffers
+// (device pointers, spec order), then the int64 scalars. Not yet run on an
+// AMD GPU: nothing here has had one.
 #pragma once
 
 #include <memory>

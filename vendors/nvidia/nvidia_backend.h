@@ -1,9 +1,8 @@
-// An NVIDIA GPU as a device, through the driver API: the artifact is a CUBIN
-// loaded once per lease, kernels are launched with the spec's geometry on the
-// primary context of the GPU, timed with CUDA events and the L2 flushed by a
-// memset over twice its size; outputs are checked on the GPU by the embedded
-// compare kernels (cuda_compare.cu). Kernel arguments: buffers (device
-// pointers, spec order), the int64 scalars, then the tensor maps.
+// An NVIDIA GPU as a device: runner::MakeGpuBackend over the driver API on
+// the GPU's primary context. The artifact is a CUBIN loaded once per lease;
+// outputs are checked on the GPU by the embedded compare kernels
+// (compare_kernels.cu). Kernel arguments: buffers (device pointers, spec
+// order), the int64 scalars, then the tensor maps.
 #pragma once
 
 #include <memory>
