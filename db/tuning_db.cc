@@ -87,6 +87,13 @@ ResultRow ReadResult(const Statement& s) {
   return r;
 }
 
+// ReadResult, then the candidate's problem text selected after the result's columns.
+ResultRow ReadResultWithProblemText(const Statement& s) {
+  ResultRow r = ReadResult(s);
+  r.problem_text = s.Text(kResultColumnCount);
+  return r;
+}
+
 // The id an INSERT ... RETURNING id gave its row.
 Result<int64_t> InsertedId(Statement& insert) {
   TF_ASSIGN_OR_RETURN(bool row, insert.Step());
@@ -368,11 +375,7 @@ Result<std::vector<ResultRow>> TuningDb::ListResults(int64_t job_id) {
                    std::to_string(v1::RESULT_STATUS_OK) +
                    "), r.retime_winner DESC, r.median_ns, r.candidate_id"));
   stmt.Bind(1, job_id);
-  return Collect<ResultRow>(stmt, [](const Statement& s) {
-    ResultRow r = ReadResult(s);
-    r.problem_text = s.Text(kResultColumnCount);
-    return r;
-  });
+  return Collect<ResultRow>(stmt, ReadResultWithProblemText);
 }
 
 Result<std::vector<ResultRow>> TuningDb::FindResults(const std::string& fingerprint,
@@ -456,11 +459,7 @@ Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
                    std::to_string(v1::RESULT_STATUS_OK) +
                    ") r WHERE r.place = 1 ORDER BY r.problem_order"));
   stmt.Bind(1, job_id);
-  return Collect<ResultRow>(stmt, [](const Statement& s) {
-    ResultRow r = ReadResult(s);
-    r.problem_text = s.Text(kResultColumnCount);
-    return r;
-  });
+  return Collect<ResultRow>(stmt, ReadResultWithProblemText);
 }
 
 Status TuningDb::PutWorker(const WorkerRow& worker) {
