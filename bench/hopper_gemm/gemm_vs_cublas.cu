@@ -3,14 +3,18 @@
 // times them and cublasGemmEx (fp32 compute, same dtypes and layouts) in the same process.
 //
 //   gemm_vs_cublas [--shapes 4096x4096x4096,...] [--dtypes f16,bf16] [--layouts tn,nn]
-//                  [--config BM=128,BN=256,...] [--reps 30]
+//                  [--config BM=128,BN=256,...] [--reps 30] [--profile 1]
 //
 // Layouts: tn = B is N x K row-major (B_ROW_MAJOR 0), nn = B is K x N row-major (1). --config
 // keeps the compiled configurations whose listed keys match (TuneFleet's KEY=VALUE form); the
 // set compiled in comes from configs.txt through build.sh. Shapes need not be tile multiples
-// (edge tiles); N and K must be multiples of 8.
+// (edge tiles); N and K must be multiples of 8. --profile 1 launches cuBLAS and each selected
+// configuration once per shape, dtype and layout between cudaProfilerStart and cudaProfilerStop,
+// with no check and no timing, so that `ncu --profile-from-start off` captures those launches
+// alone (--config BM=0 selects none: cuBLAS only).
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,12 +46,12 @@ struct Shape {
 };
 
 struct Config {
-  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K STREAM_K
+  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K STREAM_K PINGPONG
   std::map<std::string, int> params;
   std::string Text() const {
     std::string text;
     for (const char* key : {"BM", "BN", "BK", "STAGES", "CONSUMERS", "WS", "GROUP_M", "CLUSTER_M",
-                            "TMA_STORE", "SPLIT_K", "STREAM_K"}) {
+                            "TMA_STORE", "SPLIT_K", "STREAM_K", "PINGPONG"}) {
       text += (text.empty() ? "" : ",") + std::string(key) + "=" + std::to_string(params.at(key));
     }
     return text;
@@ -65,14 +69,14 @@ struct Variant {
 };
 
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
-          int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
+          int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K, int PINGPONG>
 void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUtensorMap& ma,
             const CUtensorMap& mb, const CUtensorMap& mc, const CUtensorMap& mc32, int sms,
             cudaStream_t stream) {
   auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-                            SPLIT_K, STREAM_K>;
+                            SPLIT_K, STREAM_K, PINGPONG>;
   const int smem = STAGES * (BM + BN) * BK * 2 +
-                   TMA_STORE * (BN % 64 == 0 ? BM * 256 : CONS * 8192) +
+                   TMA_STORE * (BN % 64 == 0 ? BM * 256 * (1 + PINGPONG) : CONS * 8192) +
                    (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;
@@ -108,7 +112,7 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
 // One configuration's variants: f16 and bf16, B column-major (TN) and, for tiles of whole
 // 64-column sub-tiles, row-major.
 template <int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M, int CLUSTER_M,
-          int TMA_STORE, int SPLIT_K, int STREAM_K>
+          int TMA_STORE, int SPLIT_K, int STREAM_K, int PINGPONG>
 void AddVariants(std::vector<Variant>& variants) {
   const Config config{{{"BM", BM},
                        {"BN", BN},
@@ -120,28 +124,30 @@ void AddVariants(std::vector<Variant>& variants) {
                        {"CLUSTER_M", CLUSTER_M},
                        {"TMA_STORE", TMA_STORE},
                        {"SPLIT_K", SPLIT_K},
-                       {"STREAM_K", STREAM_K}}};
+                       {"STREAM_K", STREAM_K},
+                       {"PINGPONG", PINGPONG}}};
   variants.push_back({config, false, false,
                       Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-                             SPLIT_K, STREAM_K>});
+                             SPLIT_K, STREAM_K, PINGPONG>});
   variants.push_back({config, true, false,
                       Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                             TMA_STORE, SPLIT_K, STREAM_K>});
+                             TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>});
   if constexpr (BN % 64 == 0) {
     variants.push_back({config, false, true,
                         Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                               TMA_STORE, SPLIT_K, STREAM_K>});
+                               TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>});
     variants.push_back({config, true, true,
                         Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                               TMA_STORE, SPLIT_K, STREAM_K>});
+                               TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>});
   }
 }
 
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K) \
-  AddVariants<BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(    \
-      variants);
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K, \
+                  PINGPONG)                                                                      \
+  AddVariants<BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K,     \
+              PINGPONG>(variants);
 #include "configs.inc"
 #undef HG_CONFIG
   return variants;
@@ -231,6 +237,7 @@ int main(int argc, char** argv) {
   std::string dtypes_arg = "f16,bf16", layouts_arg = "tn,nn";
   std::map<std::string, int> wanted;
   int reps = 30;
+  bool profile = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--shapes") {
@@ -241,6 +248,8 @@ int main(int argc, char** argv) {
       layouts_arg = value;
     } else if (flag == "--reps") {
       reps = std::atoi(value.c_str());
+    } else if (flag == "--profile") {
+      profile = std::atoi(value.c_str()) != 0;
     } else if (flag == "--config") {
       for (const std::string& setting : Split(value, ',')) {
         const size_t eq = setting.find('=');
@@ -339,10 +348,20 @@ int main(int argc, char** argv) {
                                     s.k, &alpha, b, type, row ? s.n : s.k, a, type, s.k, &beta, c,
                                     type, s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         };
+        // --profile: one launch inside the profiled range, nothing else.
+        auto profiled = [&](auto launch) {
+          CHECK_CUDA(cudaStreamSynchronize(stream));
+          CHECK_CUDA(cudaProfilerStart());
+          launch();
+          CHECK_CUDA(cudaStreamSynchronize(stream));
+          CHECK_CUDA(cudaProfilerStop());
+          CHECK_CUDA(cudaGetLastError());
+        };
+        if (profile) profiled(cublas);
         CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
         cublas();
         const Check cublas_check = verify();
-        const double cublas_ms = MedianMs(timing, cublas);
+        const double cublas_ms = profile ? 0 : MedianMs(timing, cublas);
         std::printf("%-16s %-5s %-3s %-62s %9.4f %8.1f %9.1f %7.3f %9.2e %s\n", shape_text,
                     dtype.c_str(), layout.c_str(), "cublasGemmEx", cublas_ms,
                     flop / cublas_ms / 1e9, flop / cublas_ms / 1e9, 1.0, cublas_check.rel_error,
@@ -364,11 +383,18 @@ int main(int argc, char** argv) {
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
-          const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
+          const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64,
+                                            p.at("BM") / (p.at("PINGPONG") ? 1 : p.at("CONSUMERS")));
           const CUtensorMap map_c32 = MakeMap(c, bf16, s.n, s.m, 32, 64, CU_TENSOR_MAP_SWIZZLE_64B);
           auto run = [&] {
             v.launch(a, b, c, w, s, map_a, map_b, map_c, map_c32, prop.multiProcessorCount, stream);
           };
+          if (profile) {
+            profiled(run);
+            std::printf("%-16s %-5s %-3s %-62s profiled\n", shape_text, dtype.c_str(),
+                        layout.c_str(), v.config.Text().c_str());
+            continue;
+          }
           CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
           run();
           const Check check = verify();
