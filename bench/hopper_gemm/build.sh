@@ -14,11 +14,11 @@ mkdir -p "$out"
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 
 # KEY=VALUE lines -> HG_CONFIG(BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-# SPLIT_K, STREAM_K, PINGPONG)
+# SPLIT_K, STREAM_K)
 grep -v '^\s*\(#\|$\)' "$configs" | while IFS= read -r line; do
-  declare -A v=([CLUSTER_M]=1 [TMA_STORE]=0 [SPLIT_K]=1 [STREAM_K]=0 [PINGPONG]=0)
+  declare -A v=([CLUSTER_M]=1 [TMA_STORE]=0 [SPLIT_K]=1 [STREAM_K]=0)
   for kv in ${line//,/ }; do v[${kv%%=*}]=${kv#*=}; done
-  echo "HG_CONFIG(${v[BM]}, ${v[BN]}, ${v[BK]}, ${v[STAGES]}, ${v[CONSUMERS]}, ${v[WS]}, ${v[GROUP_M]}, ${v[CLUSTER_M]}, ${v[TMA_STORE]}, ${v[SPLIT_K]}, ${v[STREAM_K]}, ${v[PINGPONG]})"
+  echo "HG_CONFIG(${v[BM]}, ${v[BN]}, ${v[BK]}, ${v[STAGES]}, ${v[CONSUMERS]}, ${v[WS]}, ${v[GROUP_M]}, ${v[CLUSTER_M]}, ${v[TMA_STORE]}, ${v[SPLIT_K]}, ${v[STREAM_K]})"
 done >"$out/configs.inc"
 
 flags=(-O3 -std=c++17 -I"$out" -Xptxas -v -lcublas -lcuda -L/usr/local/cuda/lib64/stubs)

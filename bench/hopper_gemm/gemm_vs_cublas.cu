@@ -46,12 +46,12 @@ struct Shape {
 };
 
 struct Config {
-  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K STREAM_K PINGPONG
+  // BM BN BK STAGES CONSUMERS WS GROUP_M CLUSTER_M TMA_STORE SPLIT_K STREAM_K
   std::map<std::string, int> params;
   std::string Text() const {
     std::string text;
     for (const char* key : {"BM", "BN", "BK", "STAGES", "CONSUMERS", "WS", "GROUP_M", "CLUSTER_M",
-                            "TMA_STORE", "SPLIT_K", "STREAM_K", "PINGPONG"}) {
+                            "TMA_STORE", "SPLIT_K", "STREAM_K"}) {
       text += (text.empty() ? "" : ",") + std::string(key) + "=" + std::to_string(params.at(key));
     }
     return text;
@@ -69,14 +69,14 @@ struct Variant {
 };
 
 template <typename T, int ROW, int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M,
-          int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K, int PINGPONG>
+          int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUtensorMap& ma,
             const CUtensorMap& mb, const CUtensorMap& mc, const CUtensorMap& mc32, int sms,
             cudaStream_t stream) {
   auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-                            SPLIT_K, STREAM_K, PINGPONG>;
+                            SPLIT_K, STREAM_K>;
   const int smem = STAGES * (BM + BN) * BK * 2 +
-                   TMA_STORE * (BN % 64 == 0 ? BM * 256 * (1 + PINGPONG) : CONS * 8192) +
+                   TMA_STORE * (BN % 64 == 0 ? BM * 256 : CONS * 8192) +
                    (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;
@@ -112,7 +112,7 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
 // One configuration's variants: f16 and bf16, B column-major (TN) and, for tiles of whole
 // 64-column sub-tiles, row-major.
 template <int BM, int BN, int BK, int STAGES, int CONS, int WS, int GROUP_M, int CLUSTER_M,
-          int TMA_STORE, int SPLIT_K, int STREAM_K, int PINGPONG>
+          int TMA_STORE, int SPLIT_K, int STREAM_K>
 void AddVariants(std::vector<Variant>& variants) {
   const Config config{{{"BM", BM},
                        {"BN", BN},
@@ -124,30 +124,28 @@ void AddVariants(std::vector<Variant>& variants) {
                        {"CLUSTER_M", CLUSTER_M},
                        {"TMA_STORE", TMA_STORE},
                        {"SPLIT_K", SPLIT_K},
-                       {"STREAM_K", STREAM_K},
-                       {"PINGPONG", PINGPONG}}};
+                       {"STREAM_K", STREAM_K}}};
   variants.push_back({config, false, false,
                       Launch<__half, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
-                             SPLIT_K, STREAM_K, PINGPONG>});
+                             SPLIT_K, STREAM_K>});
   variants.push_back({config, true, false,
                       Launch<__nv_bfloat16, 0, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                             TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>});
+                             TMA_STORE, SPLIT_K, STREAM_K>});
   if constexpr (BN % 64 == 0) {
     variants.push_back({config, false, true,
                         Launch<__half, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                               TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>});
+                               TMA_STORE, SPLIT_K, STREAM_K>});
     variants.push_back({config, true, true,
                         Launch<__nv_bfloat16, 1, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M,
-                               TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>});
+                               TMA_STORE, SPLIT_K, STREAM_K>});
   }
 }
 
 std::vector<Variant> CompiledVariants() {
   std::vector<Variant> variants;
-#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K, \
-                  PINGPONG)                                                                      \
-  AddVariants<BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K,     \
-              PINGPONG>(variants);
+#define HG_CONFIG(BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K) \
+  AddVariants<BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(    \
+      variants);
 #include "configs.inc"
 #undef HG_CONFIG
   return variants;
@@ -383,8 +381,7 @@ int main(int argc, char** argv) {
           const CUtensorMap map_a = MakeMap(a, bf16, s.k, s.m, 64, p.at("BM"));
           const CUtensorMap map_b = row ? MakeMap(b, bf16, s.n, s.k, 64, p.at("BK") / cluster)
                                         : MakeMap(b, bf16, s.k, s.n, 64, p.at("BN") / cluster);
-          const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64,
-                                            p.at("BM") / (p.at("PINGPONG") ? 1 : p.at("CONSUMERS")));
+          const CUtensorMap map_c = MakeMap(c, bf16, s.n, s.m, 64, p.at("BM") / p.at("CONSUMERS"));
           const CUtensorMap map_c32 = MakeMap(c, bf16, s.n, s.m, 32, 64, CU_TENSOR_MAP_SWIZZLE_64B);
           auto run = [&] {
             v.launch(a, b, c, w, s, map_a, map_b, map_c, map_c32, prop.multiProcessorCount, stream);

@@ -31,8 +31,8 @@
 // CUBIN and NAMES: the two kernels as the service builds them, from a TU of `#include <cstdint>`,
 // `#include <cuda_fp16.h>`, `#include "hopper_gemm.cu"` (the spec's generated batch):
 //   tunefleet-nvrtc --arch sm_90a --tu batch.cu --cubin batch.cubin --names batch.names \
-//     --name '&hopper_gemm<__half,0,128,256,64,4,2,1,16,1,1,1,0,0>' \
-//     --name '&hopper_gemm<__half,0,128,256,64,4,2,1,16,2,1,1,0,0>'
+//     --name '&hopper_gemm<__half,0,128,256,64,4,2,1,16,1,1,1,0>' \
+//     --name '&hopper_gemm<__half,0,128,256,64,4,2,1,16,2,1,1,0>'
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a timing_conditions.cu \
 //     -o timing_conditions -lcublas -lcuda -L/usr/local/cuda/lib64/stubs
 #include <cublas_v2.h>
@@ -241,7 +241,7 @@ struct Launcher {
     long long m = kM, n = kN, k = kK;
     if (code == kNvccRuntime) {
       if (ci == 0) {
-        hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 1, 1, 1, 0, 0>
+        hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 1, 1, 1, 0>
             <<<132, kThreads, kSmem, stream>>>(
                 reinterpret_cast<const __half*>(d.a), reinterpret_cast<const __half*>(d.b),
                 reinterpret_cast<__half*>(d.c), reinterpret_cast<float*>(d.w), m, n, k,
@@ -249,7 +249,7 @@ struct Launcher {
                 reinterpret_cast<const TmaDescriptor&>(d.map_b[0]),
                 reinterpret_cast<const TmaDescriptor&>(d.map_c));
       } else {
-        hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 2, 1, 1, 0, 0>
+        hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 2, 1, 1, 0>
             <<<132, kThreads, kSmem, stream>>>(
                 reinterpret_cast<const __half*>(d.a), reinterpret_cast<const __half*>(d.b),
                 reinterpret_cast<__half*>(d.c), reinterpret_cast<float*>(d.w), m, n, k,
@@ -356,15 +356,15 @@ int main(int argc, char** argv) {
   CHECK_CUDA(
       cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&launchers[kNvccDriver].function[0]),
                           reinterpret_cast<const void*>(
-                              hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 1, 1, 1, 0, 0>)));
+                              hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 1, 1, 1, 0>)));
   CHECK_CUDA(
       cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&launchers[kNvccDriver].function[1]),
                           reinterpret_cast<const void*>(
-                              hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 2, 1, 1, 0, 0>)));
+                              hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 2, 1, 1, 0>)));
   launchers[kNvccRuntime].code = kNvccRuntime;
-  CHECK_CUDA(cudaFuncSetAttribute(hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 1, 1, 1, 0, 0>,
+  CHECK_CUDA(cudaFuncSetAttribute(hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 1, 1, 1, 0>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  CHECK_CUDA(cudaFuncSetAttribute(hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 2, 1, 1, 0, 0>,
+  CHECK_CUDA(cudaFuncSetAttribute(hopper_gemm<__half, 0, 128, 256, 64, 4, 2, 1, 16, 2, 1, 1, 0>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   cudaStream_t created;
   CHECK_CUDA(cudaStreamCreate(&created));

@@ -11,11 +11,6 @@
 //     "empty" mbarrier once the WGMMAs reading it have retired;
 //   - CONSUMERS warpgroups, each computing a (BM / CONSUMERS) x BN slice with
 //     wgmma.m64nBNk16 (A and B from shared memory, fp32 accumulators in registers);
-//   - PINGPONG == 1 (with WS == 1, CONSUMERS == 2, TMA_STORE == 1, SPLIT_K == 1, STREAM_K == 0):
-//     instead, each consumer computes whole BM x BN tiles (BM = 64 or 128), the two taking the
-//     block's tiles in turn; a consumer begins a tile's k loop once the other has issued all of
-//     its previous tile's, so one consumer's epilogue runs under the other's k loop (CUTLASS's
-//     ping-pong schedule); a stage then holds one consumer's tile;
 //   - WS == 1: one extra producer warpgroup issues the loads and gives registers to the
 //     consumers through setmaxnreg; WS == 0: a consumer thread issues them STAGES - 1 ahead;
 //   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
@@ -49,13 +44,13 @@
 // BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
 // bytes (B_ROW_MAJOR == 1). Each 128-byte row holds its eight 16-byte chunks XOR-permuted by
 // (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * C_BOX_BYTES bytes of C boxes, then
-// (SPLIT_K > 1) * BM * BN * 4 bytes of fp32 partial tile, where C_BOX_BYTES is
-// BM * 256 * (1 + PINGPONG) when BN % 64 == 0 and CONSUMERS * 8192 otherwise. Launch with STAGES * (BM + BN) * BK * 2 +
+// (SPLIT_K > 1) * BM * BN * 4 bytes of fp32 partial tile, where C_BOX_BYTES is BM * 256 when
+// BN % 64 == 0 and CONSUMERS * 8192 otherwise. Launch with STAGES * (BM + BN) * BK * 2 +
 // TMA_STORE * C_BOX_BYTES + (SPLIT_K > 1) * BM * BN * 4 + 2048 bytes of dynamic shared memory (the
 // slack aligns the ring to 1024 bytes and holds the barriers). Requires N % 8 == 0 and
 // K % 8 == 0 (the TMA's 16-byte row pitch; the Ampere path's 16-byte copies) and
 // K >= SPLIT_K * BK; SPLIT_K > 1 needs CLUSTER_M == 1 and TMA_STORE == 0, and the Ampere path
-// SPLIT_K == 1 and STREAM_K == 0 (it ignores PINGPONG: the same tiles, in one schedule).
+// SPLIT_K == 1 and STREAM_K == 0.
 //
 // Workspace W (fp32, used only by STREAM_K == 1, whose grid must not exceed the tile count):
 // gridDim.x * CONSUMERS flags (32-bit, zero at launch; the kernel leaves them zero), then, from
@@ -64,7 +59,7 @@
 //
 // Kernel arguments: A, B, C, W, M, N, K, then TMA descriptors (128-byte swizzle) of A (dims {K, M},
 // box {64, BM}), B (B_ROW_MAJOR == 0: dims {K, N}, box {64, BN / CLUSTER_M}; 1: dims {N, K},
-// box {64, BK / CLUSTER_M}) and C (dims {N, M}, box {64, PINGPONG ? BM : BM / CONSUMERS}), and one of C with
+// box {64, BK / CLUSTER_M}) and C (dims {N, M}, box {64, BM / CONSUMERS}), and one of C with
 // 64-byte swizzle (dims {N, M}, box {32, 64}) for the tiles whose BN is no multiple of 64.
 //
 // The mbarrier, TMA and WGMMA wrappers live in ../hopper/hopper_sm90.cuh (linked here).
@@ -94,13 +89,12 @@ __device__ __forceinline__ TileCoord TileOf(int tile, int tiles_m, int tiles_n) 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K, int PINGPONG>
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long long N, long long K,
                                            const TmaDescriptor& map_a, const TmaDescriptor& map_b,
                                            const TmaDescriptor& map_c, const TmaDescriptor& map_c32,
                                            unsigned char* smem_raw) {
-  // PINGPONG: each consumer computes whole BM x BN tiles, the two taking turns (see below).
-  constexpr int kConsumerRows = PINGPONG ? BM : BM / CONSUMERS;
+  constexpr int kConsumerRows = BM / CONSUMERS;
   constexpr int kMTiles = kConsumerRows / 64;  // m64 WGMMAs per k16 step
   constexpr uint32_t kABytes = BM * BK * 2;
   constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
@@ -187,7 +181,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
     if constexpr (TMA_STORE) PrefetchTensorMap(kWideBoxes ? map_c : map_c32);
     for (int s = 0; s < STAGES; ++s) {
       BarrierInit(full + 8 * s, 1);
-      BarrierInit(empty + 8 * s, (PINGPONG ? 1 : CONSUMERS) * CLUSTER_M);
+      BarrierInit(empty + 8 * s, CONSUMERS * CLUSTER_M);
     }
     if constexpr (SPLIT_K > 1) {
       for (int c = 0; c < CONSUMERS; ++c) {
@@ -283,24 +277,12 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
     }
     float acc[kMTiles][BN / 2];
     int step = 0, boxes = 0;
-    // PINGPONG: consumer c takes units c, c + 2, ... (whole tiles: STREAM_K == 0, SPLIT_K == 1),
-    // whose k tiles are ring steps i * k_tiles ... in the producer's order. A consumer starts a
-    // unit's k loop only once the other has issued all of the previous unit's (named barriers 3
-    // and 4, one per direction): so one warpgroup's epilogue runs under the other's k loop, and
-    // no consumer waits on a full barrier more than one phase ahead of the ring (a wait for the
-    // parity of a phase two ahead would pass at once).
-    constexpr int kOrderBarrier = 3;
-    for (int i = PINGPONG ? consumer : 0; i < units; i += PINGPONG ? CONSUMERS : 1) {
-      if constexpr (PINGPONG) {
-        step = i * k_tiles;
-        if (i > 0) NamedBarrierSync(kOrderBarrier + consumer, 2 * 128);
-      }
+    for (int i = 0; i < units; ++i) {
       const Unit w = unit_of(i);
       for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step) {
         const int stage = step % STAGES;
         BarrierWait(full + 8 * stage, (step / STAGES) & 1);
-        const uint32_t a =
-            smem + stage * kStageBytes + (PINGPONG ? 0 : consumer * kConsumerRows * 128);
+        const uint32_t a = smem + stage * kStageBytes + consumer * kConsumerRows * 128;
         const uint32_t b = smem + stage * kStageBytes + kABytes;
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
@@ -327,7 +309,6 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         if (issues_loads && step + STAGES - 1 < steps) load_step(step + STAGES - 1);
         __syncwarp();
       }
-      if (PINGPONG && i + 1 < units) NamedBarrierArrive(kOrderBarrier + 1 - consumer, 2 * 128);
       WgmmaWait<0>();
       if (leader) release((step - 1) % STAGES);
 
@@ -446,7 +427,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         // past the tile would overwrite the next tile's columns; the TMA clips only at the
         // matrix's edge).
         const TmaDescriptor& map = kWideBoxes ? map_c : map_c32;
-        const int row0 = tile.m * BM + (PINGPONG ? 0 : consumer * kConsumerRows);
+        const int row0 = tile.m * BM + consumer * kConsumerRows;
 #pragma unroll
         for (int rb = 0; rb < kConsumerRows / kBoxRows; ++rb) {
 #pragma unroll
@@ -479,8 +460,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       } else {
         // Masked: edge tiles reach past M and N (N is even, so a pair is in or out as a whole).
         const long long row =
-            static_cast<long long>(tile.m) * BM + (PINGPONG ? 0 : consumer * kConsumerRows) +
-            warp * 16 + lane / 4;
+            static_cast<long long>(tile.m) * BM + consumer * kConsumerRows + warp * 16 + lane / 4;
         const long long col = static_cast<long long>(tile.n) * BN + lane % 4 * 2;
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) {
@@ -685,19 +665,18 @@ __device__ __forceinline__ void AmpereGemm(const T* A, const T* B, T* C, long lo
 // cluster size CLUSTER_M * SPLIT_K (e.g. min(tiles * SPLIT_K, device.sm_count rounded down)),
 // (CONSUMERS + WS) * 128 threads.
 template <typename T, int B_ROW_MAJOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, int WS,
-          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K, int PINGPONG>
+          int GROUP_M, int CLUSTER_M, int TMA_STORE, int SPLIT_K, int STREAM_K>
 __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSUMERS + WS) * 128, 1)
     hopper_gemm(const T* A, const T* B, T* C, float* W, long long M, long long N, long long K,
                 const __grid_constant__ TmaDescriptor map_a,
                 const __grid_constant__ TmaDescriptor map_b,
                 const __grid_constant__ TmaDescriptor map_c,
                 const __grid_constant__ TmaDescriptor map_c32) {
-  constexpr int kConsumerRows = PINGPONG ? BM : BM / CONSUMERS;
-  static_assert(BM % CONSUMERS == 0 && (kConsumerRows == 64 || kConsumerRows == 128),
+  static_assert(BM % CONSUMERS == 0 && (BM / CONSUMERS == 64 || BM / CONSUMERS == 128),
                 "each consumer warpgroup owns 64 or 128 rows");
   static_assert(BN == 64 || BN == 128 || BN == 152 || BN == 256, "wgmma n64, n128, n152 or n256");
   static_assert(BK % 64 == 0, "k tiles are whole 128-byte swizzled rows");
-  static_assert(kConsumerRows * BN <= 128 * 152, "at most 152 accumulators a thread");
+  static_assert(BM / CONSUMERS * BN <= 128 * 152, "at most 152 accumulators a thread");
   static_assert(BN % 64 == 0 || B_ROW_MAJOR == 0, "row-major B comes in 64-column sub-tiles");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
@@ -709,13 +688,10 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
   static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is a flag");
   static_assert(STREAM_K == 0 || (WS == 1 && SPLIT_K == 1),
                 "stream-K runs of k iterations need the producer warpgroup and no k split");
-  static_assert(PINGPONG == 0 || (WS == 1 && CONSUMERS == 2 && TMA_STORE == 1 && SPLIT_K == 1 &&
-                                  STREAM_K == 0),
-                "ping-pong: two consumers on whole tiles, fed by the producer, TMA-store epilogue");
   extern __shared__ __align__(1024) unsigned char smem[];
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   hopper_gemm_detail::HopperGemm<T, B_ROW_MAJOR, BM, BN, BK, STAGES, CONSUMERS, WS, GROUP_M,
-                                 CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K, PINGPONG>(
+                                 CLUSTER_M, TMA_STORE, SPLIT_K, STREAM_K>(
       C, W, M, N, K, map_a, map_b, map_c, map_c32, smem);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   (void)W;

@@ -141,7 +141,7 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
           if (v["SPLIT_K"] > 1) ++split;
           if (v["BN"] == 152) {
             ++wide;
-            EXPECT_EQ(v["BM"], v["PINGPONG"] ? 128 : 256);  // 128 x 152 a consumer
+            EXPECT_EQ(v["BM"], 256);
             EXPECT_EQ(v["CONSUMERS"], 2);
             EXPECT_EQ(v["TMA_STORE"], 1);
             EXPECT_LE(v["STAGES"], 4);  // 5 x 51 KiB of stages alone exceed 227 KiB
