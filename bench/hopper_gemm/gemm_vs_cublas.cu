@@ -76,7 +76,7 @@ void Launch(const void* a, const void* b, void* c, float* w, Shape s, const CUte
   auto kernel = hopper_gemm<T, ROW, BM, BN, BK, STAGES, CONS, WS, GROUP_M, CLUSTER_M, TMA_STORE,
                             SPLIT_K, STREAM_K>;
   const int smem = STAGES * (BM + BN) * BK * 2 +
-                   (TMA_STORE == 1) * (BN % 64 == 0 ? BM * 256 : CONS * 8192) +
+                   TMA_STORE * (BN % 64 == 0 ? BM * 256 : CONS * 8192) +
                    (SPLIT_K > 1 ? BM * BN * 4 : 0) + 2048;
   const int threads = (CONS + WS) * 128;
   constexpr int kCluster = CLUSTER_M * SPLIT_K;

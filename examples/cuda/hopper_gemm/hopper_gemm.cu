@@ -15,11 +15,9 @@
 //     consumers through setmaxnreg; WS == 0: a consumer thread issues them STAGES - 1 ahead;
 //   - CLUSTER_M == 2: clusters of two blocks on vertically adjacent tiles, each loading half of
 //     their common B tile and multicasting it to both;
-//   - the epilogue stores C from registers (TMA_STORE == 0) or through shared boxes and TMA bulk
-//     tensor stores (TMA_STORE == 1): boxes of 64 columns where BN is a multiple of 64, else of
-//     32 columns by 64 rows (BN == 152 only), as many a consumer as half the tile's last ring
-//     stage holds, which the consumers keep until their stores have read it (the next tile's
-//     first step);
+//   - the epilogue stores C from registers (TMA_STORE == 0) or through double-buffered shared
+//     boxes and TMA bulk tensor stores (TMA_STORE == 1): boxes of 64 columns where BN is a
+//     multiple of 64, else of 32 columns by 64 rows (less shared memory; BN == 152 only);
 //   - BN == 152 (Hopper and B_ROW_MAJOR == 0 only; wgmma m64n152k16, up to 152 accumulators a
 //     consumer thread): 256 x 152 tiles cover 3000 x 5000 in 396 tiles, three whole waves of
 //     132 SMs, where 128 x 256 needs 480 (3.6 waves); cuBLAS's kernel there has this tile;
@@ -45,10 +43,11 @@
 // Shared memory (both paths), per stage: A as BK/64 sub-tiles of BM rows x 128 bytes, then B as
 // BK/64 sub-tiles of BN rows x 128 bytes (B_ROW_MAJOR == 0) or BN/64 sub-tiles of BK rows x 128
 // bytes (B_ROW_MAJOR == 1). Each 128-byte row holds its eight 16-byte chunks XOR-permuted by
-// (row % 8): the TMA/WGMMA 128-byte swizzle. Then (SPLIT_K > 1) * BM * BN * 4 bytes of fp32
-// partial tile (the TMA store stages C in the ring's stages). Launch with
-// STAGES * (BM + BN) * BK * 2 + (SPLIT_K > 1) * BM * BN * 4 + 2048 bytes of dynamic shared memory
-// (the slack aligns the ring to 1024 bytes and holds the barriers). Requires N % 8 == 0 and
+// (row % 8): the TMA/WGMMA 128-byte swizzle. Then TMA_STORE * C_BOX_BYTES bytes of C boxes, then
+// (SPLIT_K > 1) * BM * BN * 4 bytes of fp32 partial tile, where C_BOX_BYTES is BM * 256 when
+// BN % 64 == 0 and CONSUMERS * 8192 otherwise. Launch with STAGES * (BM + BN) * BK * 2 +
+// TMA_STORE * C_BOX_BYTES + (SPLIT_K > 1) * BM * BN * 4 + 2048 bytes of dynamic shared memory (the
+// slack aligns the ring to 1024 bytes and holds the barriers). Requires N % 8 == 0 and
 // K % 8 == 0 (the TMA's 16-byte row pitch; the Ampere path's 16-byte copies) and
 // K >= SPLIT_K * BK; SPLIT_K > 1 needs CLUSTER_M == 1 and TMA_STORE == 0, and the Ampere path
 // SPLIT_K == 1 and STREAM_K == 0.
@@ -101,21 +100,17 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
   constexpr uint32_t kStageBytes = (BM + BN) * BK * 2;
   const uint32_t smem =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) + 1023) & ~uint32_t{1023};
-  // TMA_STORE: C goes through boxes in the tile's last ring stage, kCBuffers a consumer, which
-  // the consumers hold until the stores have read them. Tiles of whole 64-column sub-tiles:
-  // kConsumerRows x 64 outputs, 128-byte swizzled (map_c). Others (BN = 152): 64 x 32 outputs,
-  // 64-byte swizzled (map_c32) (bench NOTES.md v8: the narrow boxes cost the other tiles 1-3%,
-  // so they keep the wide ones).
+  // TMA_STORE: two C boxes per consumer. Tiles of whole 64-column sub-tiles: kConsumerRows x 64
+  // outputs, 128-byte swizzled (map_c). Others (BN = 152): 64 x 32 outputs, 64-byte swizzled
+  // (map_c32), 8 KiB a consumer, which leaves 256 x 152 room for 4 stages (bench NOTES.md v8:
+  // the narrow boxes cost the other tiles 1-3%, so they keep the wide ones).
   constexpr bool kWideBoxes = BN % 64 == 0;
   constexpr int kBoxCols = kWideBoxes ? 64 : 32, kBoxRows = kWideBoxes ? kConsumerRows : 64;
   constexpr uint32_t kCBoxBytes = kBoxRows * kBoxCols * 2;
-  constexpr bool kStageC = TMA_STORE == 2;  // TEMPORARY (measurement): 1 = the old dedicated boxes
-  constexpr int kCBuffers = kStageC ? kStageBytes / CONSUMERS / kCBoxBytes : 2;
-  static_assert(kCBuffers >= 1, "a stage holds a C box per consumer");
+  const uint32_t c_boxes = smem + STAGES * kStageBytes;
   // SPLIT_K > 1: this block's fp32 partial tile, per consumer kMTiles * BN / 8 float4 slots of
   // 128 threads each (the accumulators' own order, so every rank's layout is the same).
-  const uint32_t c_boxes = smem + STAGES * kStageBytes;
-  const uint32_t partials = c_boxes + (TMA_STORE == 1) * CONSUMERS * 2 * kCBoxBytes;
+  const uint32_t partials = c_boxes + TMA_STORE * CONSUMERS * 2 * kCBoxBytes;
   const uint32_t full = partials + (SPLIT_K > 1 ? BM * BN * 4 : 0);  // one mbarrier per stage
   const uint32_t empty = full + STAGES * 8;
   // Per consumer: all ranks' partials written (ready), all ranks done reading them (read).
@@ -281,8 +276,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       for (int p = 0; p < min(STAGES - 1, steps); ++p) load_step(p);
     }
     float acc[kMTiles][BN / 2];
-    int step = 0;
-    int held = -1, boxes_done = 0;  // TMA_STORE: the stage whose C boxes the last epilogue's stores may still read
+    int step = 0, boxes = 0;
     for (int i = 0; i < units; ++i) {
       const Unit w = unit_of(i);
       for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step) {
@@ -312,29 +306,11 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         // The previous step's WGMMAs have retired: its stage may be refilled.
         WgmmaWait<1>();
         if (kt > w.k_lo && leader) release((step - 1) % STAGES);
-        if (kStageC && held >= 0) {
-          // The previous tile's stores have had this step to read their boxes: free the stage
-          // (before the producer, inline or not, needs it STAGES - 1 steps on).
-          if (leader) {
-            TmaStoreWaitRead<0>();
-            release(held);
-          }
-          held = -1;
-        }
         if (issues_loads && step + STAGES - 1 < steps) load_step(step + STAGES - 1);
         __syncwarp();
       }
       WgmmaWait<0>();
-      // With the TMA store, a tile's last stage holds its C boxes (below) unless the unit hands
-      // a stream-K partial on instead (k_lo > 0).
-      const int last_stage = (step - 1) % STAGES;
-      if (kStageC && w.k_lo == 0) {
-        held = last_stage;
-        // Each consumer's boxes span the other's operands in the stage: wait for its WGMMAs too.
-        if constexpr (CONSUMERS > 1) NamedBarrierSync(3, CONSUMERS * 128);
-      } else if (leader) {
-        release(last_stage);
-      }
+      if (leader) release((step - 1) % STAGES);
 
       // Accumulator layout of m64nN: warp w holds rows 16w + lane / 4 and 8 below, columns
       // 8j + 2 * (lane % 4) and the next one (acc[mi][4j ... 4j + 3]).
@@ -444,28 +420,22 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       const TileCoord tile = tile_of(w.tile);
       const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
       if constexpr (TMA_STORE) {
-        // kBoxCols columns of kBoxRows rows at a time through the consumer's kCBuffers boxes in
-        // the tile's last stage: the TMA stores some while the consumer fills the next (and goes
-        // on with the next tile, whose first step frees the stage). Where
+        // kBoxCols columns of kBoxRows rows at a time through the consumer's two boxes: the TMA
+        // stores one while the consumer fills the other (or goes on with the next tile). Where
         // BN is no multiple of kBoxCols (152 = 4 x 32 + 24), the last box is the tile's last
         // kBoxCols columns and rewrites part of the previous one with the same values (a box
         // past the tile would overwrite the next tile's columns; the TMA clips only at the
         // matrix's edge).
         const TmaDescriptor& map = kWideBoxes ? map_c : map_c32;
         const int row0 = tile.m * BM + consumer * kConsumerRows;
-        const uint32_t boxes = kStageC ? smem + last_stage * kStageBytes + consumer * kCBuffers * kCBoxBytes : c_boxes + consumer * 2 * kCBoxBytes;
-        constexpr int kColBoxes = (BN + kBoxCols - 1) / kBoxCols;
 #pragma unroll
         for (int rb = 0; rb < kConsumerRows / kBoxRows; ++rb) {
 #pragma unroll
-          for (int j = 0; j < kColBoxes; ++j) {
+          for (int j = 0; j < (BN + kBoxCols - 1) / kBoxCols; ++j) {
             const int col = min(j * kBoxCols, BN - kBoxCols);
-            const int box = rb * kColBoxes + j;
-            const uint32_t buf = boxes + (kStageC ? box : boxes_done++) % kCBuffers * kCBoxBytes;
-            if (!kStageC || box >= kCBuffers) {
-              if (leader) TmaStoreWaitRead<kCBuffers - 1>();  // the store that last read `buf`
-              WarpgroupSync(1 + consumer);
-            }
+            const uint32_t buf = c_boxes + (consumer * 2 + boxes++ % 2) * kCBoxBytes;
+            if (leader) TmaStoreWaitRead<1>();  // the store that last read `buf` is done
+            WarpgroupSync(1 + consumer);
 #pragma unroll
             for (int mi = rb * kBoxRows / 64; mi < (rb + 1) * kBoxRows / 64; ++mi) {
 #pragma unroll
@@ -710,7 +680,7 @@ __global__ void HOPPER_GEMM_CLUSTER(CLUSTER_M* SPLIT_K) __launch_bounds__((CONSU
   static_assert(BN % 64 == 0 || B_ROW_MAJOR == 0, "row-major B comes in 64-column sub-tiles");
   static_assert(STAGES >= 2 && (WS == 0 || WS == 1), "a ring of 2+ stages; WS is a flag");
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B multicast to 1 or 2 blocks");
-  static_assert(TMA_STORE == 0 || TMA_STORE == 1 || TMA_STORE == 2, "TMA_STORE is a flag");
+  static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE is a flag");
   static_assert(SPLIT_K == 1 || SPLIT_K == 2 || SPLIT_K == 4, "k split over 1, 2 or 4 blocks");
   static_assert(BN / 8 % SPLIT_K == 0, "split-K ranks sum whole 8-column groups");
   static_assert(SPLIT_K == 1 || (CLUSTER_M == 1 && TMA_STORE == 0),
