@@ -3,14 +3,19 @@
 // times them and cublasGemmEx (fp32 compute, same dtypes and layouts) in the same process.
 //
 //   gemm_vs_cublas [--shapes 4096x4096x4096,...] [--dtypes f16,bf16] [--layouts tn,nn]
-//                  [--config BM=128,BN=256,...] [--reps 30]
+//                  [--config BM=128,BN=256,...] [--reps 30] [--profile 1]
 //
 // Layouts: tn = B is N x K row-major (B_ROW_MAJOR 0), nn = B is K x N row-major (1). --config
 // keeps the compiled configurations whose listed keys match (TuneFleet's KEY=VALUE form); the
 // set compiled in comes from configs.txt through build.sh. Shapes need not be tile multiples
-// (edge tiles); N and K must be multiples of 8.
+// (edge tiles); N and K must be multiples of 8. --profile 1 launches cuBLAS and each selected
+// configuration once per shape, dtype and layout between cudaProfilerStart and cudaProfilerStop,
+// and times nothing (cuBLAS is still checked, outside that range), so that
+// `ncu --profile-from-start off` captures those launches alone (--config BM=0 selects none:
+// cuBLAS only).
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -231,6 +236,7 @@ int main(int argc, char** argv) {
   std::string dtypes_arg = "f16,bf16", layouts_arg = "tn,nn";
   std::map<std::string, int> wanted;
   int reps = 30;
+  bool profile = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--shapes") {
@@ -241,6 +247,8 @@ int main(int argc, char** argv) {
       layouts_arg = value;
     } else if (flag == "--reps") {
       reps = std::atoi(value.c_str());
+    } else if (flag == "--profile") {
+      profile = std::atoi(value.c_str()) != 0;
     } else if (flag == "--config") {
       for (const std::string& setting : Split(value, ',')) {
         const size_t eq = setting.find('=');
@@ -339,14 +347,29 @@ int main(int argc, char** argv) {
                                     s.k, &alpha, b, type, row ? s.n : s.k, a, type, s.k, &beta, c,
                                     type, s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         };
+        // --profile: one launch inside the profiled range, nothing else.
+        auto profiled = [&](auto launch) {
+          CHECK_CUDA(cudaStreamSynchronize(stream));
+          CHECK_CUDA(cudaProfilerStart());
+          launch();
+          CHECK_CUDA(cudaStreamSynchronize(stream));
+          CHECK_CUDA(cudaProfilerStop());
+          CHECK_CUDA(cudaGetLastError());
+        };
+        if (profile) profiled(cublas);
         CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
         cublas();
         const Check cublas_check = verify();
-        const double cublas_ms = MedianMs(timing, cublas);
-        std::printf("%-16s %-5s %-3s %-62s %9.4f %8.1f %9.1f %7.3f %9.2e %s\n", shape_text,
-                    dtype.c_str(), layout.c_str(), "cublasGemmEx", cublas_ms,
-                    flop / cublas_ms / 1e9, flop / cublas_ms / 1e9, 1.0, cublas_check.rel_error,
-                    cublas_check.mismatches ? "MISMATCH" : "ok");
+        if (profile) {
+          std::printf("%-16s %-5s %-3s %-62s profiled, %s\n", shape_text, dtype.c_str(),
+                      layout.c_str(), "cublasGemmEx", cublas_check.mismatches ? "MISMATCH" : "ok");
+        } else {
+          const double cublas_ms = MedianMs(timing, cublas);
+          std::printf("%-16s %-5s %-3s %-62s %9.4f %8.1f %9.1f %7.3f %9.2e %s\n", shape_text,
+                      dtype.c_str(), layout.c_str(), "cublasGemmEx", cublas_ms,
+                      flop / cublas_ms / 1e9, flop / cublas_ms / 1e9, 1.0, cublas_check.rel_error,
+                      cublas_check.mismatches ? "MISMATCH" : "ok");
+        }
 
         for (const Variant& v : variants) {
           if (v.bf16 != bf16 || v.b_row_major != row || !Matches(v.config, wanted)) continue;
@@ -369,6 +392,12 @@ int main(int argc, char** argv) {
           auto run = [&] {
             v.launch(a, b, c, w, s, map_a, map_b, map_c, map_c32, prop.multiProcessorCount, stream);
           };
+          if (profile) {
+            profiled(run);
+            std::printf("%-16s %-5s %-3s %-62s profiled\n", shape_text, dtype.c_str(),
+                        layout.c_str(), v.config.Text().c_str());
+            continue;
+          }
           CHECK_CUDA(cudaMemsetAsync(c, 0xFF, s.m * s.n * 2, stream));
           run();
           const Check check = verify();
