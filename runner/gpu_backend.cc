@@ -266,6 +266,12 @@ class GpuBackend : public Backend {
 
 }  // namespace
 
+Result<std::shared_ptr<void>> GpuRuntime::ExtraArguments(const Launchable& kernel,
+                                                         const GpuBuffers&, std::vector<void*>&) {
+  if (!kernel.tensor_maps.empty()) return Status::InvalidArgument("this GPU takes no tensor maps");
+  return std::shared_ptr<void>();
+}
+
 GpuBuffers::~GpuBuffers() {
   for (DevicePointer pointer : pristine) free(pointer);
   for (DevicePointer pointer : work) free(pointer);

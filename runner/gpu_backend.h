@@ -71,10 +71,11 @@ class GpuRuntime {
     return Status::Ok();
   }
   // Appends the addresses of the arguments this runtime passes after the
-  // scalars (tensor maps, where the GPU takes them) and returns what holds them.
+  // scalars (tensor maps, where the GPU takes them) and returns what holds
+  // them. By default there are none, and a kernel with tensor maps is refused.
   virtual Result<std::shared_ptr<void>> ExtraArguments(const Launchable& kernel,
                                                        const GpuBuffers& buffers,
-                                                       std::vector<void*>& addresses) = 0;
+                                                       std::vector<void*>& addresses);
   // The clock and temperature after a timing, where the vendor's sensors say.
   virtual void ReadSensors(v1::TimingStats& /*stats*/) {}
 };

@@ -88,15 +88,6 @@ class HipDevice : public runner::GpuRuntime {
   }
   bool lost() const override { return lost_; }
 
-  Result<std::shared_ptr<void>> ExtraArguments(const runner::Launchable& kernel,
-                                               const runner::GpuBuffers&,
-                                               std::vector<void*>&) override {
-    if (!kernel.tensor_maps.empty()) {
-      return Status::InvalidArgument("AMD GPUs take no tensor maps");
-    }
-    return std::shared_ptr<void>();
-  }
-
   void ReadSensors(v1::TimingStats& stats) override {
     if (sensors_ == nullptr) return;
     AmdSensors::Reading reading = sensors_->Read();
