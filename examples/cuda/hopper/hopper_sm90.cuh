@@ -204,6 +204,13 @@ __device__ __forceinline__ uint64_t SmemDescriptor(uint32_t addr, uint32_t leadi
   return uint64_t{(addr & 0x3FFFF) >> 4} | uint64_t{leading >> 4} << 16 |
          uint64_t{stride >> 4} << 32 | uint64_t{1} << 62;
 }
+// The descriptor of the operand `bytes` (a multiple of 16) further on in shared memory. The start
+// address field is the low 14 bits (address / 16, and shared addresses stay below 256 KiB), so
+// the sum never carries out of it and only the low word changes: with a compile-time `bytes`
+// one add, where SmemDescriptor rebuilds the fields from an address (bench NOTES.md v11).
+__device__ __forceinline__ uint64_t AdvanceDescriptor(uint64_t desc, uint32_t bytes) {
+  return (desc & ~uint64_t{0xFFFFFFFF}) | (static_cast<uint32_t>(desc) + (bytes >> 4));
+}
 
 __device__ __forceinline__ void WgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");

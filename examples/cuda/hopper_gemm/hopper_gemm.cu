@@ -74,6 +74,20 @@ struct TileCoord {
   int m, n;
 };
 
+// A step's place in the STAGES-deep ring: its stage and the parity of the ring's pass, advanced
+// step by step with a compare instead of a division and a modulo per step.
+template <int STAGES>
+struct RingPosition {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void Advance() {
+    if (++stage == STAGES) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
 // Grouped raster order: GROUP_M tile rows are swept column by column.
 template <int GROUP_M>
 __device__ __forceinline__ TileCoord TileOf(int tile, int tiles_m, int tiles_n) {
@@ -197,12 +211,11 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
     __syncthreads();
   }
 
-  // Waits until the stage of step p is free in every block of the cluster, then loads k tile kt
-  // of cluster tile `cluster_tile` into it.
-  auto load = [&](int p, int cluster_tile, int kt) {
-    const int stage = p % STAGES;
-    BarrierWait(empty + 8 * stage, ((p / STAGES) & 1) ^ 1);
-    const TileCoord tile = tile_of(cluster_tile);
+  // Waits until ring position `at` is free in every block of the cluster, then loads k tile kt of
+  // this block's output tile `tile` into it.
+  auto load = [&](RingPosition<STAGES> at, TileCoord tile, int kt) {
+    const int stage = at.stage;
+    BarrierWait(empty + 8 * stage, at.phase ^ 1);
     const int k0 = kt * BK;
     const uint32_t a = smem + stage * kStageBytes, b = a + kABytes, bar = full + 8 * stage;
     BarrierExpectBytes(bar, kStageBytes);
@@ -243,61 +256,69 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
   // p / k_tiles.
   auto load_step = [&](int p) {
     const Unit w = unit_of(p / k_tiles);
-    load(p, w.tile, w.k_lo + p % k_tiles);
+    load({p % STAGES, static_cast<uint32_t>(p / STAGES) & 1}, tile_of(w.tile), w.k_lo + p % k_tiles);
   };
-  // Frees a stage for the producers of every block of the cluster.
+  // Frees a stage for the producers of every block of the cluster: the consumer's thread r
+  // arrives in block r, so a warp does it in one instruction (CUTLASS's way).
   auto release = [&](int stage) {
+    const int r = threadIdx.x % 128;
     if constexpr (CLUSTER_M > 1) {
-#pragma unroll
-      for (int r = 0; r < CLUSTER_M; ++r) BarrierArriveCluster(empty + 8 * stage, r);
+      if (r < CLUSTER_M) BarrierArriveCluster(empty + 8 * stage, r);
     } else {
-      BarrierArrive(empty + 8 * stage);
+      if (r == 0) BarrierArrive(empty + 8 * stage);
     }
   };
 
-  const int warpgroup = threadIdx.x / 128;
+  // Read from lane 0, the compiler knows the warpgroup is the same in every lane, so the
+  // consumers' descriptors and barrier addresses are made in uniform registers, as HGMMA takes
+  // them (CUTLASS's canonical_warp_group_idx).
+  const int warpgroup = __shfl_sync(0xFFFFFFFF, static_cast<int>(threadIdx.x / 128), 0);
   if (WS && warpgroup == 0) {
     // Producer: one thread issues every load; the warpgroup hands its registers over.
     if constexpr (WS && CONSUMERS == 2) ReleaseRegisters<40>();
     if (threadIdx.x == 0) {
-      int p = 0;
+      RingPosition<STAGES> at;
       for (int u = 0; u < units; ++u) {
         const Unit w = unit_of(u);
-        for (int kt = w.k_lo; kt < w.k_hi; ++kt) load(p++, w.tile, kt);
+        const TileCoord tile = tile_of(w.tile);
+        for (int kt = w.k_lo; kt < w.k_hi; ++kt, at.Advance()) load(at, tile, kt);
       }
     }
   } else {
     if constexpr (WS && CONSUMERS == 2) ClaimRegisters<232>();
     const int consumer = warpgroup - WS;
-    const bool leader = threadIdx.x % 128 == 0;  // arrives on the empty barriers
+    const bool leader = threadIdx.x % 128 == 0;
     const bool issues_loads = !WS && threadIdx.x == 0;
     const int steps = units * k_tiles;  // WS == 0 only: then units are whole tiles
     if (issues_loads) {
       for (int p = 0; p < min(STAGES - 1, steps); ++p) load_step(p);
     }
     float acc[kMTiles][BN / 2];
-    int step = 0, boxes = 0;
+    // Stage 0's operand descriptors; a WGMMA's is these advanced by its stage and its place in
+    // the stage (K-major operands advance 32 bytes per k16 step inside a 128-byte swizzled row).
+    const uint64_t desc_a0 = SmemDescriptor(smem + consumer * kConsumerRows * 128, 16, 1024);
+    const uint64_t desc_b0 = B_ROW_MAJOR ? SmemDescriptor(smem + kABytes, BK * 128, 1024)
+                                         : SmemDescriptor(smem + kABytes, 16, 1024);
+    RingPosition<STAGES> at;
+    int step = 0, boxes = 0, last_stage = 0;
     for (int i = 0; i < units; ++i) {
       const Unit w = unit_of(i);
-      for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step) {
-        const int stage = step % STAGES;
-        BarrierWait(full + 8 * stage, (step / STAGES) & 1);
-        const uint32_t a = smem + stage * kStageBytes + consumer * kConsumerRows * 128;
-        const uint32_t b = smem + stage * kStageBytes + kABytes;
+      for (int kt = w.k_lo; kt < w.k_hi; ++kt, ++step, at.Advance()) {
+        BarrierWait(full + 8 * at.stage, at.phase);
+        const uint64_t desc_a = AdvanceDescriptor(desc_a0, at.stage * kStageBytes);
+        const uint64_t desc_b = AdvanceDescriptor(desc_b0, at.stage * kStageBytes);
 #pragma unroll
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
         WgmmaFence();
 #pragma unroll
         for (int k = 0; k < BK / 16; ++k) {
-          // K-major operands advance 32 bytes per k16 step inside a 128-byte swizzled row.
-          const uint32_t a_k = a + k / 4 * BM * 128 + k % 4 * 32;
-          const uint64_t desc_b = B_ROW_MAJOR
-                                      ? SmemDescriptor(b + k * 16 * 128, BK * 128, 1024)
-                                      : SmemDescriptor(b + k / 4 * BN * 128 + k % 4 * 32, 16, 1024);
+          const uint64_t desc_b_k = AdvanceDescriptor(
+              desc_b, B_ROW_MAJOR ? k * 16 * 128 : k / 4 * BN * 128 + k % 4 * 32);
 #pragma unroll
           for (int mi = 0; mi < kMTiles; ++mi) {
-            Wgmma<T, B_ROW_MAJOR>(acc[mi], SmemDescriptor(a_k + mi * 64 * 128, 16, 1024), desc_b,
-                                  kt > w.k_lo || k > 0);
+            Wgmma<T, B_ROW_MAJOR>(
+                acc[mi], AdvanceDescriptor(desc_a, k / 4 * BM * 128 + k % 4 * 32 + mi * 64 * 128),
+                desc_b_k, kt > w.k_lo || k > 0);
           }
         }
         WgmmaCommit();
@@ -305,12 +326,13 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         for (int mi = 0; mi < kMTiles; ++mi) FenceRegisters(acc[mi]);
         // The previous step's WGMMAs have retired: its stage may be refilled.
         WgmmaWait<1>();
-        if (kt > w.k_lo && leader) release((step - 1) % STAGES);
+        if (kt > w.k_lo) release(last_stage);
+        last_stage = at.stage;
         if (issues_loads && step + STAGES - 1 < steps) load_step(step + STAGES - 1);
         __syncwarp();
       }
       WgmmaWait<0>();
-      if (leader) release((step - 1) % STAGES);
+      release(last_stage);
 
       // Accumulator layout of m64nN: warp w holds rows 16w + lane / 4 and 8 below, columns
       // 8j + 2 * (lane % 4) and the next one (acc[mi][4j ... 4j + 3]).
