@@ -256,7 +256,8 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
   // p / k_tiles.
   auto load_step = [&](int p) {
     const Unit w = unit_of(p / k_tiles);
-    load({p % STAGES, static_cast<uint32_t>(p / STAGES) & 1}, tile_of(w.tile), w.k_lo + p % k_tiles);
+    load({p % STAGES, static_cast<uint32_t>(p / STAGES) & 1}, tile_of(w.tile),
+         w.k_lo + p % k_tiles);
   };
   // Frees a stage for the producers of every block of the cluster: the consumer's thread r
   // arrives in block r, so a warp does it in one instruction (CUTLASS's way).
@@ -312,8 +313,8 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         WgmmaFence();
 #pragma unroll
         for (int k = 0; k < BK / 16; ++k) {
-          const uint64_t desc_b_k = AdvanceDescriptor(
-              desc_b, B_ROW_MAJOR ? k * 16 * 128 : k / 4 * BN * 128 + k % 4 * 32);
+          const uint64_t desc_b_k =
+              AdvanceDescriptor(desc_b, B_ROW_MAJOR ? k * 16 * 128 : k / 4 * BN * 128 + k % 4 * 32);
 #pragma unroll
           for (int mi = 0; mi < kMTiles; ++mi) {
             Wgmma<T, B_ROW_MAJOR>(
