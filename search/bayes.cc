@@ -196,7 +196,7 @@ class Bayes : public Strategy {
   std::vector<ConfigId> believed_;  // of those, the ones the last fit lied about
   size_t believed_told_ = 0;        // lies of the last fit told since
   size_t fitted_on_ = 0;            // Known() at the last fit
-  std::deque<ConfigId> ranked_;  // best expected improvement first
+  std::deque<ConfigId> ranked_;     // best expected improvement first
 };
 
 }  // namespace
