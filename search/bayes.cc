@@ -11,15 +11,19 @@
 // the neighbours of the best ones, in spaces larger than that.
 //
 // Asked for several at once (the coordinator asks 8 per device), the
-// proposals not yet told are fitted as if they had come back at the best
+// proposals not yet told are fitted as if they had come back at the slowest
 // time seen so far (a constant liar, Ginsbourger et al. 2010), and they count
-// toward the initial design and the refit schedule: a batch is what asking one
-// at a time would have proposed had each been told that time, rather than the
-// top of one ranking (mostly neighbours of each other, chosen without what the
-// model would have made of the first ones), and the random design is not
-// overdrawn by a batch. Asked one at a time, nothing changes. Lying at the
-// best time beat lying at the mean or the worst observed time, and the model's
-// own prediction, on the chosen spaces (bench/search_eval, docs/spec.md).
+// toward the initial design and the refit schedule. A batch is then what
+// asking one at a time would have proposed had each been told that time:
+// the model refits within the batch, believing each region just proposed is
+// poor, so the next member comes from elsewhere, rather than the batch being
+// the top of one ranking (mostly neighbours of each other). Asked one at a
+// time, nothing changes. On the six convolution spaces at 100 evaluations
+// (bench/search_eval, 80 seeds, 8 at a time) this lifts bayes from 0.840 to
+// 0.869 of the optimum (0.876 one at a time); lying at the best time seen
+// reached 0.851, at the model's own prediction 0.859 (20 seeds). `auto`,
+// whose model has 60% of the budget, is unchanged within the seeds' spread
+// (docs/spec.md).
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -120,10 +124,9 @@ class Bayes : public Strategy {
     believed_ = untold_;
     believed_told_ = 0;
     ranked_.clear();
-    double best = INFINITY, worst = -INFINITY;
+    double worst = -INFINITY;
     for (const Observation& o : observations_) {
       if (std::isnan(o.log_time)) continue;
-      best = std::min(best, o.log_time);
       worst = std::max(worst, o.log_time);
     }
     if (!std::isfinite(worst)) return false;  // nothing has succeeded yet: keep sampling
@@ -133,9 +136,9 @@ class Bayes : public Strategy {
       AppendFeatures(o.id, &rows);
       targets.push_back(std::isnan(o.log_time) ? failed : o.log_time);
     }
-    for (ConfigId id : untold_) {
+    for (ConfigId id : untold_) {  // the lies
       AppendFeatures(id, &rows);
-      targets.push_back(best);
+      targets.push_back(worst);
     }
     if (varying_.empty() || !surrogate_.Fit(rows, varying_.size(), targets).ok()) return false;
 
