@@ -147,6 +147,44 @@ TEST(StrategyTest, AutoHandsOverAt60PercentOfTheBudget) {
   EXPECT_TRUE(NeighboursTheBest(first, all[60])) << A100().space.Describe(all[60]);
 }
 
+// Asked for several at once, bayes believes each proposal not yet told came
+// back at the slowest time seen so far (a constant liar): its batch is what
+// it proposes asked one at a time and told that time after each, refits
+// included, not the top eight of one ranking.
+TEST(StrategyTest, BayesBatchIsWhatOneAtATimeProposesToldTheSlowestTime) {
+  const RecordedSpace& recorded = A100();
+  auto batched = MakeStrategy("bayes", recorded.space, {.seed = 3, .budget = 100});
+  auto single = MakeStrategy("bayes", recorded.space, {.seed = 3, .budget = 100});
+  ASSERT_TRUE(batched.ok() && single.ok());
+  double slowest = 0;
+  for (int i = 0; i < 30; ++i) {
+    const std::vector<ConfigId> a = (*batched)->Ask(1), b = (*single)->Ask(1);
+    ASSERT_EQ(a, b);
+    const std::optional<double> time = Objective(recorded, a[0]);
+    if (time) slowest = std::max(slowest, *time);
+    (*batched)->Tell(a[0], time);
+    (*single)->Tell(b[0], time);
+  }
+  const std::vector<ConfigId> batch = (*batched)->Ask(8);
+  std::vector<ConfigId> one_at_a_time;
+  for (int i = 0; i < 8; ++i) {
+    one_at_a_time.push_back((*single)->Ask(1).at(0));
+    (*single)->Tell(one_at_a_time.back(), slowest);
+  }
+  EXPECT_EQ(batch, one_at_a_time);
+}
+
+// The random initial design (a tenth of the budget: 10 of 100) counts the
+// proposals not yet told, so asking 8 at a time does not draw 16 at random.
+TEST(StrategyTest, BayesInitialDesignCountsProposalsNotYetTold) {
+  const std::vector<ConfigId> random = Propose("random", A100(), 2, 16, 1);
+  const std::vector<ConfigId> bayes = Propose("bayes", A100(), 2, 100, 8);
+  ASSERT_EQ(bayes.size(), 100u);
+  EXPECT_TRUE(std::equal(random.begin(), random.begin() + 10, bayes.begin()));
+  EXPECT_NE(std::vector<ConfigId>(random.begin() + 10, random.end()),
+            std::vector<ConfigId>(bayes.begin() + 10, bayes.begin() + 16));
+}
+
 TEST(StrategyTest, UnknownNameListsTheKnownOnes) {
   auto strategy = MakeStrategy("anneal", A100().space, {});
   ASSERT_FALSE(strategy.ok());
