@@ -12,18 +12,11 @@
 //
 // Asked for several at once (the coordinator asks 8 per device), the
 // proposals not yet told are fitted as if they had come back at the slowest
-// time seen so far (a constant liar, Ginsbourger et al. 2010), and they count
-// toward the initial design and the refit schedule. A batch is then what
-// asking one at a time would have proposed had each been told that time,
-// the model refitted within the batch as it would be between results, rather
-// than the top of one ranking (mostly neighbours of each other); and a batch
-// does not draw more of the random design than asking one at a time. Asked
-// one at a time, nothing changes. On the six convolution spaces at 100
-// evaluations (bench/search_eval, 80 seeds, 8 at a time) this lifts bayes
-// from 0.840 to 0.871 of the optimum (0.868 one at a time); lying at the
-// best time seen reached 0.851, at the model's own prediction 0.859 (20
-// seeds). `auto`, whose model has 60% of the budget, is unchanged within the
-// seeds' spread (docs/spec.md).
+// time seen so far (a constant liar, Ginsbourger et al. 2010) and count
+// toward the initial design and the refit schedule: a batch is what asking
+// one at a time would propose had each been told that time, not the top of
+// one ranking (mostly neighbours of each other). Asked one at a time,
+// nothing changes. Figures: docs/spec.md, "Search".
 #include <algorithm>
 #include <cmath>
 #include <deque>
