@@ -1,19 +1,21 @@
-// The dashboard's JSON: the coordinator's protos and views as the plain
-// objects the page reads (numbers as numbers, enums as lower-case names,
-// configurations and problems as {name: value} objects).
+// The dashboard's JSON is the shapes `tunefleet ... --json` prints
+// (client/json_format.h; a job is client::JobJson), so the page, scripts and
+// the CLI read one format; these add what only the coordinator knows: when
+// each result was recorded, and the leases each device holds.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "client/json_format.h"
 #include "coordinator/coordinator.h"
 
 namespace tf::web {
 
-nlohmann::json JobJson(const tunefleet::v1::Job& job);
-nlohmann::json ResultJson(const coordinator::Coordinator::RecordedResult& recorded);
-// Workers and their devices, each device with the lease it holds, if any.
-nlohmann::json WorkersJson(const std::vector<tunefleet::v1::WorkerInfo>& workers,
-                           const coordinator::Activity& activity);
+// client::ResultJson and recorded_unix_ms.
+client::Json ResultJson(const coordinator::Coordinator::RecordedResult& recorded);
+// client::WorkerJson per worker, each device with the leases it holds
+// (lease_id, job_id, kernel, candidates, granted_unix_ms, backup).
+client::Json WorkersJson(const std::vector<tunefleet::v1::WorkerInfo>& workers,
+                         const coordinator::Activity& activity);
 
 }  // namespace tf::web

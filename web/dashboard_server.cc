@@ -40,7 +40,7 @@ void Fail(httplib::Response& response, const Status& status) {
   response.set_content(json{{"error", status.message()}}.dump(), kJson);
 }
 
-void Reply(httplib::Response& response, const json& body) {
+void Reply(httplib::Response& response, const client::Json& body) {
   response.set_header("Cache-Control", "no-store");
   response.set_content(body.dump(), kJson);
 }
@@ -160,8 +160,8 @@ void DashboardServer::Route() {
     if (req.has_param("limit")) limit = std::atoi(req.get_param_value("limit").c_str());
     auto jobs = coordinator_.ListJobs(std::clamp(limit, 1, 1000), *caller);
     if (!jobs.ok()) return Fail(res, jobs.status());
-    json out = json::array();
-    for (const auto& job : *jobs) out.push_back(JobJson(job));
+    client::Json out = client::Json::array();
+    for (const auto& job : *jobs) out.push_back(client::JobJson(job));
     Reply(res, out);
   });
   http.Get(R"(/api/jobs/(\d{1,18}))", [this](const httplib::Request& req, httplib::Response& res) {
@@ -169,7 +169,7 @@ void DashboardServer::Route() {
     if (!caller) return;
     auto job = coordinator_.GetJob(std::stoll(req.matches[1]), *caller);
     if (!job.ok()) return Fail(res, job.status());
-    Reply(res, JobJson(*job));
+    Reply(res, client::JobJson(*job));
   });
   http.Get(R"(/api/jobs/(\d{1,18})/results)",
            [this](const httplib::Request& req, httplib::Response& res) {
@@ -177,7 +177,7 @@ void DashboardServer::Route() {
              if (!caller) return;
              auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller);
              if (!results.ok()) return Fail(res, results.status());
-             json out = json::array();
+             client::Json out = client::Json::array();
              for (const auto& r : *results) out.push_back(ResultJson(r));
              Reply(res, out);
            });

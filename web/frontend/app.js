@@ -203,8 +203,8 @@ function jobsPage() {
       ...jobs.map((job) =>
         el(
           "tr",
-          { "data-job": job.id },
-          el("td", {}, el("a", { href: `#/jobs/${job.id}` }, `#${job.id}`)),
+          { "data-job": job.job_id },
+          el("td", {}, el("a", { href: `#/jobs/${job.job_id}` }, `#${job.job_id}`)),
           el("td", {}, job.kernel),
           el("td", {}, badge(job.state)),
           el("td", {}, job.device_class || el("span", { class: "muted" }, "waiting for a device")),
@@ -243,7 +243,7 @@ function bestByProblem(results) {
   for (const r of results) {
     if (r.status !== "ok") continue;
     const p = keyText(r.problem);
-    if (!best.has(p) || r.timing.median_ns < best.get(p)) best.set(p, r.timing.median_ns);
+    if (!best.has(p) || r.median_ns < best.get(p)) best.set(p, r.median_ns);
   }
   return best;
 }
@@ -275,7 +275,7 @@ function drawConvergence(job, results, byEvalEl, byTimeEl) {
     const p = keyText(r.problem);
     const s = state.get(p);
     s.n += 1;
-    if (r.status === "ok") s.best = Math.min(s.best, r.timing.median_ns);
+    if (r.status === "ok") s.best = Math.min(s.best, r.median_ns);
     const y = Number.isFinite(s.best) ? s.best / 1e3 : "-";
     series.evals.get(p).push([s.n, y]);
     series.time.get(p).push([Math.max(0, (r.recorded_unix_ms - job.created_unix_ms) / 1000), y]);
@@ -337,7 +337,7 @@ function drawKnobs(results, container) {
           type: "scatter",
           symbolSize: 7,
           itemStyle: { opacity: 0.6 },
-          data: ok.filter((r) => keyText(r.problem) === p).map((r) => [String(r.config[k]), r.timing.median_ns / best.get(p)]),
+          data: ok.filter((r) => keyText(r.problem) === p).map((r) => [String(r.config[k]), r.median_ns / best.get(p)]),
         })),
       },
       true,
@@ -363,7 +363,7 @@ function drawParallel(results, container) {
   const data = ok.map((r) => [
     ...knobs.map((k) => String(r.config[k])),
     keyText(r.problem),
-    r.timing.median_ns / best.get(keyText(r.problem)),
+    r.median_ns / best.get(keyText(r.problem)),
   ]);
   const worst = Math.max(1.01, ...data.map((d) => d[d.length - 1]));
   chart("parallel", container).setOption(
@@ -403,9 +403,9 @@ function winnersTable(job) {
           {},
           el("td", {}, keyText(b.problem)),
           el("td", {}, el("code", {}, keyText(b.config))),
-          el("td", { class: "num" }, formatNs(b.timing.median_ns)),
-          el("td", { class: "num" }, `${formatNs(b.timing.p10_ns)} – ${formatNs(b.timing.p90_ns)}`),
-          el("td", { class: "num" }, b.timing.gflops ? b.timing.gflops.toFixed(1) : ""),
+          el("td", { class: "num" }, formatNs(b.median_ns)),
+          el("td", { class: "num" }, `${formatNs(b.p10_ns)} – ${formatNs(b.p90_ns)}`),
+          el("td", { class: "num" }, b.gflops ? b.gflops.toFixed(1) : ""),
           el("td", { class: "num" }, b.candidate_id),
         ),
       ),
@@ -422,10 +422,10 @@ function resultsTable(results, view, rerender) {
     { name: "problem", get: (r) => keyText(r.problem) },
     ...knobs.map((k) => ({ name: k, num: true, get: (r) => r.config[k] })),
     { name: "status", get: (r) => r.status },
-    { name: "median", num: true, get: (r) => (r.status === "ok" ? r.timing.median_ns : Infinity), show: (r) => formatNs(r.timing.median_ns) },
-    { name: "p10", num: true, get: (r) => r.timing.p10_ns, show: (r) => formatNs(r.timing.p10_ns) },
-    { name: "p90", num: true, get: (r) => r.timing.p90_ns, show: (r) => formatNs(r.timing.p90_ns) },
-    { name: "GFLOP/s", num: true, get: (r) => r.timing.gflops, show: (r) => (r.timing.gflops ? r.timing.gflops.toFixed(1) : "") },
+    { name: "median", num: true, get: (r) => (r.status === "ok" ? r.median_ns : Infinity), show: (r) => formatNs(r.median_ns) },
+    { name: "p10", num: true, get: (r) => r.p10_ns, show: (r) => formatNs(r.p10_ns) },
+    { name: "p90", num: true, get: (r) => r.p90_ns, show: (r) => formatNs(r.p90_ns) },
+    { name: "GFLOP/s", num: true, get: (r) => r.gflops, show: (r) => (r.gflops ? r.gflops.toFixed(1) : "") },
     { name: "worker", get: (r) => r.worker },
   ];
   const column = columns.find((c) => c.name === view.sort) || columns.find((c) => c.name === "median");
@@ -530,7 +530,7 @@ function jobPage(id) {
   return poll(async () => {
     job = await api(`/api/jobs/${id}`);
     title.replaceChildren(
-      el("h1", {}, `Job #${job.id}: ${job.kernel} `, badge(job.state)),
+      el("h1", {}, `Job #${job.job_id}: ${job.kernel} `, badge(job.state)),
       el("div", { class: "muted" }, job.device_class ? `on ${job.device_class}` : "waiting for a device", ` · submitted ${ago(job.created_unix_ms)}`, job.priority ? ` · priority ${job.priority}` : ""),
       el("div", { class: "progress-cell", style: "margin-top:10px" }, progress(job)),
       el(
@@ -580,8 +580,8 @@ function workersPage() {
             w.devices.map((d, i) =>
               el(
                 "tr",
-                { "data-worker": w.id, "data-device": d.index },
-                i === 0 && el("td", { rowspan: w.devices.length }, el("code", {}, w.id)),
+                { "data-worker": w.worker_id, "data-device": d.index },
+                i === 0 && el("td", { rowspan: w.devices.length }, el("code", {}, w.worker_id)),
                 i === 0 && el("td", { rowspan: w.devices.length }, w.hostname),
                 i === 0 && el("td", { rowspan: w.devices.length }, badge(w.alive ? "alive" : "silent")),
                 i === 0 && el("td", { rowspan: w.devices.length }, ago(w.last_heartbeat_unix_ms)),

@@ -230,6 +230,21 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     assert.equal(job.best.length, 2);
   });
 
+  await t.test("the API answers in the JSON the CLI prints", () => {
+    const readerFile = tokenFile("reader", reader);
+    const status = cli(readerFile, "status", String(jobId), "--json");
+    assert.equal(status.status, 0, status.stderr);
+    assert.deepEqual(job, JSON.parse(status.stdout));
+    const listed = cli(readerFile, "results", String(jobId), "--json");
+    assert.equal(listed.status, 0, listed.stderr);
+    const byId = (a, b) => a.candidate_id - b.candidate_id;
+    const recorded = results.map(({ recorded_unix_ms, ...rest }) => {
+      assert.ok(recorded_unix_ms >= job.created_unix_ms);
+      return rest;
+    });
+    assert.deepEqual(recorded.sort(byId), JSON.parse(listed.stdout).sort(byId));
+  });
+
   await t.test("the workers page showed the device working on the job", () => {
     assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates \\(lease \\d+\\) for`));
   });
