@@ -2,13 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <set>
 
 #include "common/files.h"
-#include "compiler/batch_builder.h"
-#include "kernelspec/config.h"
-#include "tests/test_util.h"
+#include "tests/transpose_build_fixture.h"
 #include "vendors/amd/code_object.h"
 #include "vendors/toolchains.h"
 
@@ -91,126 +88,39 @@ TEST(HipArchTest, CodeRunsOnItsOwnGfxTargetOnly) {
   EXPECT_EQ(CompileArch("gfx940", "gfx942"), "gfx940");
 }
 
-// A tiled transpose with a known LDS size (TILE x (TILE + 1) floats);
-// `body_prefix` goes first in the template body, to make chosen
-// configurations fail.
-std::string KernelSource(const std::string& body_prefix) {
-  return "template <int TILE, int ROWS>\n"
-         "__global__ void transpose(const float* in, float* out, int64_t n, int64_t m) {\n" +
-         body_prefix +
-         "  __shared__ float tile[TILE][TILE + 1];\n"
-         "  int64_t x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;\n"
-         "  for (int j = 0; j < TILE; j += ROWS)\n"
-         "    if (x < m && y + j < n) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * m + x];\n"
-         "  __syncthreads();\n"
-         "  x = blockIdx.y * TILE + threadIdx.x;\n"
-         "  y = blockIdx.x * TILE + threadIdx.y;\n"
-         "  for (int j = 0; j < TILE; j += ROWS)\n"
-         "    if (x < n && y + j < m) out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];\n"
-         "}\n"
-         "__global__ void transpose_reference(const float* in, float* out, int64_t n, int64_t m) "
-         "{\n"
-         "  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;\n"
-         "  if (i < n * m) out[(i % m) * n + i / m] = in[i];\n"
-         "}\n"
-         // More live values than 1024 threads leave registers for: it spills.
-         "template <int N>\n"
-         "__global__ void __launch_bounds__(1024) spill(const float* in, float* out, int64_t n, "
-         "int64_t m) {\n"
-         "  float v[N];\n"
-         "#pragma unroll\n"
-         "  for (int i = 0; i < N; ++i) v[i] = in[(threadIdx.x * 7 + i * 131) % n];\n"
-         "#pragma unroll\n"
-         "  for (int r = 0; r < 2; ++r)\n"
-         "#pragma unroll\n"
-         "    for (int i = 0; i < N; ++i) v[i] = v[i] * v[(i + 1) % N] + v[(i + 5) % N];\n"
-         "  float s = 0;\n"
-         "#pragma unroll\n"
-         "  for (int i = 0; i < N; ++i) s += v[i] * (i + 1);\n"
-         "  out[threadIdx.x] = s + m;\n"
-         "}\n";
-}
+// More live values than 1024 threads leave registers for: it spills.
+const char kSpillKernel[] =
+    "template <int N>\n"
+    "__global__ void __launch_bounds__(1024) spill(const float* in, float* out, int64_t n, "
+    "int64_t m) {\n"
+    "  float v[N];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < N; ++i) v[i] = in[(threadIdx.x * 7 + i * 131) % n];\n"
+    "#pragma unroll\n"
+    "  for (int r = 0; r < 2; ++r)\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < N; ++i) v[i] = v[i] * v[(i + 1) % N] + v[(i + 5) % N];\n"
+    "  float s = 0;\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < N; ++i) s += v[i] * (i + 1);\n"
+    "  out[threadIdx.x] = s + m;\n"
+    "}\n";
 
-v1::Config Config(int64_t tile, int64_t rows) {
-  v1::Config config;
-  for (auto [name, value] : {std::pair{"TILE", tile}, {"ROWS", rows}}) {
-    auto* setting = config.add_settings();
-    setting->set_name(name);
-    *setting->mutable_value() = kernelspec::IntValue(value);
-  }
-  return config;
-}
-
-int64_t Tile(const compiler::ConfigBuild& build) {
-  return build.config.settings(0).value().int_value();
-}
-
-class HipToolchainTest : public ::testing::Test {
+// The transpose's LDS is known: TILE x (TILE + 1) floats.
+class HipToolchainTest : public tf::testing::TransposeBuildTest {
  protected:
+  HipToolchainTest() : TransposeBuildTest("hip", "transpose.hip") {}
+
   void SetUp() override {
-    auto store = compiler::ArtifactStore::Open(temp_ / "store");
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
-    options_.work_root = temp_ / "work";
-    options_.parallelism = 2;
-    options_.batch_size = 4;
+    TransposeBuildTest::SetUp();
     // A batch takes about 2 s on an idle core; CI's shared cores may be far slower.
     options_.timeout_s = 600;
-
-    spec_.set_name("transpose");
-    spec_.set_language("hip");
-    spec_.set_source("transpose.hip");
-    spec_.set_entry("transpose<{TILE},{ROWS}>");
-    auto* in = spec_.add_buffers();
-    in->set_name("in");
-    in->set_dtype("f32");
-    auto* out = spec_.add_buffers();
-    out->set_name("out");
-    out->set_dtype("f32");
-    out->set_output(true);
-    spec_.add_scalars("n");
-    spec_.add_scalars("m");
-    spec_.mutable_launch()->add_grid("ceil_div(n, TILE)");
-    spec_.mutable_launch()->add_block("TILE * ROWS");
-    spec_.mutable_verify()->set_reference("transpose_reference");
-    spec_.mutable_verify()->add_grid("ceil_div(n * m, 256)");
-    spec_.mutable_verify()->add_block("256");
-    SetKernel("");
   }
 
-  void SetKernel(const std::string& body_prefix) {
-    sources_.clear();
-    auto& source = sources_.emplace_back();
-    source.set_path("transpose.hip");
-    source.set_content(KernelSource(body_prefix));
-  }
-
-  std::unique_ptr<compiler::Toolchain> Toolchain(const std::string& arch) {
+  Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const std::string& arch) override {
     spec_.mutable_target()->set_arch(arch);
-    auto toolchain = vendors::MakeToolchain(spec_);
-    EXPECT_TRUE(toolchain.ok()) << toolchain.status().ToString();
-    return toolchain.ok() ? std::move(*toolchain) : nullptr;
+    return vendors::MakeToolchain(spec_);
   }
-
-  // Builds `configs` for `arch`; every delivered build lands in builds_.
-  Result<compiler::BuildStats> Build(const std::string& arch,
-                                     const std::vector<v1::Config>& configs) {
-    toolchain_ = Toolchain(arch);
-    if (!toolchain_) return Status::Unavailable("no toolchain");
-    compiler::BatchBuilder builder(*toolchain_, *store_, options_);
-    return builder.Build(spec_, sources_, configs,
-                         [this](std::vector<compiler::ConfigBuild> batch) {
-                           for (auto& build : batch) builds_[Tile(build)] = build;
-                         });
-  }
-
-  tf::testing::TempDir temp_;
-  std::unique_ptr<compiler::ArtifactStore> store_;
-  compiler::BuildOptions options_;
-  v1::KernelSpec spec_;
-  std::vector<v1::SourceFile> sources_;
-  std::unique_ptr<compiler::Toolchain> toolchain_;
-  std::map<int64_t, compiler::ConfigBuild> builds_;
 };
 
 TEST_F(HipToolchainTest, ReportsClangVersionAndTarget) {
@@ -288,6 +198,7 @@ TEST_F(HipToolchainTest, IsolatesAConfigurationThatFailsToCompile) {
 }
 
 TEST_F(HipToolchainTest, PrunesASpillingKernelWhenTheJobForbidsSpills) {
+  SetKernel("", kSpillKernel);
   spec_.set_entry("spill<{TILE}>");
   spec_.mutable_launch()->clear_block();
   spec_.mutable_launch()->add_block("1024");

@@ -3,13 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <map>
 #include <set>
 
 #include "common/files.h"
-#include "compiler/batch_builder.h"
-#include "kernelspec/config.h"
-#include "tests/test_util.h"
+#include "tests/transpose_build_fixture.h"
 #include "vendors/nvidia/ptxas_log.h"
 #include "vendors/nvidia/resource_check.h"
 #include "vendors/toolchains.h"
@@ -107,111 +104,25 @@ TEST(PtxasLogTest, ExplainsStaticSharedMemoryOverTheLimit) {
             "49152 a kernel may declare (ptxas stopped there)\n");
 }
 
-// A tiled transpose; `body_prefix` goes first in the template body, to make
-// chosen configurations fail.
-std::string KernelSource(const std::string& body_prefix) {
-  return "template <int TILE, int ROWS>\n"
-         "__global__ void transpose(const float* in, float* out, int64_t n, int64_t m) {\n" +
-         body_prefix +
-         "  __shared__ float tile[TILE][TILE + 1];\n"
-         "  int64_t x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;\n"
-         "  for (int j = 0; j < TILE; j += ROWS)\n"
-         "    if (x < m && y + j < n) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * m + x];\n"
-         "  __syncthreads();\n"
-         "  x = blockIdx.y * TILE + threadIdx.x;\n"
-         "  y = blockIdx.x * TILE + threadIdx.y;\n"
-         "  for (int j = 0; j < TILE; j += ROWS)\n"
-         "    if (x < n && y + j < m) out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];\n"
-         "}\n"
-         "__global__ void transpose_reference(const float* in, float* out, int64_t n, int64_t m) "
-         "{\n"
-         "  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;\n"
-         "  if (i < n * m) out[(i % m) * n + i / m] = in[i];\n"
-         "}\n";
-}
-
-v1::Config Config(int64_t tile, int64_t rows) {
-  v1::Config config;
-  for (auto [name, value] : {std::pair{"TILE", tile}, {"ROWS", rows}}) {
-    auto* setting = config.add_settings();
-    setting->set_name(name);
-    *setting->mutable_value() = kernelspec::IntValue(value);
-  }
-  return config;
-}
-
-int64_t Tile(const compiler::ConfigBuild& build) {
-  return build.config.settings(0).value().int_value();
-}
-
 const std::string kNvrtcPath = std::string(TF_BINARY_DIR) + "/bin/tunefleet-nvrtc";
 
-class CudaToolchainTest : public ::testing::Test {
+class CudaToolchainTest : public tf::testing::TransposeBuildTest {
  protected:
+  CudaToolchainTest() : TransposeBuildTest("cuda", "transpose.cuh") {}
+
   void SetUp() override {
     if (!std::filesystem::exists(kNvrtcPath)) {
       GTEST_SKIP() << "no CUDA toolkit with NVRTC at configure time: " << kNvrtcPath
                    << " was not built";
     }
-    auto store = compiler::ArtifactStore::Open(temp_ / "store");
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
-    options_.work_root = temp_ / "work";
-    options_.parallelism = 2;
-    options_.batch_size = 4;
-
-    spec_.set_name("transpose");
-    spec_.set_language("cuda");
-    spec_.set_source("transpose.cuh");
-    spec_.set_entry("transpose<{TILE},{ROWS}>");
-    auto* in = spec_.add_buffers();
-    in->set_name("in");
-    in->set_dtype("f32");
-    auto* out = spec_.add_buffers();
-    out->set_name("out");
-    out->set_dtype("f32");
-    out->set_output(true);
-    spec_.add_scalars("n");
-    spec_.add_scalars("m");
-    spec_.mutable_launch()->add_grid("ceil_div(n, TILE)");
-    spec_.mutable_launch()->add_block("TILE * ROWS");
-    spec_.mutable_verify()->set_reference("transpose_reference");
-    spec_.mutable_verify()->add_grid("ceil_div(n * m, 256)");
-    spec_.mutable_verify()->add_block("256");
-    SetKernel("");
+    TransposeBuildTest::SetUp();
   }
 
-  void SetKernel(const std::string& body_prefix) {
-    sources_.clear();
-    auto& source = sources_.emplace_back();
-    source.set_path("transpose.cuh");
-    source.set_content(KernelSource(body_prefix));
+  Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const std::string& arch) override {
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<NvrtcToolchain> toolchain,
+                        NvrtcToolchain::Detect(arch, kNvrtcPath));
+    return std::unique_ptr<compiler::Toolchain>(std::move(toolchain));
   }
-
-  std::unique_ptr<NvrtcToolchain> Toolchain(const std::string& arch) {
-    auto toolchain = NvrtcToolchain::Detect(arch, kNvrtcPath);
-    EXPECT_TRUE(toolchain.ok()) << toolchain.status().ToString();
-    return toolchain.ok() ? std::move(*toolchain) : nullptr;
-  }
-
-  // Builds `configs` for `arch`; every delivered build lands in builds_.
-  Result<compiler::BuildStats> Build(const std::string& arch,
-                                     const std::vector<v1::Config>& configs) {
-    auto toolchain = Toolchain(arch);
-    if (!toolchain) return Status::Unavailable("no toolchain");
-    compiler::BatchBuilder builder(*toolchain, *store_, options_);
-    return builder.Build(spec_, sources_, configs,
-                         [this](std::vector<compiler::ConfigBuild> batch) {
-                           for (auto& build : batch) builds_[Tile(build)] = build;
-                         });
-  }
-
-  tf::testing::TempDir temp_;
-  std::unique_ptr<compiler::ArtifactStore> store_;
-  compiler::BuildOptions options_;
-  v1::KernelSpec spec_;
-  std::vector<v1::SourceFile> sources_;
-  std::map<int64_t, compiler::ConfigBuild> builds_;
 };
 
 TEST_F(CudaToolchainTest, ReportsNvrtcVersionAndArch) {
