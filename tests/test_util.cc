@@ -360,4 +360,19 @@ void ExpectFleetInvariants(const std::string& db_path) {
   }
 }
 
+std::map<int64_t, tunefleet::v1::CandidateResult> RunLease(worker::RunnerSupervisor& supervisor,
+                                                           const tunefleet::v1::Lease& lease,
+                                                           const std::string& artifact) {
+  std::map<int64_t, tunefleet::v1::CandidateResult> results;
+  Status status = supervisor.RunLease(
+      lease, {artifact},
+      [&](tunefleet::v1::CandidateResult r) {
+        EXPECT_TRUE(results.emplace(r.candidate_id(), r).second)
+            << "two results for candidate " << r.candidate_id();
+      },
+      [] { return false; });
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return results;
+}
+
 }  // namespace tf::testing

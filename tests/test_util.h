@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "client/client.h"
 #include "common/subprocess.h"
 #include "kernelspec/spec_loader.h"
+#include "worker/runner_supervisor.h"
 
 namespace tf::testing {
 
@@ -160,5 +162,12 @@ void ExpectExactlyOneResultPerCandidate(const std::string& db_path, int64_t job_
 // (none lost or stuck); every candidate of a succeeded or failed job has
 // exactly one result, and the job's counters agree with the results.
 void ExpectFleetInvariants(const std::string& db_path);
+
+// Runs `lease` through `supervisor` (the real runner binary, as the worker
+// runs leases) with `artifact`; its results by candidate id. A failed run or
+// a candidate reported twice fails the test.
+std::map<int64_t, tunefleet::v1::CandidateResult> RunLease(worker::RunnerSupervisor& supervisor,
+                                                           const tunefleet::v1::Lease& lease,
+                                                           const std::string& artifact);
 
 }  // namespace tf::testing

@@ -12,6 +12,7 @@
 #include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
+#include "tests/test_util.h"
 #include "vendors/toolchains.h"
 #include "worker/devices.h"
 #include "worker/runner_supervisor.h"
@@ -81,13 +82,12 @@ std::map<std::string, v1::CandidateResult> BuildAndRun(const kernelspec::LoadedS
     candidate->set_symbol(build.symbol);
     key_of_id[candidate->candidate_id()] = kernelspec::ConfigKey(build.config);
   }
-  std::map<std::string, v1::CandidateResult> results;
   RunnerSupervisor supervisor(TF_BINARY_DIR "/bin/tunefleet-runner", device);
-  Status status = supervisor.RunLease(
-      lease, {(*store)->PathOf(lease.artifact_sha256())},
-      [&](v1::CandidateResult r) { results[key_of_id[r.candidate_id()]] = r; },
-      [] { return false; });
-  EXPECT_TRUE(status.ok()) << status.ToString();
+  std::map<std::string, v1::CandidateResult> results;
+  for (auto& [id, result] :
+       tf::testing::RunLease(supervisor, lease, (*store)->PathOf(lease.artifact_sha256()))) {
+    results[key_of_id[id]] = std::move(result);
+  }
   std::filesystem::remove_all(dir);
   return results;
 }

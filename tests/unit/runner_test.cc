@@ -18,6 +18,7 @@
 #include "runner/benchmark.h"
 #include "runner/host_buffers.h"
 #include "runner/lease_artifacts.h"
+#include "tests/test_util.h"
 #include "vendors/cpu/cpu_devices.h"
 #include "worker/runner_supervisor.h"
 
@@ -209,19 +210,9 @@ class RunnerTest : public ::testing::Test {
     return keys;
   }
 
-  // Through the real runner binary, as the worker runs leases.
   static std::map<int64_t, v1::CandidateResult> Supervise(worker::RunnerSupervisor& supervisor,
                                                           const v1::Lease& lease) {
-    std::map<int64_t, v1::CandidateResult> results;
-    Status status = supervisor.RunLease(
-        lease, {ArtifactPath()},
-        [&](v1::CandidateResult r) {
-          EXPECT_TRUE(results.emplace(r.candidate_id(), r).second)
-              << "two results for candidate " << r.candidate_id();
-        },
-        [] { return false; });
-    EXPECT_TRUE(status.ok()) << status.ToString();
-    return results;
+    return tf::testing::RunLease(supervisor, lease, ArtifactPath());
   }
 
   static std::string RunnerPath() { return TF_BINARY_DIR "/bin/tunefleet-runner"; }

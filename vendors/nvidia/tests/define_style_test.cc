@@ -277,11 +277,8 @@ TEST_F(DefineStyleTest, ConstantMemoryIsFilledForEveryCopyOnTheGpu) {
     *candidate->mutable_problem() = spec.spec.problems(0);
   }
   worker::RunnerSupervisor supervisor(TF_BINARY_DIR "/bin/tunefleet-runner", gpu);
-  std::map<int64_t, v1::CandidateResult> results;
-  Status status = supervisor.RunLease(
-      lease, {store_->PathOf(builds_.front().artifact_sha256)},
-      [&](v1::CandidateResult r) { results.emplace(r.candidate_id(), r); }, [] { return false; });
-  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::map<int64_t, v1::CandidateResult> results =
+      tf::testing::RunLease(supervisor, lease, store_->PathOf(builds_.front().artifact_sha256));
   ASSERT_EQ(results.size(), 6u);
   for (const auto& [candidate, result] : results) {
     EXPECT_EQ(result.status(), v1::RESULT_STATUS_OK) << candidate << ": " << result.error();

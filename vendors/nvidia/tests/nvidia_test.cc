@@ -12,6 +12,7 @@
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "runner/host_buffers.h"
+#include "tests/test_util.h"
 #include "vendors/nvidia/nvidia_backend.h"
 #include "worker/devices.h"
 #include "worker/runner_supervisor.h"
@@ -203,16 +204,7 @@ class CudaRunnerTest : public ::testing::Test {
   }
   std::map<int64_t, v1::CandidateResult> Supervise(RunnerSupervisor& supervisor,
                                                    const v1::Lease& lease) {
-    std::map<int64_t, v1::CandidateResult> results;
-    Status status = supervisor.RunLease(
-        lease, {ArtifactPath()},
-        [&](v1::CandidateResult r) {
-          EXPECT_TRUE(results.emplace(r.candidate_id(), r).second)
-              << "two results for candidate " << r.candidate_id();
-        },
-        [] { return false; });
-    EXPECT_TRUE(status.ok()) << status.ToString();
-    return results;
+    return tf::testing::RunLease(supervisor, lease, ArtifactPath());
   }
 
   std::optional<Device> gpu_;
