@@ -29,10 +29,46 @@ Result<std::string> ReadMaybeGzipped(const std::string& path) {
   return text;
 }
 
+// Python's json module writes NaN, Infinity and -Infinity, which JSON has no
+// words for (Kernel Tuner's caches hold them, e.g. as a failed run's GFLOP/s):
+// outside strings they are read as null.
+std::string NonFiniteToNull(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view word : {"NaN", "Infinity", "-Infinity"}) {
+      if (text.compare(i, word.size(), word) == 0) {
+        out += "null";
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 // Kernel Tuner appends cache entries as it tunes and closes the braces at the
 // end; a run that stopped early leaves "...}," with both closings missing.
 Result<Json> ParseJson(const std::string& path, std::string text) {
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_discarded()) return json;
+  text = NonFiniteToNull(text);
+  json = Json::parse(text, nullptr, false);
   if (!json.is_discarded()) return json;
   while (!text.empty() &&
          (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ',')) {
@@ -78,6 +114,9 @@ std::string StringOr(const Json& object, const char* key, std::string fallback) 
   const Json* field = Field(object, key);
   return field && field->is_string() ? field->get<std::string>() : fallback;
 }
+
+// Kernel Tuner before the failure strings wrote every failure as this time.
+constexpr double kCacheErrorTime = 1e20;
 
 Outcome OutcomeOfCacheString(const std::string& s) {
   if (s == "CompilationFailedConfig") return Outcome::kCompileFailed;
@@ -144,10 +183,12 @@ Status ReadCache(const std::string& path, const Json& json, RecordedSpace* out) 
     TF_RETURN_IF_ERROR(IndexConfig(where, entry, params, &indices));
     RecordedResult& r = out->results.emplace_back();
     const Json* time = Field(entry, "time");
-    if (time && time->is_number()) {
+    if (time && time->is_number() && time->get<double>() < kCacheErrorTime) {
       r.time_ms = time->get<double>();
     } else if (time && time->is_string()) {
       r.outcome = OutcomeOfCacheString(time->get<std::string>());
+    } else if (time && (time->is_number() || time->is_null())) {
+      r.outcome = Outcome::kInvalid;  // the error value, NaN or infinite: a failure of no kind
     } else {
       return Status::InvalidArgument(where + ": time is neither a number nor a failure");
     }

@@ -8,8 +8,10 @@
 //    `tune_params` give the parameters and their values in order; each `cache`
 //    entry one configuration, `time` a number (ms) or a failure string
 //    (CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig; any other
-//    string is read as invalid). A file cut short while Kernel Tuner was still
-//    writing it (no closing braces) is read as far as it goes.
+//    string, 1e20 (older Kernel Tuners' error value), NaN and Infinity are
+//    read as invalid). A file cut short while Kernel Tuner was still writing
+//    it (no closing braces) is read as far as it goes; NaN, Infinity and
+//    -Infinity, which Python writes, are read as null anywhere.
 //  - T4 result files (*_T4.json, KernelTuner's T4 1.0.0 results schema): each
 //    result's `configuration`, `invalidity`, the measurement named by its first
 //    objective (ms), `times.compilation` and `times.runtimes`. Parameters are
@@ -35,7 +37,7 @@ enum class Outcome {
   kRuntimeFailed,
   kWrongResult,
   kTimeout,
-  kInvalid,  // refused by a restriction the space file did not encode
+  kInvalid,  // refused by a restriction the file did not encode, or failed as it does not say
 };
 
 const char* OutcomeName(Outcome outcome);

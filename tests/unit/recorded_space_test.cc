@@ -136,6 +136,30 @@ TEST_F(SmallFilesTest, CacheFileCutShortIsReadAsFarAsItGoes) {
   EXPECT_EQ(recorded->space.size(), 1u);
 }
 
+// As Python's json module writes them, and as Kernel Tuner wrote failures
+// before it had failure strings: NaN and Infinity outside strings (not
+// inside), the error value 1e20.
+TEST_F(SmallFilesTest, CacheFileWithNonFiniteNumbersAndTheOldErrorValue) {
+  auto recorded = ReadRecordedSpace(Write(
+      "k_cache.json",
+      std::string(kCacheHead) +
+          R"("32,half": {"bx": 32, "dt": "half", "time": 2.5, "GFLOP/s": NaN, "note": "NaN,"},)"
+          R"("64,float": {"bx": 64, "dt": "float", "time": 1e20, "times": [Infinity, -Infinity]},)"
+          R"("64,half": {"bx": 64, "dt": "half", "time": NaN},)"
+          R"("128,half": {"bx": 128, "dt": "half", "time": 0.5}}})"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  ASSERT_EQ(recorded->space.size(), 4u);
+  EXPECT_EQ(recorded->results[0].outcome, Outcome::kOk);
+  EXPECT_EQ(recorded->results[0].time_ms, 2.5);
+  EXPECT_EQ(recorded->results[1].outcome, Outcome::kInvalid);
+  EXPECT_TRUE(recorded->results[1].runtimes_ms.empty());
+  EXPECT_EQ(recorded->results[2].outcome, Outcome::kInvalid);
+  EXPECT_EQ(recorded->results[3].time_ms, 0.5);
+  EXPECT_EQ(
+      ReadRecordedSpace(Write("bad.json", std::string(kCacheHead) + "NaNa}}")).status().code(),
+      Code::kInvalidArgument);
+}
+
 TEST_F(SmallFilesTest, T4WithFloatsAndEveryInvalidity) {
   auto entry = [](const std::string& config, const std::string& invalidity,
                   const std::string& value) {
