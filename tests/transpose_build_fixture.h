@@ -9,9 +9,11 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/files.h"
 #include "compiler/batch_builder.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
@@ -116,6 +118,70 @@ class TransposeBuildTest : public ::testing::Test {
                              builds_[build.config.settings(0).value().int_value()] = build;
                            }
                          });
+  }
+
+  // What every toolchain does with the transpose for `arch`: `configs` (5 or
+  // 6 of them) in two grouped batches on two threads, each build with its
+  // instantiation's symbol, the reference, registers, its shared memory as
+  // declared, an ELF artifact shared by its batch, within the target's limits.
+  void ExpectGroupedBatches(const std::string& arch,
+                            const std::vector<tunefleet::v1::Config>& configs) {
+    SCOPED_TRACE(arch);
+    builds_.clear();
+    auto stats = Build(arch, configs);
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->compiler_runs, 2);  // 3 per batch
+    EXPECT_EQ(stats->failed_configs, 0);
+    ASSERT_EQ(builds_.size(), configs.size());
+    tunefleet::v1::Problem problem;
+    for (auto [name, value] : {std::pair{"n", 1024}, {"m", 1024}}) {
+      auto* var = problem.add_vars();
+      var->set_name(name);
+      var->set_value(value);
+    }
+    std::set<std::string> symbols, artifacts;
+    for (const auto& [tile, build] : builds_) {
+      ASSERT_TRUE(build.ok) << tile << ": " << build.diagnostics;
+      // The lowered name of transpose<TILE,ROWS>.
+      EXPECT_TRUE(build.symbol.starts_with("_Z9transposeILi" + std::to_string(tile) + "E"))
+          << build.symbol;
+      EXPECT_TRUE(build.reference_symbol.starts_with("_Z19transpose_reference"))
+          << build.reference_symbol;
+      EXPECT_GT(build.resources.vector_registers(), 0) << tile;
+      EXPECT_EQ(build.resources.shared_bytes(), tile * (tile + 1) * 4) << tile;
+      EXPECT_EQ(build.resources.spill_store_bytes(), 0) << tile;
+      auto code = ReadFile(store_->PathOf(build.artifact_sha256));
+      ASSERT_TRUE(code.ok()) << code.status().ToString();
+      EXPECT_TRUE(
+          code->starts_with("\x7f"
+                            "ELF"))
+          << tile;
+      EXPECT_TRUE(
+          toolchain_->CheckResources(spec_, build.config, problem, build.resources, {}).ok())
+          << tile;
+      symbols.insert(build.symbol);
+      artifacts.insert(build.artifact_sha256);
+    }
+    EXPECT_EQ(symbols.size(), configs.size());
+    EXPECT_EQ(artifacts.size(), 2u);
+  }
+
+  // A configuration that fails to compile fails alone, with the compiler's
+  // message; the others of its batch are built. Its diagnostics are in
+  // builds_.at(24).
+  void ExpectFailureIsolated(const std::string& arch) {
+    SetKernel("  static_assert(TILE != 24, \"TILE 24 is refused\");\n");
+    auto stats = Build(arch, {Config(8, 2), Config(16, 4), Config(24, 8), Config(32, 8)});
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->failed_configs, 1);
+    EXPECT_GT(stats->compiler_runs, 1);
+    ASSERT_EQ(builds_.size(), 4u);
+    EXPECT_FALSE(builds_.at(24).ok);
+    EXPECT_NE(builds_.at(24).diagnostics.find("TILE 24 is refused"), std::string::npos)
+        << builds_.at(24).diagnostics;
+    for (int64_t tile : {8, 16, 32}) {
+      EXPECT_TRUE(builds_.at(tile).ok) << builds_.at(tile).diagnostics;
+    }
   }
 
   const std::string language_, source_path_;

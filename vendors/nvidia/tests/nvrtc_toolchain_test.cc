@@ -3,9 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <set>
 
-#include "common/files.h"
 #include "tests/transpose_build_fixture.h"
 #include "vendors/nvidia/ptxas_log.h"
 #include "vendors/nvidia/resource_check.h"
@@ -134,55 +132,20 @@ TEST_F(CudaToolchainTest, ReportsNvrtcVersionAndArch) {
 }
 
 TEST_F(CudaToolchainTest, BuildsGroupedBatchesIntoCubinsForEachArch) {
-  std::vector<v1::Config> configs = {Config(8, 2),  Config(16, 4), Config(24, 8),
-                                     Config(32, 8), Config(40, 8), Config(48, 8)};
   for (const std::string arch : {"sm_90", "sm_80"}) {
-    SCOPED_TRACE(arch);
-    builds_.clear();
-    auto stats = Build(arch, configs);
-    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-    EXPECT_EQ(stats->compiler_runs, 2);  // 6 configurations on 2 threads, 3 per batch
-    EXPECT_EQ(stats->failed_configs, 0);
-    ASSERT_EQ(builds_.size(), configs.size());
-    std::set<std::string> symbols, artifacts;
-    for (const auto& [tile, build] : builds_) {
-      ASSERT_TRUE(build.ok) << tile << ": " << build.diagnostics;
-      // The lowered name of transpose<TILE,ROWS>.
-      EXPECT_TRUE(build.symbol.starts_with("_Z9transposeILi" + std::to_string(tile) + "E"))
-          << build.symbol;
-      EXPECT_TRUE(build.reference_symbol.starts_with("_Z19transpose_reference"))
-          << build.reference_symbol;
-      EXPECT_GT(build.resources.vector_registers(), 0) << tile;
-      EXPECT_EQ(build.resources.shared_bytes(), tile * (tile + 1) * 4) << tile;
-      auto cubin = ReadFile(store_->PathOf(build.artifact_sha256));
-      ASSERT_TRUE(cubin.ok()) << cubin.status().ToString();
-      EXPECT_TRUE(
-          cubin->starts_with("\x7f"
-                             "ELF"))
-          << tile;
-      symbols.insert(build.symbol);
-      artifacts.insert(build.artifact_sha256);
-    }
-    EXPECT_EQ(symbols.size(), configs.size());
-    EXPECT_EQ(artifacts.size(), 2u);
+    ExpectGroupedBatches(arch, {Config(8, 2), Config(16, 4), Config(24, 8), Config(32, 8),
+                                Config(40, 8), Config(48, 8)});
   }
 }
 
 TEST_F(CudaToolchainTest, IsolatesAConfigurationThatFailsToCompile) {
-  SetKernel("  static_assert(TILE != 24, \"TILE 24 is refused\");\n");
-  auto stats = Build("sm_90", {Config(8, 2), Config(16, 4), Config(24, 8), Config(32, 8)});
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  EXPECT_EQ(stats->failed_configs, 1);
-  EXPECT_GT(stats->compiler_runs, 1);
-  ASSERT_EQ(builds_.size(), 4u);
-  EXPECT_FALSE(builds_.at(24).ok);
+  ExpectFailureIsolated("sm_90");
   // NVRTC's own message heads the text, where tables show it.
   const std::string& text = builds_.at(24).diagnostics;
   const std::string headline = text.substr(0, text.find('\n'));
   EXPECT_TRUE(headline.starts_with("compilation failed: transpose.cuh(")) << text;
   EXPECT_NE(headline.find("error: static assertion failed"), std::string::npos) << text;
   EXPECT_NE(headline.find("TILE 24 is refused"), std::string::npos) << text;
-  for (int64_t tile : {8, 16, 32}) EXPECT_TRUE(builds_.at(tile).ok) << builds_.at(tile).diagnostics;
 }
 
 // What nvcc gives a kernel without asking (cuda_runtime.h's <math.h>
