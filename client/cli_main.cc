@@ -292,8 +292,13 @@ int main(int argc, char** argv) {
     // CLI11 reports `tunefleet stauts 3` as "A subcommand is required".
     const std::vector<std::string> extra = app.remaining(true);
     if (std::string(error.what()) == "A subcommand is required" && !extra.empty()) {
-      std::fprintf(stderr, "tunefleet: unknown command '%s'; `tunefleet --help` lists them\n",
-                   extra.front().c_str());
+      std::string command = "tunefleet";  // and the commands given before it
+      for (const CLI::App* parent = &app; !parent->get_subcommands().empty();) {
+        parent = parent->get_subcommands().front();
+        command += " " + parent->get_name();
+      }
+      std::fprintf(stderr, "tunefleet: unknown command '%s'; `%s --help` lists them\n",
+                   extra.front().c_str(), command.c_str());
       return kExitUsage;
     }
     return app.exit(error) == 0 ? kExitOk : kExitUsage;

@@ -142,7 +142,14 @@ TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
 TEST_F(CliTest, MisspelledCommandIsNamed) {
   ProcessResult result = Run({"stauts", "3"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find("unknown command 'stauts'"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("unknown command 'stauts'; `tunefleet --help` lists them"),
+            std::string::npos)
+      << result.output;
+  result = Run({"token", "lst"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("unknown command 'lst'; `tunefleet token --help` lists them"),
+            std::string::npos)
+      << result.output;
 }
 
 TEST_F(CliTest, SpecRefusedByTheCoordinatorNamesTheFileAndTheField) {
