@@ -23,10 +23,11 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-// For the HOST:PORT flags: a port over 65535 is a bad flag (exit 2).
-const CLI::Validator kPortInRange(
+// For the HOST:PORT flags: checked while parsing, so that a bad one exits 2
+// before anything is created.
+const CLI::Validator kListenAddress(
     [](std::string& address) {
-      tf::Status checked = tf::CheckPortRange(address);
+      tf::Status checked = tf::CheckListenAddress(address);
       return checked.ok() ? std::string() : checked.message();
     },
     "");
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
   std::string sync = "full";
   std::string port_file;
   app.add_option("--listen", listen, "address to serve on, HOST:PORT")
-      ->check(kPortInRange)
+      ->check(kListenAddress)
       ->capture_default_str();
   app.add_option("--db", options.db_path,
                  "tuning database: an SQLite file (created if missing), or a PostgreSQL "
@@ -140,14 +141,15 @@ int main(int argc, char** argv) {
   app.add_option("--health-listen", health_listen,
                  "also serve grpc.health.v1, and only it, in plaintext on HOST:PORT (for "
                  "Kubernetes' gRPC probes, which speak no TLS)")
-      ->check(kPortInRange);
+      ->check(kListenAddress);
   app.add_option("--health-port-file", health_port_file,
                  "write the port of --health-listen to this file once listening");
   std::string http_listen;
   std::string http_port_file;
   app.add_option("--http", http_listen,
                  "also serve the web dashboard and Prometheus /metrics on HOST:PORT, e.g. "
-                 "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by default)");
+                 "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by default)")
+      ->check(kListenAddress);
   app.add_option("--http-port-file", http_port_file,
                  "write the port of --http to this file once listening");
   try {

@@ -80,14 +80,23 @@ TEST_F(ListenTest, ADashboardPortInUseIsRefused) {
       << result.output;
 }
 
-TEST_F(ListenTest, APortOverTheRangeIsABadFlag) {
-  // gRPC alone would serve 99999 modulo 65536, port 34463.
-  for (const char* flag : {"--listen", "--health-listen"}) {
-    ProcessResult result = Second({flag, "127.0.0.1:99999"});
+TEST_F(ListenTest, AnAddressWithoutAPortOrOverTheRangeIsABadFlagAndStartsNothing) {
+  // gRPC alone would serve 127.0.0.1:99999 on port 34463, and 127.0.0.1 on 443.
+  for (const std::string flag : {"--listen", "--health-listen", "--http"}) {
+    // Should the check be missing, the gRPC port is not the default 50051.
+    const std::string listen = flag == "--listen" ? "--health-listen" : "--listen";
+    ProcessResult result = Second({listen, "127.0.0.1:0", flag, "127.0.0.1:99999"});
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
-    EXPECT_NE(result.output.find("port 99999 is out of range (0-65535)"), std::string::npos)
+    EXPECT_NE(result.output.find("'127.0.0.1:99999': port 99999 is out of range (0-65535)"),
+              std::string::npos)
+        << flag << ": " << result.output;
+    result = Second({listen, "127.0.0.1:0", flag, "127.0.0.1"});
+    EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
+    EXPECT_NE(result.output.find("'127.0.0.1': expected HOST:PORT"), std::string::npos)
         << flag << ": " << result.output;
   }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "second.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "second.db.admin-token"));
 }
 
 TEST(BadFlagTest, CoordinatorAndWorkerExit2AndStartNothing) {
