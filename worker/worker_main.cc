@@ -73,6 +73,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.token = *token;
+  } else {
+    // The worker reads no TUNEFLEET_TOKEN (the coordinator's refusal suggests
+    // it, for the CLI), so this says early what it needs.
+    spdlog::warn(
+        "no --token-file: only a coordinator started with --allow-anonymous will take this "
+        "worker; give it a worker token (tunefleet token create --role worker)");
   }
 
   // Signals are taken by one thread; every other thread starts with them blocked.
