@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "client/cli/commands.h"
 
@@ -16,7 +17,9 @@ CLI::App* AddCommand(CLI::App& app, const std::string& name, const std::string& 
                      const std::string& examples) {
   CLI::App* command = app.add_subcommand(name, description);
   command->fallthrough();
-  command->footer("Examples:\n" + examples);
+  command->footer("Examples:\n" + examples +
+                  "\nThe global options (--coordinator, --token-file, --json, --tls-*; "
+                  "`tunefleet --help`) go before or after the command.");
   return command;
 }
 
@@ -118,7 +121,7 @@ int main(int argc, char** argv) {
       "--json\n");
   best_cmd->add_option("KERNEL", best.kernel, "Kernel name, as in the spec")->required();
   best_cmd->add_option("--problem", best.problem, "Problem shape, NAME=VALUE,...")->required();
-  best_cmd->add_option("--device", best.device_class, "Device class (default: any)");
+  best_cmd->add_option("--device,--device-class", best.device_class, "Device class (default: any)");
   best_cmd->callback([&] { exit_code = RunBest(global, best); });
 
   CLI::App* token_cmd =
@@ -286,6 +289,18 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
+    // CLI11 reports `tunefleet stauts 3` as "A subcommand is required".
+    const std::vector<std::string> extra = app.remaining(true);
+    if (std::string(error.what()) == "A subcommand is required" && !extra.empty()) {
+      std::string command = "tunefleet";  // and the commands given before it
+      for (const CLI::App* parent = &app; !parent->get_subcommands().empty();) {
+        parent = parent->get_subcommands().front();
+        command += " " + parent->get_name();
+      }
+      std::fprintf(stderr, "tunefleet: unknown command '%s'; `%s --help` lists them\n",
+                   extra.front().c_str(), command.c_str());
+      return kExitUsage;
+    }
     return app.exit(error) == 0 ? kExitOk : kExitUsage;
   }
   return exit_code;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/address.h"
+
 namespace tf::client {
 namespace {
 
@@ -16,6 +18,9 @@ Status CheckAddress(const std::string& address) {
   if (address.find(':') == std::string::npos || address.back() == ':') {
     return Status::InvalidArgument("coordinator address '" + address +
                                    "' has no port; use HOST:PORT, e.g. 127.0.0.1:50051");
+  }
+  if (Status port = CheckPortRange(address); !port.ok()) {
+    return Status::InvalidArgument("coordinator address " + port.message());
   }
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 
 #include "auth/tls.h"
 #include "auth/token_file.h"
+#include "common/address.h"
 #include "common/files.h"
 #include "coordinator/grpc_services.h"
 #include "coordinator/health_server.h"
@@ -21,6 +22,15 @@
 namespace {
 
 std::atomic<bool> g_stop{false};
+
+// For the HOST:PORT flags: checked while parsing, so that a bad one exits 2
+// before anything is created.
+const CLI::Validator kListenAddress(
+    [](std::string& address) {
+      tf::Status checked = tf::CheckListenAddress(address);
+      return checked.ok() ? std::string() : checked.message();
+    },
+    "");
 
 // The operator's way in: the admin token in `path`, made valid in the
 // database, or a new one written there (mode 0600) when `path` is missing.
@@ -65,7 +75,9 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:50051";
   std::string sync = "full";
   std::string port_file;
-  app.add_option("--listen", listen, "address to serve on, HOST:PORT")->capture_default_str();
+  app.add_option("--listen", listen, "address to serve on, HOST:PORT")
+      ->check(kListenAddress)
+      ->capture_default_str();
   app.add_option("--db", options.db_path,
                  "tuning database: an SQLite file (created if missing), or a PostgreSQL "
                  "connection URI postgresql://USER@HOST:PORT/DATABASE (the password from "
@@ -128,17 +140,25 @@ int main(int argc, char** argv) {
   std::string health_port_file;
   app.add_option("--health-listen", health_listen,
                  "also serve grpc.health.v1, and only it, in plaintext on HOST:PORT (for "
-                 "Kubernetes' gRPC probes, which speak no TLS)");
+                 "Kubernetes' gRPC probes, which speak no TLS)")
+      ->check(kListenAddress);
   app.add_option("--health-port-file", health_port_file,
                  "write the port of --health-listen to this file once listening");
   std::string http_listen;
   std::string http_port_file;
   app.add_option("--http", http_listen,
                  "also serve the web dashboard and Prometheus /metrics on HOST:PORT, e.g. "
-                 "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by default)");
+                 "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by default)")
+      ->check(kListenAddress);
   app.add_option("--http-port-file", http_port_file,
                  "write the port of --http to this file once listening");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // A bad flag exits 2 (not CLI11's own codes), which the systemd units
+    // do not restart on: a restart would not fix it.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   options.db_synchronous_full = sync == "full";
   if (admin_token_file.empty() && tf::db::Database::IsPostgresUrl(options.db_path)) {
     spdlog::critical(
@@ -206,6 +226,10 @@ int main(int argc, char** argv) {
   tf::coordinator::WorkerServiceImpl worker_service(**coordinator, anonymous);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, with which a second coordinator on a
+  // port in use would start and answer part of its connections from another
+  // database. Without it, that start fails here.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   int port = 0;
   builder.AddListeningPort(listen, credentials, &port);
   builder.RegisterService(&client_service);
@@ -216,7 +240,7 @@ int main(int argc, char** argv) {
     builder.experimental().SetInterceptorCreators(tf::web::RpcMetricsInterceptors(*metrics));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
-    spdlog::critical("cannot listen on {}", listen);
+    spdlog::critical("cannot listen on {} (is another process serving there?)", listen);
     return 1;
   }
   std::unique_ptr<tf::web::DashboardServer> dashboard;
@@ -243,8 +267,8 @@ int main(int argc, char** argv) {
   if (health) health->SetServing(true, server.get());
   if (plaintext) {
     spdlog::warn(
-        "serving PLAINTEXT (--plaintext): no TLS; bearer tokens and everything else cross the "
-        "network in the clear; use it on {} (port {}) for loopback only",
+        "serving PLAINTEXT on {} (port {}) (--plaintext): no TLS; bearer tokens and everything "
+        "else cross the network in the clear; use it on loopback only",
         listen, port);
   } else {
     spdlog::info("serving TLS on {} (port {}){}", listen, port,

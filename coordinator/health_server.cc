@@ -19,6 +19,7 @@ Result<std::unique_ptr<HealthServer>> HealthServer::Start(const std::string& lis
   grpc::ServerBuilder builder;
   // This server's health service is ours, not gRPC's built-in one.
   builder.SetOption(std::make_unique<grpc::HealthCheckServiceServerBuilderOption>(nullptr));
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port in use is refused
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &server->port_);
   builder.RegisterService(&server->service_);
   server->server_ = builder.BuildAndStart();

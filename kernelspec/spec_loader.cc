@@ -92,7 +92,8 @@ class SpecParser {
       root = YAML::Load(std::string(yaml));
     } catch (const YAML::Exception& e) {
       return Status::InvalidArgument(file_name_ + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                     std::to_string(e.mark.column + 1) + ": " + e.msg);
+                                     std::to_string(e.mark.column + 1) +
+                                     ": YAML syntax error: " + e.msg);
     }
     if (!root.IsMap()) return Error(root, "", "expected a map of spec keys");
     TF_RETURN_IF_ERROR(ParseTopLevel(root));

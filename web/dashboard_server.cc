@@ -93,6 +93,13 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   std::unique_ptr<DashboardServer> dashboard(
       new DashboardServer(std::move(server), coordinator, metrics, options.allow_anonymous));
   httplib::Server& http = *dashboard->server_;
+  // httplib's default sets SO_REUSEPORT, with which a second coordinator's
+  // dashboard on a port in use would start and answer part of its
+  // connections. SO_REUSEADDR alone still lets a restart bind past TIME_WAIT.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   if (address.second == 0) {
     dashboard->port_ = http.bind_to_any_port(address.first);
   } else if (http.bind_to_port(address.first, address.second)) {

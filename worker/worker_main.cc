@@ -52,7 +52,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "debug logs");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // A bad flag exits 2 (not CLI11's own codes), which the systemd units
+    // do not restart on: a restart would not fix it.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   if (verbose) spdlog::set_level(spdlog::level::debug);
   options.sandbox_runners = !no_sandbox;
   if (!devices.empty()) {
@@ -67,6 +73,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.token = *token;
+  } else {
+    // The worker reads no TUNEFLEET_TOKEN (the coordinator's refusal suggests
+    // it, for the CLI), so this says early what it needs.
+    spdlog::warn(
+        "no --token-file: only a coordinator started with --allow-anonymous will take this "
+        "worker; give it a worker token (tunefleet token create --role worker)");
   }
 
   // Signals are taken by one thread; every other thread starts with them blocked.

@@ -86,6 +86,10 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   auto client = Connect(global);
   if (!client.ok()) return Fail(client.status());
   Result<v1::Job> job = (*client)->Submit(loaded->spec, loaded->sources, options.priority);
+  if (job.status().code() == Code::kInvalidArgument) {
+    // The coordinator's checks of the spec name the field; the file is ours.
+    return Fail(Status::InvalidArgument(options.spec_path + ": " + job.status().message()));
+  }
   if (!job.ok()) return Fail(job.status());
   if (!options.wait) {
     if (global.json) {
@@ -160,9 +164,12 @@ int RunCancel(const GlobalOptions& global, int64_t job_id) {
   if (!job.ok()) return Fail(job.status());
   if (global.json) {
     PrintJson(client::JobJson(*job));
+  } else if (job->state() == v1::JOB_STATE_CANCELLED) {
+    std::printf("job %lld is cancelled\n", static_cast<long long>(job->job_id()));
   } else {
-    std::printf("job %lld is %s\n", static_cast<long long>(job->job_id()),
-                client::JobStateName(job->state()));
+    // The coordinator leaves a job that has ended as it is.
+    std::printf("job %lld had already %s; nothing to cancel\n",
+                static_cast<long long>(job->job_id()), client::JobStateName(job->state()));
   }
   return kExitOk;
 }

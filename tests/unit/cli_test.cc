@@ -7,6 +7,7 @@
 
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
+#include "tests/test_util.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
 namespace tf {
@@ -23,13 +24,26 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
     response->set_exact(true);
     response->set_kernel("gemm");
     *response->mutable_problem() = request->problem();
-    response->set_device_class("cpu/test/4c");
+    response->set_device_class(request->device_class().empty() ? "cpu/test/4c"
+                                                               : request->device_class());
     *response->mutable_config() = *kernelspec::ParseConfigKey("BM=64,BN=128");
     response->mutable_timing()->set_median_ns(5000);
     return grpc::Status::OK;
   }
   grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request, v1::Job*) override {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(request->job_id()));
+  }
+  // As the coordinator answers for a job that has ended: the job as it was.
+  grpc::Status CancelJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                         v1::Job* job) override {
+    job->set_job_id(request->job_id());
+    job->set_state(v1::JOB_STATE_SUCCEEDED);
+    return grpc::Status::OK;
+  }
+  // As the coordinator refuses a spec its checks find wrong.
+  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*, v1::Job*) override {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "search.strategy: 'genetic' is not one of auto, exhaustive");
   }
 };
 
@@ -45,8 +59,11 @@ class CliTest : public ::testing::Test {
   void TearDown() override { server_->Shutdown(); }
 
   ProcessResult Run(std::vector<std::string> args, int port = 0) {
-    args.insert(args.begin(), {std::string(TF_BINARY_DIR) + "/bin/tunefleet", "--coordinator",
-                               "127.0.0.1:" + std::to_string(port ? port : port_)});
+    return RunWithAddress("127.0.0.1:" + std::to_string(port ? port : port_), std::move(args));
+  }
+  ProcessResult RunWithAddress(const std::string& address, std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {std::string(TF_BINARY_DIR) + "/bin/tunefleet", "--coordinator", address});
     RunOptions options;
     options.timeout_s = 30;
     Result<ProcessResult> result = RunProcess(args, options);
@@ -69,6 +86,14 @@ TEST_F(CliTest, BestPrintsJsonWithIntegerConfig) {
   EXPECT_EQ(json["device_class"], "cpu/test/4c");
   EXPECT_EQ(json["median_ns"], 5000.0);
   EXPECT_EQ(json["exact"], true);
+}
+
+TEST_F(CliTest, BestTakesTheDeviceClassByTheNameExportAndImportGiveIt) {
+  for (const char* flag : {"--device-class", "--device"}) {
+    ProcessResult result = Run({"best", "gemm", "--problem", "M=64", flag, "a100", "--json"});
+    ASSERT_EQ(result.exit_code, 0) << flag << ": " << result.output;
+    EXPECT_EQ(nlohmann::json::parse(result.output)["device_class"], "a100") << flag;
+  }
 }
 
 TEST_F(CliTest, BestOfUntunedKernelExits4) {
@@ -95,6 +120,43 @@ TEST_F(CliTest, UnreachableCoordinatorExits3) {
   ProcessResult result = Run({"best", "gemm", "--problem", "M=1"}, port);
   EXPECT_EQ(result.exit_code, 3) << result.output;
   EXPECT_NE(result.output.find("cannot reach coordinator at 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << result.output;
+}
+
+TEST_F(CliTest, PortOverTheRangeIsAUsageErrorNotAnotherPort) {
+  // gRPC alone would dial 99999 modulo 65536, port 34463.
+  ProcessResult result = RunWithAddress("127.0.0.1:99999", {"status", "1"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("'127.0.0.1:99999': port 99999 is out of range (0-65535)"),
+            std::string::npos)
+      << result.output;
+}
+
+TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
+  ProcessResult result = Run({"cancel", "7"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, "job 7 had already succeeded; nothing to cancel\n");
+}
+
+TEST_F(CliTest, MisspelledCommandIsNamed) {
+  ProcessResult result = Run({"stauts", "3"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("unknown command 'stauts'; `tunefleet --help` lists them"),
+            std::string::npos)
+      << result.output;
+  result = Run({"token", "lst"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("unknown command 'lst'; `tunefleet token --help` lists them"),
+            std::string::npos)
+      << result.output;
+}
+
+TEST_F(CliTest, SpecRefusedByTheCoordinatorNamesTheFileAndTheField) {
+  const std::string spec = testing::SourcePath("examples/cpu/gemm/gemm.yaml");
+  ProcessResult result = Run({"submit", spec});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find(spec + ": search.strategy: 'genetic' is not one of"),
             std::string::npos)
       << result.output;
 }

@@ -11,6 +11,7 @@ namespace tf::kernelspec {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 
 constexpr const char* kMinimal = R"(kernel: saxpy
 source: saxpy.cc
@@ -164,7 +165,9 @@ TEST(SpecLoaderTest, ErrorsNameFileLineAndField) {
   no_entry.erase(no_entry.find("entry:"), no_entry.find("params:") - no_entry.find("entry:"));
   EXPECT_EQ(ParseError(no_entry), "gemm.yaml: missing required key 'entry'");
 
-  EXPECT_THAT(ParseError("kernel: [unclosed\n"), HasSubstr("gemm.yaml:2:"));
+  // yaml-cpp's own words ("end of sequence flow not found") do not say they are about syntax.
+  EXPECT_THAT(ParseError("kernel: [unclosed\n"),
+              MatchesRegex("gemm.yaml:2:[0-9]+: YAML syntax error: .+"));
   EXPECT_THAT(ParseError("- a list\n"), HasSubstr("gemm.yaml:1: expected a map of spec keys"));
 }
 

@@ -95,6 +95,12 @@ Status HostToolchain::Validate(const v1::KernelSpec& spec) const {
     return Status::InvalidArgument("source is empty: name the main source file to compile");
   }
   TF_RETURN_IF_ERROR(compiler::CheckSourcePath(spec.source()));
+  // CPU devices report arch host: any other would match no device.
+  if (!spec.target().arch().empty() && spec.target().arch() != target()) {
+    return Status::InvalidArgument("target.arch: '" + spec.target().arch() +
+                                   "': " + spec.language() +
+                                   " kernels are built for the CPU they run on, arch host");
+  }
   if (spec.tensor_maps_size() > 0) {
     return Status::InvalidArgument("tensor_maps: " + spec.language() +
                                    " kernels take no tensor maps; they are for GPU toolchains");

@@ -170,3 +170,5 @@ def test_unreachable_coordinator(tmp_path: Path) -> None:
             assert tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1) == {"BM": 1}
     with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
         tunefleet.Client("localhost")
+    with pytest.raises(tunefleet.InvalidArgumentError, match="port 99999 is out of range"):
+        tunefleet.Client("127.0.0.1:99999")

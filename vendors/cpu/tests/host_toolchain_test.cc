@@ -151,6 +151,16 @@ TEST_F(HostToolchainTest, RefusesTensorMaps) {
       << status.message();
 }
 
+TEST_F(HostToolchainTest, RefusesAnArchOtherThanHost) {
+  spec_.mutable_target()->set_arch("host");
+  EXPECT_TRUE(host_->Validate(spec_).ok()) << host_->Validate(spec_).message();
+  spec_.mutable_target()->set_arch("sm_90");
+  Status status = host_->Validate(spec_);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "target.arch: 'sm_90': cpp kernels are built for the CPU they run on, arch host");
+}
+
 TEST_F(HostToolchainTest, RefusesOptionsOutsideTheAllowlistByName) {
   for (std::string option :
        {"-fplugin=evil.so", "-Wl,-rpath,/tmp", "-o", "-I/etc", "-I../x", "-DX=\"quoted\"",

@@ -1,0 +1,130 @@
+// What the programs do with the addresses and flags they are given: a port
+// another process listens on is refused, not shared (gRPC and httplib set
+// SO_REUSEPORT by default, with which a second coordinator would answer part
+// of the first one's connections from its own database), and a bad flag exits
+// 2, which the systemd units do not restart on (deploy/systemd).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/files.h"
+#include "tests/test_util.h"
+
+namespace tf::testing {
+namespace {
+
+using std::chrono::seconds;
+
+std::string ReadPort(const std::string& path) {
+  auto text = ReadFile(path);
+  return text.ok() ? text->substr(0, text->find('\n')) : "";
+}
+
+class ListenTest : public ::testing::Test {
+ protected:
+  // A coordinator serving gRPC, health and the dashboard on 127.0.0.1.
+  void SetUp() override {
+    first_ = Process::Start(
+        {BinaryPath("bin/tunefleet-coordinator"), "--listen", "127.0.0.1:0", "--plaintext",
+         "--allow-anonymous", "--db", dir_ / "first.db", "--artifacts", dir_ / "artifacts",
+         "--port-file", dir_ / "port", "--health-listen", "127.0.0.1:0", "--health-port-file",
+         dir_ / "health.port", "--http", "127.0.0.1:0", "--http-port-file", dir_ / "http.port"},
+        dir_ / "first.log");
+    ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(dir_ / "port"); }, seconds(30)))
+        << first_->Log();
+  }
+
+  // A second coordinator, on its own database, with `args`; what it printed
+  // and its exit code.
+  ProcessResult Second(std::vector<std::string> args) {
+    std::vector<std::string> argv = {BinaryPath("bin/tunefleet-coordinator"),
+                                     "--plaintext",
+                                     "--allow-anonymous",
+                                     "--db",
+                                     dir_ / "second.db",
+                                     "--artifacts",
+                                     dir_ / "artifacts2"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto result = RunProcess(argv, WithTimeout(30));
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? *result : ProcessResult();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Process> first_;
+};
+
+TEST_F(ListenTest, ASecondCoordinatorOnAPortInUseDoesNotStart) {
+  const std::string port = ReadPort(dir_ / "port");
+  ProcessResult result = Second({"--listen", "127.0.0.1:" + port});
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("cannot listen on 127.0.0.1:" + port), std::string::npos)
+      << result.output;
+}
+
+TEST_F(ListenTest, AHealthPortInUseIsRefused) {
+  const std::string port = ReadPort(dir_ / "health.port");
+  ProcessResult result =
+      Second({"--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:" + port});
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("cannot listen on 127.0.0.1:" + port), std::string::npos)
+      << result.output;
+}
+
+TEST_F(ListenTest, ADashboardPortInUseIsRefused) {
+  const std::string port = ReadPort(dir_ / "http.port");
+  ProcessResult result = Second({"--listen", "127.0.0.1:0", "--http", "127.0.0.1:" + port});
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("the dashboard cannot listen on 127.0.0.1:" + port),
+            std::string::npos)
+      << result.output;
+}
+
+TEST_F(ListenTest, AnAddressWithoutAPortOrOverTheRangeIsABadFlagAndStartsNothing) {
+  // gRPC alone would serve 127.0.0.1:99999 on port 34463, and 127.0.0.1 on 443.
+  for (const std::string flag : {"--listen", "--health-listen", "--http"}) {
+    // Should the check be missing, the gRPC port is not the default 50051.
+    const std::string listen = flag == "--listen" ? "--health-listen" : "--listen";
+    ProcessResult result = Second({listen, "127.0.0.1:0", flag, "127.0.0.1:99999"});
+    EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
+    EXPECT_NE(result.output.find("'127.0.0.1:99999': port 99999 is out of range (0-65535)"),
+              std::string::npos)
+        << flag << ": " << result.output;
+    result = Second({listen, "127.0.0.1:0", flag, "127.0.0.1"});
+    EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
+    EXPECT_NE(result.output.find("'127.0.0.1': expected HOST:PORT"), std::string::npos)
+        << flag << ": " << result.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "second.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "second.db.admin-token"));
+}
+
+TEST(BadFlagTest, CoordinatorAndWorkerExit2AndStartNothing) {
+  TempDir dir;
+  for (std::vector<std::string> argv :
+       {std::vector<std::string>{BinaryPath("bin/tunefleet-coordinator"), "--db", dir / "c.db",
+                                 "--artifacts", dir / "artifacts"},
+        std::vector<std::string>{BinaryPath("bin/tunefleet-worker"), "--coordinator", "127.0.0.1:1",
+                                 "--cache", dir / "cache"}}) {
+    argv.push_back("--no-such-flag");
+    auto unknown = RunProcess(argv, WithTimeout(30));
+    ASSERT_TRUE(unknown.ok()) << unknown.status().ToString();
+    EXPECT_EQ(unknown->exit_code, 2) << argv[0] << ": " << unknown->output;
+    EXPECT_NE(unknown->output.find("--no-such-flag"), std::string::npos) << unknown->output;
+  }
+  auto worker = RunProcess({BinaryPath("bin/tunefleet-worker"), "--coordinator", "127.0.0.1:99999",
+                            "--cache", dir / "cache"},
+                           WithTimeout(30));
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  EXPECT_EQ(worker->exit_code, 2) << worker->output;
+  EXPECT_NE(worker->output.find("port 99999 is out of range"), std::string::npos) << worker->output;
+  auto missing =
+      RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--db", dir / "c.db"}, WithTimeout(30));
+  ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+  EXPECT_EQ(missing->exit_code, 2) << missing->output;
+  EXPECT_NE(missing->output.find("--artifacts is required"), std::string::npos) << missing->output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "c.db"));
+}
+
+}  // namespace
+}  // namespace tf::testing
