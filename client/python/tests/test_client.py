@@ -58,6 +58,33 @@ def test_missing_source_is_named() -> None:
         tunefleet.load_spec(small_gemm(), {"other.cpp": "int x;"})
 
 
+def test_missing_command_line_is_a_tunefleet_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(tunefleet.TuneFleetError, match="TUNEFLEET_CLI") as raised:
+        tunefleet.load_spec(small_gemm(), gemm_sources(), cli="/nonexistent/tunefleet")
+    assert raised.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "/nonexistent/tunefleet" in raised.value.message
+    monkeypatch.delenv("TUNEFLEET_CLI")
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(tunefleet.TuneFleetError, match="TUNEFLEET_CLI"):
+        tunefleet.load_spec(small_gemm(), gemm_sources())
+
+
+def test_a_spec_file_the_coordinator_refuses_is_named(fleet: Fleet, tmp_path: Path) -> None:
+    spec = small_gemm()
+    spec["search"] = {"strategy": "no_such_strategy"}
+    path = tmp_path / "refused.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    (tmp_path / "gemm.cpp").write_bytes(gemm_sources()["gemm.cpp"])
+    with client(fleet) as fleet_client:
+        with pytest.raises(tunefleet.InvalidArgumentError) as raised:
+            fleet_client.submit(path)
+        assert raised.value.message.startswith(f"{path}: ")
+        assert "no_such_strategy" in raised.value.message
+        with pytest.raises(tunefleet.InvalidArgumentError) as from_dict:
+            fleet_client.submit(spec, sources=gemm_sources())
+        assert from_dict.value.message == raised.value.message.removeprefix(f"{path}: ")
+
+
 def test_submit_watch_results_best(fleet: Fleet) -> None:
     with client(fleet) as fleet_client:
         job = fleet_client.submit(small_gemm(), sources=gemm_sources(), priority=3)

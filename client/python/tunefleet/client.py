@@ -178,7 +178,13 @@ class Client:
         runs first."""
         request = load_spec(spec, sources, cli=self._cli)
         request.priority = priority
-        return Job.from_proto(self._call(self._stub.SubmitJob, request))
+        try:
+            return Job.from_proto(self._call(self._stub.SubmitJob, request))
+        except InvalidArgumentError as refused:
+            if isinstance(spec, Mapping):
+                raise
+            # As the loader's own errors do, name the file the coordinator refused.
+            raise InvalidArgumentError(refused.code, f"{os.fspath(spec)}: {refused.message}") from None
 
     def job(self, job_id: int) -> Job:
         return Job.from_proto(self._call(self._stub.GetJob, tunefleet_pb2.GetJobRequest(job_id=job_id)))

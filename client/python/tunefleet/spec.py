@@ -16,22 +16,34 @@ from typing import Any, Optional, Union
 import grpc
 from google.protobuf import json_format
 
-from tunefleet.errors import InvalidArgumentError
+from tunefleet.errors import InvalidArgumentError, TuneFleetError
 from tunefleet.v1 import tunefleet_pb2
 
 SpecInput = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Sources = Mapping[str, Union[str, bytes]]
 
 
+_NO_CLI = (
+    "reading a kernel spec needs the tunefleet command line (it parses specs exactly as the "
+    "C++ client does): put it on PATH or set TUNEFLEET_CLI"
+)
+
+
 def find_cli(cli: Optional[str] = None) -> str:
     """`cli`, else $TUNEFLEET_CLI, else `tunefleet` on PATH."""
     found = cli or os.environ.get("TUNEFLEET_CLI") or shutil.which("tunefleet")
     if not found:
-        raise FileNotFoundError(
-            "reading a kernel spec needs the tunefleet command line (it parses specs exactly "
-            "as the C++ client does): put it on PATH or set TUNEFLEET_CLI"
-        )
+        raise TuneFleetError(grpc.StatusCode.FAILED_PRECONDITION, _NO_CLI)
     return found
+
+
+def _run_cli(argv: list[str], **kwargs: Any) -> "subprocess.CompletedProcess[str]":
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    except OSError as e:  # not there, or not a program
+        raise TuneFleetError(
+            grpc.StatusCode.FAILED_PRECONDITION, f"cannot run '{argv[0]}' ({e.strerror}): {_NO_CLI}"
+        ) from e
 
 
 def _write_sources(folder: Path, sources: Sources) -> None:
@@ -56,7 +68,8 @@ def load_spec(
     sources: {relative path: content}; when given, the files the spec names
       are taken from it. Otherwise they are read next to the spec file, or,
       for a dict, relative to the current directory.
-    Raises InvalidArgumentError with the loader's message (file, line, field).
+    Raises InvalidArgumentError with the loader's message (file, line, field),
+    TuneFleetError (FAILED_PRECONDITION) when the command line cannot be run.
     """
     argv = [find_cli(cli), "spec"]
     text: Optional[str] = None
@@ -66,19 +79,13 @@ def load_spec(
         text = Path(spec).read_text()
     if text is None:
         argv.append(os.fspath(spec))  # type: ignore[arg-type]
-        completed = subprocess.run(argv, capture_output=True, text=True)
+        completed = _run_cli(argv)
     else:
         argv.append("-")
         with tempfile.TemporaryDirectory(prefix="tunefleet-spec-") as folder:
             if sources is not None:
                 _write_sources(Path(folder), sources)
-            completed = subprocess.run(
-                argv,
-                input=text,
-                capture_output=True,
-                text=True,
-                cwd=folder if sources is not None else None,
-            )
+            completed = _run_cli(argv, input=text, cwd=folder if sources is not None else None)
     if completed.returncode != 0:
         message = completed.stderr.strip().removeprefix("tunefleet: ")
         raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, message)
