@@ -37,7 +37,7 @@ std::string JobProgress::Line(const v1::Job& job) const {
   }
   if (job.problems_retiming() > 0) {
     line += "; re-timing the finalists of " + std::to_string(job.problems_retiming()) +
-            " problems in alternation";
+            (job.problems_retiming() == 1 ? " problem" : " problems") + " in alternation";
   }
   if (!job.stop_reason().empty()) line += "; stopped: " + job.stop_reason();
   return line;
