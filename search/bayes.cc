@@ -16,7 +16,7 @@
 // toward the initial design and the refit schedule: a batch is what asking
 // one at a time would propose had each been told that time, not the top of
 // one ranking (mostly neighbours of each other). Asked one at a time,
-// nothing changes. Figures: docs/spec.md, "Search".
+// nothing changes. Figures: docs/search.md, "Asked in batches".
 #include <algorithm>
 #include <cmath>
 #include <deque>
