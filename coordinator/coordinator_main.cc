@@ -12,6 +12,7 @@
 #include "auth/tls.h"
 #include "auth/token_file.h"
 #include "common/address.h"
+#include "common/daemon_flags.h"
 #include "common/files.h"
 #include "coordinator/grpc_services.h"
 #include "coordinator/health_server.h"
@@ -152,13 +153,7 @@ int main(int argc, char** argv) {
       ->check(kListenAddress);
   app.add_option("--http-port-file", http_port_file,
                  "write the port of --http to this file once listening");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    // A bad flag exits 2 (not CLI11's own codes), which the systemd units
-    // do not restart on: a restart would not fix it.
-    return app.exit(error) == 0 ? 0 : 2;
-  }
+  if (std::optional<int> exit_code = tf::ParseDaemonFlags(app, argc, argv)) return *exit_code;
   options.db_synchronous_full = sync == "full";
   if (admin_token_file.empty() && tf::db::Database::IsPostgresUrl(options.db_path)) {
     spdlog::critical(

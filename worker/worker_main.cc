@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "auth/token_file.h"
+#include "common/daemon_flags.h"
 #include "vendors/device_kinds.h"
 #include "worker/worker.h"
 
@@ -52,13 +53,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "debug logs");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    // A bad flag exits 2 (not CLI11's own codes), which the systemd units
-    // do not restart on: a restart would not fix it.
-    return app.exit(error) == 0 ? 0 : 2;
-  }
+  if (std::optional<int> exit_code = tf::ParseDaemonFlags(app, argc, argv)) return *exit_code;
   if (verbose) spdlog::set_level(spdlog::level::debug);
   options.sandbox_runners = !no_sandbox;
   if (!devices.empty()) {
