@@ -14,6 +14,10 @@ prints medians and ratios (PyTorch's time / ours: above 1 means ours is faster).
 WINNERS (bench/attention/tune.sh's winners.txt: "DTYPE CAUSAL BxHxS KEY=VALUE,..." lines), only
 the D = 128 shapes are timed and "ours" is the configuration TuneFleet chose for that shape,
 timed beside BASELINE (the best of the script's sweep before TuneFleet tuned these specs).
+`sustained` (`bench.py LIB.so sustained WINNERS [SECONDS]`) times the same contenders each
+for a window of back-to-back launches (default 1 s, the second half measured), two rounds, the
+GPU at the clock its power limit holds: the H200 lowers its clock within the window by an amount
+that differs by kernel, which short interleaved samples do not see.
 `compare` times the given configurations (BM,BN,STAGES,CONSUMERS,OVERLAP,PERSISTENT) at the
 D = 128 shapes the same way, "ours" being the fastest of them at each shape.
 """
@@ -157,6 +161,16 @@ def timed(fn, reps):
     return start.elapsed_time(stop) / reps
 
 
+def sustained(fn, seconds):
+    """ms per launch over the second half of `seconds` of back-to-back launches. The board
+    holds its power limit by lowering the clock within tens of ms; `timed`'s short samples,
+    with idle gaps between them, run at the clock a burst gets, this at the one held."""
+    n = max(2, int(seconds / 2 / timed(fn, 1) * 1e3))
+    for _ in range(n):
+        fn()
+    return timed(fn, n)
+
+
 KEYS = ("BM", "BN", "STAGES", "CONSUMERS", "OVERLAP", "PERSISTENT")
 BASELINE = (128, 128, 3, 2, 2, 0)
 STAND_IN = (128, 128, 3, 2, 2, 1)  # "ours" where TuneFleet gave no winner
@@ -175,7 +189,9 @@ def read_winners(path):
     return winners
 
 
-def bench(lib, shapes, winners=None, rounds=7, only=None):
+def bench(lib, shapes, winners=None, rounds=7, only=None, window_s=None):
+    """Medians over `rounds` of one sample per contender, the order reversed every other round;
+    a sample is `timed` (REPS launches), or with `window_s` `sustained` over that window."""
     print("dtype d causal B H S | config (best, or TuneFleet's) | ours ms TFLOP/s | flash ms (ratio) | "
           "cudnn ms (ratio)")
     rows = []
@@ -203,9 +219,10 @@ def bench(lib, shapes, winners=None, rounds=7, only=None):
         samples = {key: [] for key in contenders}
         for fn in contenders.values():  # warm up: module load, plan caches
             timed(fn, 1)
-        for _ in range(rounds):
-            for key, fn in contenders.items():
-                samples[key].append(timed(fn, reps))
+        order = list(contenders.items())
+        for r in range(rounds):
+            for key, fn in order if r % 2 == 0 else reversed(order):
+                samples[key].append(sustained(fn, window_s) if window_s else timed(fn, reps))
         med = {key: statistics.median(v) for key, v in samples.items()}
         ours = (str(configs[0]) if winners is not None else
                 min((key for key in med if key not in ("flash", "cudnn")), key=med.get))
@@ -241,6 +258,9 @@ if __name__ == "__main__":
         sys.exit(0 if check(lib) else 1)
     if mode == "bench" and len(sys.argv) > 3:
         bench(lib, [shape for shape in SHAPES if shape[1] == 128], read_winners(sys.argv[3]))
+    elif mode == "sustained":
+        bench(lib, [shape for shape in SHAPES if shape[1] == 128], read_winners(sys.argv[3]),
+              rounds=2, window_s=float(sys.argv[4]) if len(sys.argv) > 4 else 1.0)
     elif mode == "bench":
         bench(lib, SHAPES)
     elif mode == "compare":
