@@ -44,6 +44,7 @@ Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluati
       if (!proposed[warm[next_warm]]) ask.push_back(warm[next_warm]);
       proposed[warm[next_warm]] = true;
     }
+    const size_t seeded = ask.size();  // the first `seeded` are the warm start's
     // The strategy fills the rest; what it proposes among the warm start not
     // yet told is passed over, as SearchDriver does.
     while (ask.size() < want) {
@@ -58,12 +59,17 @@ Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluati
       if (more.empty()) break;
     }
     if (ask.empty()) break;
-    for (ConfigId id : ask) {
+    for (size_t i = 0; i < ask.size(); ++i) {
+      const ConfigId id = ask[i];
       std::optional<double> time = Recorded(recorded, id);
       if (time) best = std::min(best, *time);
       run.fraction.push_back(std::isfinite(best) ? optimum / best : 0);
       const double start = now_ms();
-      strategy.Tell(id, time);
+      if (i < seeded) {
+        strategy.TellSeed(id, time);
+      } else {
+        strategy.Tell(id, time);
+      }
       run.strategy_ms += elapsed_ms(start);
     }
   }

@@ -35,7 +35,7 @@ Result<double> Optimum(const RecordedSpace& recorded);
 // Runs the strategy once per seed (seeds first_seed, first_seed+1, ...), each
 // for min(budget, configurations) evaluations, asking `batch` at a time.
 // Seeds run on `threads` threads. `warm`: a warm start, evaluated first (in
-// that order, each counted as an evaluation and told to the strategy), as the
+// that order, each counted as an evaluation and told with TellSeed), as the
 // coordinator's SearchDriver proposes its seeds before the strategy's.
 Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& strategy,
                                     uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
