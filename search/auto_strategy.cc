@@ -20,12 +20,14 @@
 // and the model costs more per proposal; hence the cap.
 //
 // Why seeds are kept from the model: told another device's best
-// configuration, the model searches near it and misses an optimum elsewhere.
-// The A100's is unlike the other five convolution devices' (their best
-// reach 0.67 of it): seeded from them, `auto` ended at 0.78 of its optimum at
-// 100 evaluations with the model told (40 seeds) and at 0.89 without (cold
-// 0.87), while the other devices reach their optimum either way
-// (docs/search.md, "Warm starts from other devices").
+// configurations, the model searches near them and misses an optimum
+// elsewhere. The A100's is unlike the other five convolution devices' (their
+// best reach 0.67 of it): seeded from them, `auto` ends at 0.77 of its optimum
+// at 100 evaluations with the model told and at 0.85 without (cold 0.86; 80
+// seeds). Told, the model also finds the W6600's and W7800's optima more
+// often from the seeds; kept from it, the warm start was chosen on the A100,
+// A4000 and MI250X as the other choices of `auto` were (docs/search.md,
+// "Warm starts from other devices").
 #include <algorithm>
 #include <unordered_map>
 

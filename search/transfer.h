@@ -19,7 +19,7 @@ namespace tf::search {
 // How many configurations the coordinator seeds a job with from other runs
 // (and search_eval's --warm-count): chosen on the recorded convolution spaces,
 // docs/search.md.
-inline constexpr size_t kWarmStartConfigs = 1;
+inline constexpr size_t kWarmStartConfigs = 3;
 
 // A configuration key and its time (lower is better); std::nullopt: failed.
 using KeyedResult = std::pair<std::string, std::optional<double>>;
