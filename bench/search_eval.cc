@@ -137,9 +137,9 @@ int main(int argc, char** argv) {
                  "each run starts with --warm-count configurations ranked by their mean fraction "
                  "of each of these spaces' optimum (a file that is the --space itself is left "
                  "out, so the same files as --space and --warm-from is leave-one-out). They are "
-                 "evaluated first and count as evaluations; the random baseline stays cold. Adds "
-                 "per space warm_seeds (configurations seeded) and warm_fraction_of_optimum (the "
-                 "best of them)");
+                 "evaluated first and count as evaluations; the random baseline stays cold. The "
+                 "JSON adds warm_from, warm_count and warm_budget, and per space warm_seeds "
+                 "(configurations seeded) and warm_fraction_of_optimum (the best of them)");
   app.add_option("--warm-count", warm_count, "configurations seeded with --warm-from")
       ->capture_default_str();
   app.add_option("--warm-budget", warm_budget,

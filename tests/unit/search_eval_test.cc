@@ -147,7 +147,7 @@ TEST(SearchEvalTest, ProgramWarmStartsFromTheOtherSpaces) {
   auto run = RunProcess(
       {testing::BinaryPath("bench/search_eval"), "--space", SpaceFile("A100_T4.json.gz"),
        "--warm-from", SpaceFile("A100_T4.json.gz"), "--warm-from", SpaceFile("A4000_T4.json.gz"),
-       "--strategy", "auto", "--budget", "1", "--seeds", "2", "--json"},
+       "--warm-count", "1", "--strategy", "auto", "--budget", "1", "--seeds", "2", "--json"},
       options);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_EQ(run->exit_code, 0) << run->output;
