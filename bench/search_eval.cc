@@ -5,15 +5,94 @@
 //
 //   search_eval --space A100_T4.json.gz --space W6600_T4.json.gz
 //       --strategy bayes --budget 100 --json
+//
+// With --warm-from, each run starts from a warm start transferred from the
+// other recorded runs of the kernel (search/transfer.h), as the coordinator
+// seeds a job from other device classes' results.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "search/evaluate.h"
 #include "search/strategy.h"
+#include "search/transfer.h"
+
+namespace {
+
+// "name=value,..." with the parameters sorted by name: the same
+// configuration has the same key in spaces that list parameters in
+// another order.
+std::string KeyOf(const tf::search::Space& space, tf::search::ConfigId id) {
+  std::map<std::string, std::string> values;
+  const uint32_t* config = space.config(id);
+  for (size_t p = 0; p < space.num_params(); ++p) {
+    values[space.params()[p].name] = tf::search::ValueText(space.params()[p].values[config[p]]);
+  }
+  std::string key;
+  for (const auto& [name, value] : values) key += (key.empty() ? "" : ",") + name + "=" + value;
+  return key;
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return std::filesystem::equivalent(a, b, error);
+}
+
+// What a tuning run of `recorded` leaves in the database: every recorded
+// configuration, or with `budget` > 0 those `auto` evaluates in that many
+// evaluations (seed 1), as a job on that device would.
+std::vector<tf::search::KeyedResult> SourceResults(const tf::search::RecordedSpace& recorded,
+                                                   uint64_t budget) {
+  auto time_of = [&](tf::search::ConfigId id) {
+    const tf::search::RecordedResult& r = recorded.results[id];
+    return r.outcome == tf::search::Outcome::kOk ? std::optional<double>(r.time_ms) : std::nullopt;
+  };
+  std::vector<tf::search::KeyedResult> results;
+  if (budget == 0) {
+    for (tf::search::ConfigId id = 0; id < recorded.space.size(); ++id) {
+      results.emplace_back(KeyOf(recorded.space, id), time_of(id));
+    }
+    return results;
+  }
+  auto strategy = tf::search::MakeStrategy("auto", recorded.space, {.seed = 1, .budget = budget});
+  while (results.size() < budget) {
+    std::vector<tf::search::ConfigId> ask = (*strategy)->Ask(1);
+    if (ask.empty()) break;
+    results.emplace_back(KeyOf(recorded.space, ask[0]), time_of(ask[0]));
+    (*strategy)->Tell(ask[0], time_of(ask[0]));
+  }
+  return results;
+}
+
+// The warm start of `target`: the configurations RankForWarmStart picks from
+// the other spaces, those in the target's space.
+std::vector<tf::search::ConfigId> WarmStart(const tf::search::RecordedSpace& target,
+                                            const std::vector<tf::search::RecordedSpace>& from,
+                                            size_t count, uint64_t source_budget) {
+  std::vector<std::vector<tf::search::KeyedResult>> sources;
+  for (const tf::search::RecordedSpace& source : from) {
+    if (!SameFile(source.path, target.path)) {
+      sources.push_back(SourceResults(source, source_budget));
+    }
+  }
+  std::map<std::string, tf::search::ConfigId> ids;
+  for (tf::search::ConfigId id = 0; id < target.space.size(); ++id) {
+    ids[KeyOf(target.space, id)] = id;
+  }
+  std::vector<tf::search::ConfigId> warm;
+  for (const std::string& key : tf::search::RankForWarmStart(sources, count)) {
+    auto it = ids.find(key);
+    if (it != ids.end()) warm.push_back(it->second);
+  }
+  return warm;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> files;
@@ -24,6 +103,9 @@ int main(int argc, char** argv) {
   size_t batch = 1;
   int threads = 1;
   bool json = false;
+  std::vector<std::string> warm_files;
+  size_t warm_count = tf::search::kWarmStartConfigs;
+  uint64_t warm_budget = 0;
   std::string names;
   for (const std::string& n : tf::search::StrategyNames()) names += (names.empty() ? "" : ", ") + n;
 
@@ -50,6 +132,21 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "seeds run in parallel")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  app.add_option("--warm-from", warm_files,
+                 "recorded space of the same kernel on another device or problem (repeatable): "
+                 "each run starts with --warm-count configurations ranked by their mean fraction "
+                 "of each of these spaces' optimum (a file that is the --space itself is left "
+                 "out, so the same files as --space and --warm-from is leave-one-out). They are "
+                 "evaluated first and count as evaluations; the random baseline stays cold. The "
+                 "JSON adds warm_from, warm_count and warm_budget, and per space warm_seeds "
+                 "(configurations seeded) and warm_fraction_of_optimum (the best of them)");
+  app.add_option("--warm-count", warm_count, "configurations seeded with --warm-from")
+      ->capture_default_str();
+  app.add_option("--warm-budget", warm_budget,
+                 "rank from only what auto evaluates on each --warm-from space in this many "
+                 "evaluations (seed 1), as a job there leaves in the database; 0: every recorded "
+                 "configuration")
+      ->capture_default_str();
   app.add_flag("--json", json, "print one JSON object");
   CLI11_PARSE(app, argc, argv);
 
@@ -62,17 +159,34 @@ int main(int argc, char** argv) {
     }
     spaces.push_back(std::move(*recorded));
   }
+  std::vector<tf::search::RecordedSpace> warm_from;
+  for (const std::string& file : warm_files) {
+    auto recorded = tf::search::ReadRecordedSpace(file);
+    if (!recorded.ok()) {
+      std::fprintf(stderr, "search_eval: %s\n", recorded.status().message().c_str());
+      return 2;
+    }
+    warm_from.push_back(std::move(*recorded));
+  }
 
   nlohmann::ordered_json out;
   out["strategy"] = strategy;
   out["budget"] = budget;
   out["seeds"] = seeds;
+  if (!warm_from.empty()) {
+    out["warm_from"] = warm_files;
+    out["warm_count"] = warm_count;
+    out["warm_budget"] = warm_budget;
+  }
   out["spaces"] = nlohmann::ordered_json::array();
   double sum_fraction = 0, sum_variance = 0, sum_random = 0, sum_score = 0, strategy_ms = 0;
   uint64_t proposals = 0;
   for (const tf::search::RecordedSpace& recorded : spaces) {
-    auto evaluation =
-        tf::search::EvaluateStrategy(recorded, strategy, budget, seeds, first_seed, batch, threads);
+    const std::vector<tf::search::ConfigId> warm =
+        warm_from.empty() ? std::vector<tf::search::ConfigId>{}
+                          : WarmStart(recorded, warm_from, warm_count, warm_budget);
+    auto evaluation = tf::search::EvaluateStrategy(recorded, strategy, budget, seeds, first_seed,
+                                                   batch, threads, warm);
     if (!evaluation.ok()) {
       std::fprintf(stderr, "search_eval: %s\n", evaluation.status().message().c_str());
       return 2;
@@ -97,6 +211,16 @@ int main(int argc, char** argv) {
         {"methodology_score", score},
         {"ms_per_proposal", ms_per_proposal},
     });
+    if (!warm_from.empty()) {
+      double warm_best = INFINITY;
+      for (tf::search::ConfigId id : warm) {
+        const tf::search::RecordedResult& r = recorded.results[id];
+        if (r.outcome == tf::search::Outcome::kOk) warm_best = std::min(warm_best, r.time_ms);
+      }
+      out["spaces"].back()["warm_seeds"] = warm.size();
+      out["spaces"].back()["warm_fraction_of_optimum"] =
+          std::isfinite(warm_best) ? *tf::search::Optimum(recorded) / warm_best : 0;
+    }
     sum_fraction += fraction;
     sum_variance += stderr_fraction * stderr_fraction;
     sum_random += random.back();

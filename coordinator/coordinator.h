@@ -250,6 +250,12 @@ class Coordinator {
   bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
   void BindQueuedJobsLocked();
   Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
+  // A bound job's warm start (docs/search.md, "Warm starts from other
+  // devices"): per problem, the kernel's best configuration on the job's
+  // device class for the nearest tuned problem, then the search::kWarmStartConfigs
+  // configurations ranked best over the kernel's results on every other
+  // (problem, device class) it was tuned on (search/transfer.h).
+  Status SeedWarmStartLocked(Job& job);
   void FailJobLocked(Job& job, const std::string& error);
   // Ends the job once its search is done, every candidate has its result and
   // its finalists were timed again.

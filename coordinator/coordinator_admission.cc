@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "common/files.h"
 #include "compiler/fingerprint.h"
@@ -11,6 +13,7 @@
 #include "coordinator/job_rules.h"
 #include "kernelspec/config.h"
 #include "kernelspec/space.h"
+#include "search/transfer.h"
 #include "vendors/toolchains.h"
 
 namespace tf::coordinator {
@@ -173,21 +176,48 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     reused.push_back(std::move(c));
   }
   TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
-  // Warm start: the kernel's best configuration for the nearest tuned
-  // problem on this device class, then on any device class, go first.
-  for (int i = 0; i < spec.problems_size(); ++i) {
-    for (const std::string& device_class : {device.device_class(), std::string()}) {
-      v1::QueryBestRequest query;
-      query.set_kernel(spec.name());
-      *query.mutable_problem() = spec.problems(i);
-      query.set_device_class(device_class);
-      v1::QueryBestResponse answer = best_.Query(query);
-      if (answer.found()) job.search->Seed(i, answer.config());
-    }
-  }
+  TF_RETURN_IF_ERROR(SeedWarmStartLocked(job));
   spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
                job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
   AdvanceSearchLocked(job);
+  return Status::Ok();
+}
+
+Status Coordinator::SeedWarmStartLocked(Job& job) {
+  const v1::KernelSpec& spec = job.row.spec;
+  const std::string& device_class = job.row.device_class;
+  // The kernel's results by (problem key, device class), from the
+  // fingerprint the best index answers with for each class.
+  using Run = std::pair<std::string, std::string>;
+  std::map<Run, std::vector<search::KeyedResult>> runs;
+  std::set<std::pair<std::string, std::string>> loaded;  // (fingerprint, device class)
+  for (const v1::QueryBestResponse& tuned : best_.List(spec.name(), "")) {
+    if (!loaded.insert({tuned.fingerprint(), tuned.device_class()}).second) continue;
+    TF_ASSIGN_OR_RETURN(auto rows, db_->FindResults(tuned.fingerprint(), tuned.device_class()));
+    for (const db::ResultRow& r : rows) {
+      std::optional<double> time;
+      if (!IsFailure(r.status)) time = r.timing.median_ns();
+      runs[{r.problem_key, r.device_class}].emplace_back(r.config_key, time);
+    }
+  }
+  for (int i = 0; i < spec.problems_size(); ++i) {
+    v1::QueryBestRequest query;
+    query.set_kernel(spec.name());
+    *query.mutable_problem() = spec.problems(i);
+    query.set_device_class(device_class);
+    v1::QueryBestResponse nearest = best_.Query(query);
+    if (nearest.found()) job.search->Seed(i, nearest.config());
+    // This problem's own results on this class are reused, not transferred.
+    const Run own{kernelspec::ProblemKey(spec.problems(i)), device_class};
+    std::vector<std::vector<search::KeyedResult>> sources;
+    for (const auto& [run, results] : runs) {
+      if (run != own) sources.push_back(results);
+    }
+    for (const std::string& key : search::RankForWarmStart(sources, search::kWarmStartConfigs)) {
+      auto config = kernelspec::ParseConfigKey(key);
+      if (config.ok()) job.search->Seed(i, *config);
+    }
+  }
   return Status::Ok();
 }
 

@@ -10,7 +10,9 @@
 namespace tf::coordinator {
 namespace {
 
-enum : uint8_t { kUnseen = 0, kPending = 1, kTold = 2 };
+// kSeedPending: a seed under evaluation, whose result the strategy is told
+// as a warm start's (Strategy::TellSeed).
+enum : uint8_t { kUnseen = 0, kPending = 1, kTold = 2, kSeedPending = 3 };
 
 search::Value SearchValue(const v1::Value& value) {
   if (value.kind_case() == v1::Value::kStrValue) return value.str_value();
@@ -165,14 +167,19 @@ bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<dou
   Problem& p = problems_[problem];
   std::optional<search::ConfigId> id = Find(p, config);
   if (!id || p.state[*id] == kTold) return false;
-  if (p.state[*id] == kPending) {
+  const bool seed = p.state[*id] == kSeedPending;
+  if (p.state[*id] == kPending || seed) {
     --p.pending;
   } else {
     ++p.proposed;
   }
   p.state[*id] = kTold;
   ++p.told;
-  if (p.strategy) p.strategy->Tell(*id, time);
+  if (p.strategy && seed) {
+    p.strategy->TellSeed(*id, time);
+  } else if (p.strategy) {
+    p.strategy->Tell(*id, time);
+  }
   if (time && (!p.best || *time < *p.best * (1 - min_improvement_))) {
     p.since_improvement = 0;
   } else {
@@ -231,22 +238,22 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
     }
     const uint64_t budget = static_cast<uint64_t>(search_.max_candidates());
     if (budget > 0) want = std::min<uint64_t>(want, budget - p.proposed);
-    auto propose = [&](search::ConfigId id) {
+    auto propose = [&](search::ConfigId id, uint8_t state) {
       if (p.state[id] != kUnseen) return;  // seeded, or pending since a restart
-      p.state[id] = kPending;
+      p.state[id] = state;
       ++p.pending;
       ++p.proposed;
       --want;
       proposals.push_back({static_cast<int>(i), ConfigOf(p, id)});
     };
     while (want > 0 && !p.seeds.empty()) {
-      propose(p.seeds.front());
+      propose(p.seeds.front(), kSeedPending);
       p.seeds.erase(p.seeds.begin());
     }
     while (want > 0 && !p.exhausted) {
       std::vector<search::ConfigId> batch = p.strategy->Ask(want);
       if (batch.size() < want) p.exhausted = true;
-      for (search::ConfigId id : batch) propose(id);
+      for (search::ConfigId id : batch) propose(id, kPending);
     }
   }
   return proposals;

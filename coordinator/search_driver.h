@@ -65,7 +65,8 @@ class SearchDriver {
   // job's): never proposed again.
   void MarkPending(int problem, const v1::Config& config);
   // A warm start: proposed before anything the strategy proposes (in the
-  // order seeded), when it is in the problem's space and not yet proposed.
+  // order seeded), when it is in the problem's space and not yet proposed;
+  // its result is told to the strategy with TellSeed.
   void Seed(int problem, const v1::Config& config);
 
   // What to evaluate next: at most `window` configurations in flight per

@@ -24,9 +24,11 @@ struct Run {
 };
 
 Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluations, size_t batch,
-            double optimum) {
+            double optimum, const std::vector<ConfigId>& warm) {
   Run run;
   double best = INFINITY;
+  std::vector<bool> proposed(recorded.space.size(), false);
+  size_t next_warm = 0;
   // CPU time of this thread: the strategy's own cost, whatever else the
   // machine is running.
   auto now_ms = [] {
@@ -37,17 +39,37 @@ Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluati
   auto elapsed_ms = [&](double start) { return now_ms() - start; };
   while (run.fraction.size() < evaluations) {
     const size_t want = std::min<uint64_t>(batch, evaluations - run.fraction.size());
-    double start = now_ms();
-    std::vector<ConfigId> ask = strategy.Ask(want);
-    run.strategy_ms += elapsed_ms(start);
+    std::vector<ConfigId> ask;
+    for (; ask.size() < want && next_warm < warm.size(); ++next_warm) {
+      if (!proposed[warm[next_warm]]) ask.push_back(warm[next_warm]);
+      proposed[warm[next_warm]] = true;
+    }
+    const size_t seeded = ask.size();  // the first `seeded` are the warm start's
+    // The strategy fills the rest; what it proposes among the warm start not
+    // yet told is passed over, as SearchDriver does.
+    while (ask.size() < want) {
+      double start = now_ms();
+      std::vector<ConfigId> more = strategy.Ask(want - ask.size());
+      run.strategy_ms += elapsed_ms(start);
+      run.proposals += more.size();
+      for (ConfigId id : more) {
+        if (!proposed[id]) ask.push_back(id);
+        proposed[id] = true;
+      }
+      if (more.empty()) break;
+    }
     if (ask.empty()) break;
-    run.proposals += ask.size();
-    for (ConfigId id : ask) {
+    for (size_t i = 0; i < ask.size(); ++i) {
+      const ConfigId id = ask[i];
       std::optional<double> time = Recorded(recorded, id);
       if (time) best = std::min(best, *time);
       run.fraction.push_back(std::isfinite(best) ? optimum / best : 0);
-      start = now_ms();
-      strategy.Tell(id, time);
+      const double start = now_ms();
+      if (i < seeded) {
+        strategy.TellSeed(id, time);
+      } else {
+        strategy.Tell(id, time);
+      }
       run.strategy_ms += elapsed_ms(start);
     }
   }
@@ -69,7 +91,7 @@ Result<double> Optimum(const RecordedSpace& recorded) {
 
 Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& name,
                                     uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
-                                    int threads) {
+                                    int threads, const std::vector<ConfigId>& warm) {
   TF_ASSIGN_OR_RETURN(double optimum, Optimum(recorded));
   const uint64_t evaluations = std::min<uint64_t>(budget, recorded.space.size());
   // Fails here, once, for an unknown name.
@@ -79,7 +101,7 @@ Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::st
     for (int s = worker; s < seeds; s += threads) {
       auto strategy = MakeStrategy(
           name, recorded.space, {.seed = first_seed + static_cast<uint64_t>(s), .budget = budget});
-      runs[s] = RunOnce(recorded, **strategy, evaluations, batch, optimum);
+      runs[s] = RunOnce(recorded, **strategy, evaluations, batch, optimum, warm);
     }
   };
   std::vector<std::thread> pool;

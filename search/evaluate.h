@@ -34,10 +34,12 @@ Result<double> Optimum(const RecordedSpace& recorded);
 
 // Runs the strategy once per seed (seeds first_seed, first_seed+1, ...), each
 // for min(budget, configurations) evaluations, asking `batch` at a time.
-// Seeds run on `threads` threads.
+// Seeds run on `threads` threads. `warm`: a warm start, evaluated first (in
+// that order, each counted as an evaluation and told with TellSeed), as the
+// coordinator's SearchDriver proposes its seeds before the strategy's.
 Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& strategy,
                                     uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
-                                    int threads);
+                                    int threads, const std::vector<ConfigId>& warm = {});
 
 // The standard error of the mean of `values` (0 for fewer than two).
 double StandardError(const std::vector<double>& values);

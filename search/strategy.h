@@ -11,8 +11,8 @@
 // A failed evaluation (compile error, crash, wrong result, timeout) is told
 // as std::nullopt: it counts as evaluated and the strategy learns from it
 // (as bad, and about its neighbours). Telling a configuration that was never
-// asked (a warm start, a result the database already held) is allowed and
-// marks it proposed.
+// asked (a result the database already held) is allowed and marks it
+// proposed; a warm start's is told with TellSeed.
 //
 // The same seed, space and sequence of calls give the same proposals.
 // A Strategy is not thread-safe; the Space must outlive it.
@@ -37,6 +37,14 @@ class Strategy {
   virtual std::vector<ConfigId> Ask(size_t n) = 0;
   // objective: lower is better (a time); std::nullopt: the evaluation failed.
   virtual void Tell(ConfigId config, std::optional<double> objective) = 0;
+  // The result of a warm start: a configuration seeded from the kernel's
+  // results on other devices or problems (search/transfer.h), evaluated
+  // before the strategy's own proposals. Told as any result unless the
+  // strategy keeps seeds apart (`auto`: docs/search.md, "Warm starts from
+  // other devices").
+  virtual void TellSeed(ConfigId config, std::optional<double> objective) {
+    Tell(config, objective);
+  }
   // False when its proposals do not depend on what it is told (exhaustive,
   // random): the caller may then ask for all of them at once and build them
   // together, as it would without a strategy.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 #include <set>
 
 #include "kernelspec/config.h"
@@ -231,6 +232,39 @@ TEST(SearchDriverTest, SeedsGoFirstWhenInTheSpace) {
     std::set<std::string> seen;
     CheckProposals(spec, batch, &seen);
   }
+}
+
+// A seed's result is told as a warm start's (Strategy::TellSeed), which
+// `auto` keeps from its model: asked two at a time, one told before each ask,
+// a job seeded with a poor configuration then proposes what a cold job does
+// for the model's share of the budget (told like any result, the seed would
+// shorten the model's random design and enter its fits).
+TEST(SearchDriverTest, ASeedsResultIsToldAsAWarmStart) {
+  v1::KernelSpec spec = Spec("auto");
+  spec.mutable_search()->set_max_candidates(40);  // the model proposes 24, the seed included
+  auto proposals = [&](const std::string& seed) {
+    auto driver = Make(spec);
+    std::vector<std::string> keys;
+    if (!driver) return keys;
+    if (!seed.empty()) driver->Seed(0, *kernelspec::ParseConfigKey(seed));
+    std::deque<v1::Config> in_flight;
+    while (!driver->Done()) {
+      for (auto& p : driver->Ask(2, kStart)) {
+        keys.push_back(kernelspec::ConfigKey(p.config));
+        in_flight.push_back(std::move(p.config));
+      }
+      if (in_flight.empty()) break;
+      EXPECT_TRUE(driver->Tell(0, in_flight.front(), Time(in_flight.front())));
+      in_flight.pop_front();
+    }
+    return keys;
+  };
+  const std::vector<std::string> cold = proposals(""), warm = proposals("X=2,Y=3");
+  ASSERT_EQ(warm.size(), 40u);
+  ASSERT_EQ(cold.size(), 40u);
+  EXPECT_EQ(warm[0], "X=2,Y=3");
+  EXPECT_EQ(std::vector<std::string>(warm.begin() + 1, warm.begin() + 24),
+            std::vector<std::string>(cold.begin(), cold.begin() + 23));
 }
 
 TEST(SearchDriverTest, ProblemsStopForTheirOwnReasons) {

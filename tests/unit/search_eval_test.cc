@@ -124,6 +124,47 @@ TEST(SearchEvalTest, ProgramPrintsTheJsonOfTheIssue) {
   }
 }
 
+// A warm start is evaluated first, by every seed, and counts as an evaluation.
+TEST(SearchEvalTest, AWarmStartGoesFirstAndCounts) {
+  const RecordedSpace& a100 = Recorded("A100_T4.json.gz");
+  const double optimum = *Optimum(a100);
+  ConfigId slow = 0;
+  while (a100.results[slow].outcome != Outcome::kOk) ++slow;
+  auto warm = EvaluateStrategy(a100, "auto", 20, 4, 1, 1, 1, {slow});
+  ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+  ASSERT_EQ(warm->fraction.size(), 20u);
+  EXPECT_DOUBLE_EQ(warm->fraction[0], optimum / a100.results[slow].time_ms);
+  auto cold = EvaluateStrategy(a100, "auto", 20, 4, 1, 1, 1);
+  ASSERT_TRUE(cold.ok());
+  EXPECT_NE(cold->fraction[0], warm->fraction[0]);
+}
+
+// --warm-from seeds each space from the other files (never from itself), and
+// the random baseline stays cold.
+TEST(SearchEvalTest, ProgramWarmStartsFromTheOtherSpaces) {
+  RunOptions options;
+  options.timeout_s = 120;
+  auto run = RunProcess(
+      {testing::BinaryPath("bench/search_eval"), "--space", SpaceFile("A100_T4.json.gz"),
+       "--warm-from", SpaceFile("A100_T4.json.gz"), "--warm-from", SpaceFile("A4000_T4.json.gz"),
+       "--warm-count", "1", "--strategy", "auto", "--budget", "1", "--seeds", "2", "--json"},
+      options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->exit_code, 0) << run->output;
+  nlohmann::json out = nlohmann::json::parse(run->output);
+  ASSERT_EQ(out["spaces"].size(), 1u);
+  const auto& space = out["spaces"][0];
+  EXPECT_EQ(space["warm_seeds"], 1);
+  // The A4000's optimum, 0.67 of the A100's; seeded from the A100
+  // itself it would be 1.
+  const double warm = space["warm_fraction_of_optimum"].get<double>();
+  EXPECT_GT(warm, 0.5);
+  EXPECT_LT(warm, 0.9);
+  EXPECT_DOUBLE_EQ(space["fraction_of_optimum"].get<double>(), warm);
+  EXPECT_DOUBLE_EQ(space["random_fraction_of_optimum"].get<double>(),
+                   RandomFractionCurve(Recorded("A100_T4.json.gz"), 1).back());
+}
+
 TEST(SearchEvalTest, BadInputIsNamed) {
   auto unknown =
       RunProcess({testing::BinaryPath("bench/search_eval"), "--space", SpaceFile("A100_T4.json.gz"),

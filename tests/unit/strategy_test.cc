@@ -147,6 +147,32 @@ TEST(StrategyTest, AutoHandsOverAt60PercentOfTheBudget) {
   EXPECT_TRUE(NeighboursTheBest(first, all[60])) << A100().space.Describe(all[60]);
 }
 
+// A warm start's result (TellSeed) is kept from auto's model, which proposes
+// what it would cold (told another device's best, it would search near it),
+// and goes to the hill climbing, which starts from the seed when it is the
+// best found.
+TEST(StrategyTest, AutoKeepsSeedsFromItsModelAndClimbsFromTheBest) {
+  const RecordedSpace& recorded = A100();
+  ConfigId optimum = 0;
+  for (ConfigId id = 0; id < recorded.space.size(); ++id) {
+    if (Objective(recorded, id) &&
+        (!Objective(recorded, optimum) || *Objective(recorded, id) < *Objective(recorded, optimum)))
+      optimum = id;
+  }
+  const std::vector<ConfigId> cold = Propose("auto", recorded, 4, 100, 1);
+  ASSERT_EQ(std::count(cold.begin(), cold.begin() + 60, optimum), 0);
+  auto warm = MakeStrategy("auto", recorded.space, {.seed = 4, .budget = 100});
+  ASSERT_TRUE(warm.ok());
+  (*warm)->TellSeed(optimum, Objective(recorded, optimum));
+  std::vector<ConfigId> proposed;
+  for (int i = 0; i < 60; ++i) {  // the seed is one of the model's 60% of the budget
+    proposed.push_back((*warm)->Ask(1).at(0));
+    (*warm)->Tell(proposed.back(), Objective(recorded, proposed.back()));
+  }
+  EXPECT_TRUE(std::equal(proposed.begin(), proposed.begin() + 59, cold.begin()));
+  EXPECT_TRUE(NeighboursTheBest({optimum}, proposed[59])) << recorded.space.Describe(proposed[59]);
+}
+
 // Asked for several at once, bayes believes each proposal not yet told came
 // back at the slowest time seen so far (a constant liar): its batch is what
 // it proposes asked one at a time and told that time after each, refits

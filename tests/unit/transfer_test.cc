@@ -1,0 +1,47 @@
+// Warm starts ranked from other tuning runs (search/transfer.h).
+#include "search/transfer.h"
+
+#include <gtest/gtest.h>
+
+namespace tf::search {
+namespace {
+
+// Two devices, one three times faster than the other. "fast_only" is the
+// fast device's optimum and slow on the other; "everywhere" is near both
+// optima. Times are compared within a device, never across devices.
+TEST(TransferTest, AConfigurationGoodOnEveryDeviceGoesBeforeOneDeviceOptimum) {
+  const std::vector<std::vector<KeyedResult>> sources = {
+      {{"fast_only", 1.0}, {"everywhere", 1.1}, {"slow", 5.0}},
+      {{"fast_only", 30.0}, {"everywhere", 3.0}, {"slow", 3.2}, {"other", 4.0}},
+  };
+  EXPECT_EQ(RankForWarmStart(sources, 1), std::vector<std::string>{"everywhere"});
+  // Mean fraction of each optimum: everywhere (0.91 + 1) / 2, fast_only (1 +
+  // 0.1) / 2, slow (0.2 + 0.94) / 2, other (0 + 0.75) / 2.
+  EXPECT_EQ(RankForWarmStart(sources, 10),
+            (std::vector<std::string>{"everywhere", "slow", "fast_only", "other"}));
+}
+
+// A failure and a configuration a run did not measure count as nothing there;
+// a run without a success says nothing.
+TEST(TransferTest, FailuresAndUnmeasuredConfigurationsCountAsZero) {
+  const std::vector<std::vector<KeyedResult>> sources = {
+      {{"a", 1.0}, {"b", 2.0}, {"c", std::nullopt}},
+      {{"b", 1.0}, {"c", 1.0}},
+      {{"a", std::nullopt}, {"b", std::nullopt}},
+  };
+  // a: (1 + 0) / 2, b: (0.5 + 1) / 2, c: (0 + 1) / 2.
+  EXPECT_EQ(RankForWarmStart(sources, 3), (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_TRUE(RankForWarmStart({}, 3).empty());
+  EXPECT_TRUE(RankForWarmStart({{{"a", std::nullopt}}}, 3).empty());
+}
+
+// Measured twice in one run (two jobs), a configuration counts at its best.
+TEST(TransferTest, ARepeatedConfigurationCountsAtItsBest) {
+  const std::vector<std::vector<KeyedResult>> sources = {
+      {{"a", 2.0}, {"b", 1.5}, {"a", 1.0}, {"b", std::nullopt}},
+  };
+  EXPECT_EQ(RankForWarmStart(sources, 2), (std::vector<std::string>{"a", "b"}));
+}
+
+}  // namespace
+}  // namespace tf::search
