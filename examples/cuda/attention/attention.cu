@@ -331,7 +331,9 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
     if (leader) BarrierArrive((v ? v_empty : k_empty) + 8 * (g % STAGES));
   };
   auto wait_q = [&](int n) { BarrierWait(q_full + 8 * consumer, n & 1); };
-  // Every S of the tile has completed: the producer may load this consumer's next Q rows.
+  // Every S of the tile has completed: the producer may load this consumer's next Q rows, while
+  // this consumer finishes the tile. (Freed after the tile's last P V instead, the next tile's
+  // first S waited for them: 2-7% at S = 1k-4k, NOTES.md version 6.)
   auto q_done = [&] {
     if (leader) BarrierArrive(q_empty + 8 * consumer);
   };
@@ -408,6 +410,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         WgmmaWait<0>();
         FenceRegisters(s);
         release(g, 0);
+        if (j == tile.blocks - 1) q_done();
         if (softmax(tile, j)) Rescale(st, correction);
         ToOperand<T, BN>(s, p);
         issue_values(p, g);
@@ -416,7 +419,6 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         FenceOperand(p);
         release(g, 1);
       }
-      q_done();
       store(tile, st.sum);
     }
   } else {
@@ -458,6 +460,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
       WgmmaWait<0>();
       FenceRegisters(s);
       release(g++, 0);
+      if (tile.blocks == 1) q_done();
       softmax(tile, 0);
       ToOperand<T, BN>(s, p);  // O is 0: nothing to rescale
       for (int j = 1; j < tile.blocks; ++j, ++g) {
@@ -468,6 +471,7 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         WgmmaWait<1>();  // the scores have landed; P V_{g-1} may still run
         FenceRegisters(s);
         release(g, 0);
+        if (j == tile.blocks - 1) q_done();
         const bool rescale = softmax(tile, j);
         WgmmaWait<0>();
         FenceRegisters(st.o);
@@ -476,7 +480,6 @@ __device__ __forceinline__ void HopperAttention(T* O, long long heads, long long
         if (rescale) Rescale(st, correction);
         ToOperand<T, BN>(s, p);
       }
-      q_done();
     }
     take_turn();
     issue_values(p, g - 1);
