@@ -150,24 +150,21 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object");
   CLI11_PARSE(app, argc, argv);
 
-  std::vector<tf::search::RecordedSpace> spaces;
-  for (const std::string& file : files) {
-    auto recorded = tf::search::ReadRecordedSpace(file);
-    if (!recorded.ok()) {
-      std::fprintf(stderr, "search_eval: %s\n", recorded.status().message().c_str());
-      return 2;
+  // Every file read, or the first error printed.
+  auto read_all = [](const std::vector<std::string>& paths,
+                     std::vector<tf::search::RecordedSpace>& out) {
+    for (const std::string& file : paths) {
+      auto recorded = tf::search::ReadRecordedSpace(file);
+      if (!recorded.ok()) {
+        std::fprintf(stderr, "search_eval: %s\n", recorded.status().message().c_str());
+        return false;
+      }
+      out.push_back(std::move(*recorded));
     }
-    spaces.push_back(std::move(*recorded));
-  }
-  std::vector<tf::search::RecordedSpace> warm_from;
-  for (const std::string& file : warm_files) {
-    auto recorded = tf::search::ReadRecordedSpace(file);
-    if (!recorded.ok()) {
-      std::fprintf(stderr, "search_eval: %s\n", recorded.status().message().c_str());
-      return 2;
-    }
-    warm_from.push_back(std::move(*recorded));
-  }
+    return true;
+  };
+  std::vector<tf::search::RecordedSpace> spaces, warm_from;
+  if (!read_all(files, spaces) || !read_all(warm_files, warm_from)) return 2;
 
   nlohmann::ordered_json out;
   out["strategy"] = strategy;
