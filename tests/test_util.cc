@@ -55,6 +55,11 @@ std::string SourcePath(const std::string& relative) {
   return std::string(TF_SOURCE_DIR) + "/" + relative;
 }
 
+std::string ReadPortFile(const std::string& path) {
+  auto text = ReadFile(path);
+  return text.ok() ? text->substr(0, text->find('\n')) : "";
+}
+
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {

@@ -50,6 +50,8 @@ class Process {
 
 std::string BinaryPath(const std::string& relative);  // under the build tree
 std::string SourcePath(const std::string& relative);  // under the source tree
+// The port a program wrote to a --*port-file: its first line ("" if unreadable).
+std::string ReadPortFile(const std::string& path);
 
 // Polls `condition` every 20 ms until it holds or `timeout` passes.
 bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
@@ -115,6 +117,7 @@ class CoordinatorProcess {
   bool WaitServing(std::chrono::milliseconds timeout);
   // Serve on this port from the next start on (0: any free one).
   void set_port(int port) { port_ = port; }
+  int port() const { return port_; }
   void Kill() { process_->Kill(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& db_path() const { return db_path_; }

@@ -177,8 +177,9 @@ class DeployTest : public ::testing::Test {
     Process& process = Start("coordinator", command);
     bool up = WaitFor([&] { return fs::exists(dir_ / "port"); }, seconds(30));
     if (!up) throw std::runtime_error("coordinator did not start:\n" + process.Log());
-    if (fs::exists(dir_ / "health.port")) health_port_ = std::stoi(Slurp(dir_ / "health.port"));
-    return "127.0.0.1:" + Slurp(dir_ / "port").substr(0, Slurp(dir_ / "port").find('\n'));
+    if (fs::exists(dir_ / "health.port"))
+      health_port_ = std::stoi(ReadPortFile(dir_ / "health.port"));
+    return "127.0.0.1:" + ReadPortFile(dir_ / "port");
   }
 
   std::unique_ptr<client::Client> Admin(const std::string& address, const std::string& token_file) {

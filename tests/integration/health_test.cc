@@ -7,7 +7,6 @@
 
 #include <filesystem>
 
-#include "common/files.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tests/test_util.h"
 
@@ -29,10 +28,8 @@ class HealthTest : public ::testing::Test {
     // Ready: the main port is written after the health port.
     ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(dir_ / "port"); }, seconds(30)))
         << coordinator_->Log();
-    auto port = ReadFile(dir_ / "health.port");
-    ASSERT_TRUE(port.ok());
     stub_ = health::Health::NewStub(grpc::CreateChannel(
-        "127.0.0.1:" + port->substr(0, port->find('\n')), grpc::InsecureChannelCredentials()));
+        "127.0.0.1:" + ReadPortFile(dir_ / "health.port"), grpc::InsecureChannelCredentials()));
   }
 
   grpc::Status Check(const std::string& service, health::HealthCheckResponse* response) {

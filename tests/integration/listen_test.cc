@@ -7,32 +7,15 @@
 
 #include <filesystem>
 
-#include "common/files.h"
 #include "tests/test_util.h"
 
 namespace tf::testing {
 namespace {
 
-using std::chrono::seconds;
-
-std::string ReadPort(const std::string& path) {
-  auto text = ReadFile(path);
-  return text.ok() ? text->substr(0, text->find('\n')) : "";
-}
-
 class ListenTest : public ::testing::Test {
  protected:
   // A coordinator serving gRPC, health and the dashboard on 127.0.0.1.
-  void SetUp() override {
-    first_ = Process::Start(
-        {BinaryPath("bin/tunefleet-coordinator"), "--listen", "127.0.0.1:0", "--plaintext",
-         "--allow-anonymous", "--db", dir_ / "first.db", "--artifacts", dir_ / "artifacts",
-         "--port-file", dir_ / "port", "--health-listen", "127.0.0.1:0", "--health-port-file",
-         dir_ / "health.port", "--http", "127.0.0.1:0", "--http-port-file", dir_ / "http.port"},
-        dir_ / "first.log");
-    ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(dir_ / "port"); }, seconds(30)))
-        << first_->Log();
-  }
+  void SetUp() override { first_.Start(); }
 
   // A second coordinator, on its own database, with `args`; what it printed
   // and its exit code.
@@ -51,11 +34,14 @@ class ListenTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::unique_ptr<Process> first_;
+  CoordinatorProcess first_{
+      dir_.path(),
+      {"--health-listen", "127.0.0.1:0", "--health-port-file", dir_ / "health.port", "--http",
+       "127.0.0.1:0", "--http-port-file", dir_ / "http.port"}};
 };
 
 TEST_F(ListenTest, ASecondCoordinatorOnAPortInUseDoesNotStart) {
-  const std::string port = ReadPort(dir_ / "port");
+  const std::string port = std::to_string(first_.port());
   ProcessResult result = Second({"--listen", "127.0.0.1:" + port});
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("cannot listen on 127.0.0.1:" + port), std::string::npos)
@@ -63,7 +49,7 @@ TEST_F(ListenTest, ASecondCoordinatorOnAPortInUseDoesNotStart) {
 }
 
 TEST_F(ListenTest, AHealthPortInUseIsRefused) {
-  const std::string port = ReadPort(dir_ / "health.port");
+  const std::string port = ReadPortFile(dir_ / "health.port");
   ProcessResult result =
       Second({"--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:" + port});
   EXPECT_EQ(result.exit_code, 1) << result.output;
@@ -72,7 +58,7 @@ TEST_F(ListenTest, AHealthPortInUseIsRefused) {
 }
 
 TEST_F(ListenTest, ADashboardPortInUseIsRefused) {
-  const std::string port = ReadPort(dir_ / "http.port");
+  const std::string port = ReadPortFile(dir_ / "http.port");
   ProcessResult result = Second({"--listen", "127.0.0.1:0", "--http", "127.0.0.1:" + port});
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("the dashboard cannot listen on 127.0.0.1:" + port),
