@@ -48,10 +48,7 @@ bool SameFile(const std::string& a, const std::string& b) {
 // evaluations (seed 1), as a job on that device would.
 std::vector<tf::search::KeyedResult> SourceResults(const tf::search::RecordedSpace& recorded,
                                                    uint64_t budget) {
-  auto time_of = [&](tf::search::ConfigId id) {
-    const tf::search::RecordedResult& r = recorded.results[id];
-    return r.outcome == tf::search::Outcome::kOk ? std::optional<double>(r.time_ms) : std::nullopt;
-  };
+  auto time_of = [&](tf::search::ConfigId id) { return tf::search::RecordedTime(recorded, id); };
   std::vector<tf::search::KeyedResult> results;
   if (budget == 0) {
     for (tf::search::ConfigId id = 0; id < recorded.space.size(); ++id) {
@@ -70,15 +67,14 @@ std::vector<tf::search::KeyedResult> SourceResults(const tf::search::RecordedSpa
 }
 
 // The warm start of `target`: the configurations RankForWarmStart picks from
-// the other spaces, those in the target's space.
-std::vector<tf::search::ConfigId> WarmStart(const tf::search::RecordedSpace& target,
-                                            const std::vector<tf::search::RecordedSpace>& from,
-                                            size_t count, uint64_t source_budget) {
+// the other spaces' results (`results[i]`: SourceResults of `from[i]`), those
+// in the target's space.
+std::vector<tf::search::ConfigId> WarmStart(
+    const tf::search::RecordedSpace& target, const std::vector<tf::search::RecordedSpace>& from,
+    const std::vector<std::vector<tf::search::KeyedResult>>& results, size_t count) {
   std::vector<std::vector<tf::search::KeyedResult>> sources;
-  for (const tf::search::RecordedSpace& source : from) {
-    if (!SameFile(source.path, target.path)) {
-      sources.push_back(SourceResults(source, source_budget));
-    }
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (!SameFile(from[i].path, target.path)) sources.push_back(results[i]);
   }
   std::map<std::string, tf::search::ConfigId> ids;
   for (tf::search::ConfigId id = 0; id < target.space.size(); ++id) {
@@ -165,6 +161,10 @@ int main(int argc, char** argv) {
   };
   std::vector<tf::search::RecordedSpace> spaces, warm_from;
   if (!read_all(files, spaces) || !read_all(warm_files, warm_from)) return 2;
+  std::vector<std::vector<tf::search::KeyedResult>> warm_results;
+  for (const tf::search::RecordedSpace& source : warm_from) {
+    warm_results.push_back(SourceResults(source, warm_budget));
+  }
 
   nlohmann::ordered_json out;
   out["strategy"] = strategy;
@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   for (const tf::search::RecordedSpace& recorded : spaces) {
     const std::vector<tf::search::ConfigId> warm =
         warm_from.empty() ? std::vector<tf::search::ConfigId>{}
-                          : WarmStart(recorded, warm_from, warm_count, warm_budget);
+                          : WarmStart(recorded, warm_from, warm_results, warm_count);
     auto evaluation = tf::search::EvaluateStrategy(recorded, strategy, budget, seeds, first_seed,
                                                    batch, threads, warm);
     if (!evaluation.ok()) {
@@ -211,8 +211,8 @@ int main(int argc, char** argv) {
     if (!warm_from.empty()) {
       double warm_best = INFINITY;
       for (tf::search::ConfigId id : warm) {
-        const tf::search::RecordedResult& r = recorded.results[id];
-        if (r.outcome == tf::search::Outcome::kOk) warm_best = std::min(warm_best, r.time_ms);
+        if (auto time = tf::search::RecordedTime(recorded, id))
+          warm_best = std::min(warm_best, *time);
       }
       out["spaces"].back()["warm_seeds"] = warm.size();
       out["spaces"].back()["warm_fraction_of_optimum"] =

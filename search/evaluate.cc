@@ -11,12 +11,6 @@ namespace tf::search {
 
 namespace {
 
-std::optional<double> Recorded(const RecordedSpace& recorded, ConfigId id) {
-  const RecordedResult& r = recorded.results[id];
-  if (r.outcome != Outcome::kOk) return std::nullopt;
-  return r.time_ms;
-}
-
 struct Run {
   std::vector<double> fraction;
   double strategy_ms = 0;
@@ -61,7 +55,7 @@ Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluati
     if (ask.empty()) break;
     for (size_t i = 0; i < ask.size(); ++i) {
       const ConfigId id = ask[i];
-      std::optional<double> time = Recorded(recorded, id);
+      std::optional<double> time = RecordedTime(recorded, id);
       if (time) best = std::min(best, *time);
       run.fraction.push_back(std::isfinite(best) ? optimum / best : 0);
       const double start = now_ms();
@@ -77,6 +71,12 @@ Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluati
 }
 
 }  // namespace
+
+std::optional<double> RecordedTime(const RecordedSpace& recorded, ConfigId id) {
+  const RecordedResult& r = recorded.results[id];
+  if (r.outcome != Outcome::kOk) return std::nullopt;
+  return r.time_ms;
+}
 
 Result<double> Optimum(const RecordedSpace& recorded) {
   double best = INFINITY;

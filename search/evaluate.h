@@ -31,6 +31,8 @@ struct Evaluation {
 
 // The best recorded time; an error when no configuration succeeded.
 Result<double> Optimum(const RecordedSpace& recorded);
+// Configuration `id`'s recorded time; std::nullopt for a recorded failure.
+std::optional<double> RecordedTime(const RecordedSpace& recorded, ConfigId id);
 
 // Runs the strategy once per seed (seeds first_seed, first_seed+1, ...), each
 // for min(budget, configurations) evaluations, asking `batch` at a time.
