@@ -3,18 +3,19 @@
 # worker owning the host's NVIDIA GPUs, and reports candidates per second and
 # the share of wall time the GPU spent busy (nvidia-smi utilization sampled
 # every 100 ms over the job). Programs come from a folder made by carry.sh;
-# RUNNER names another tunefleet-runner (to compare two builds in one run),
+# RUNNER names another tunefleet-runner and COORDINATOR another
+# tunefleet-coordinator (to compare two builds in one run),
 # WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox). COORDINATOR_ALONE=1
 # runs the coordinator from a folder of its own, without tunefleet-nvrtc beside it
 # (as on a host without the CUDA toolkit), so that the worker compiles the job.
 # Tokens as an operator would use them: the coordinator's admin token makes a
 # worker and a submitter token.
-#   [RUNNER=PATH] [WORKER_FLAGS=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
+#   [RUNNER=PATH] [COORDINATOR=PATH] [WORKER_FLAGS=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rm -rf "$state" && mkdir -p "$state"
-coordinator_bin="$carry/tunefleet-coordinator"
+coordinator_bin="${COORDINATOR:-$carry/tunefleet-coordinator}"
 if [ -n "${COORDINATOR_ALONE:-}" ]; then
   mkdir -p "$state/coordinator-alone"
   cp "$coordinator_bin" "$state/coordinator-alone/"

@@ -8,7 +8,8 @@
 //
 // With --warm-from, each run starts from a warm start transferred from the
 // other recorded runs of the kernel (search/transfer.h), as the coordinator
-// seeds a job from other device classes' results.
+// seeds a job from other device classes' results. With --joint, the spaces
+// are the problems of one job, searched together and sharing their bests.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -24,20 +25,6 @@
 
 namespace {
 
-// "name=value,..." with the parameters sorted by name: the same
-// configuration has the same key in spaces that list parameters in
-// another order.
-std::string KeyOf(const tf::search::Space& space, tf::search::ConfigId id) {
-  std::map<std::string, std::string> values;
-  const uint32_t* config = space.config(id);
-  for (size_t p = 0; p < space.num_params(); ++p) {
-    values[space.params()[p].name] = tf::search::ValueText(space.params()[p].values[config[p]]);
-  }
-  std::string key;
-  for (const auto& [name, value] : values) key += (key.empty() ? "" : ",") + name + "=" + value;
-  return key;
-}
-
 bool SameFile(const std::string& a, const std::string& b) {
   std::error_code error;
   return std::filesystem::equivalent(a, b, error);
@@ -52,7 +39,7 @@ std::vector<tf::search::KeyedResult> SourceResults(const tf::search::RecordedSpa
   std::vector<tf::search::KeyedResult> results;
   if (budget == 0) {
     for (tf::search::ConfigId id = 0; id < recorded.space.size(); ++id) {
-      results.emplace_back(KeyOf(recorded.space, id), time_of(id));
+      results.emplace_back(recorded.space.Key(id), time_of(id));
     }
     return results;
   }
@@ -60,7 +47,7 @@ std::vector<tf::search::KeyedResult> SourceResults(const tf::search::RecordedSpa
   while (results.size() < budget) {
     std::vector<tf::search::ConfigId> ask = (*strategy)->Ask(1);
     if (ask.empty()) break;
-    results.emplace_back(KeyOf(recorded.space, ask[0]), time_of(ask[0]));
+    results.emplace_back(recorded.space.Key(ask[0]), time_of(ask[0]));
     (*strategy)->Tell(ask[0], time_of(ask[0]));
   }
   return results;
@@ -78,7 +65,7 @@ std::vector<tf::search::ConfigId> WarmStart(
   }
   std::map<std::string, tf::search::ConfigId> ids;
   for (tf::search::ConfigId id = 0; id < target.space.size(); ++id) {
-    ids[KeyOf(target.space, id)] = id;
+    ids[target.space.Key(id)] = id;
   }
   std::vector<tf::search::ConfigId> warm;
   for (const std::string& key : tf::search::RankForWarmStart(sources, count)) {
@@ -102,6 +89,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> warm_files;
   size_t warm_count = tf::search::kWarmStartConfigs;
   uint64_t warm_budget = 0;
+  bool joint = false;
   std::string names;
   for (const std::string& n : tf::search::StrategyNames()) names += (names.empty() ? "" : ", ") + n;
 
@@ -143,6 +131,11 @@ int main(int argc, char** argv) {
                  "evaluations (seed 1), as a job there leaves in the database; 0: every recorded "
                  "configuration")
       ->capture_default_str();
+  app.add_flag("--joint", joint,
+               "search the --space files together as the problems of one job (one device, "
+               "several problem sizes), each with its own strategy and budget: a problem's new "
+               "best is proposed next to the others whose spaces hold it, as the coordinator "
+               "does. The JSON adds joint: true");
   app.add_flag("--json", json, "print one JSON object");
   CLI11_PARSE(app, argc, argv);
 
@@ -170,6 +163,7 @@ int main(int argc, char** argv) {
   out["strategy"] = strategy;
   out["budget"] = budget;
   out["seeds"] = seeds;
+  if (joint) out["joint"] = true;
   if (!warm_from.empty()) {
     out["warm_from"] = warm_files;
     out["warm_count"] = warm_count;
@@ -178,25 +172,45 @@ int main(int argc, char** argv) {
   out["spaces"] = nlohmann::ordered_json::array();
   double sum_fraction = 0, sum_variance = 0, sum_random = 0, sum_score = 0, strategy_ms = 0;
   uint64_t proposals = 0;
+  std::vector<std::vector<tf::search::ConfigId>> warm;
   for (const tf::search::RecordedSpace& recorded : spaces) {
-    const std::vector<tf::search::ConfigId> warm =
-        warm_from.empty() ? std::vector<tf::search::ConfigId>{}
-                          : WarmStart(recorded, warm_from, warm_results, warm_count);
-    auto evaluation = tf::search::EvaluateStrategy(recorded, strategy, budget, seeds, first_seed,
-                                                   batch, threads, warm);
-    if (!evaluation.ok()) {
-      std::fprintf(stderr, "search_eval: %s\n", evaluation.status().message().c_str());
+    warm.push_back(warm_from.empty() ? std::vector<tf::search::ConfigId>{}
+                                     : WarmStart(recorded, warm_from, warm_results, warm_count));
+  }
+  // Each space alone, or (--joint) all of them as the problems of one job.
+  std::vector<std::vector<size_t>> jobs;
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    if (!joint || i == 0) jobs.emplace_back();
+    jobs.back().push_back(i);
+  }
+  std::vector<tf::search::Evaluation> evaluations;
+  for (const std::vector<size_t>& job : jobs) {
+    std::vector<const tf::search::RecordedSpace*> problems;
+    std::vector<std::vector<tf::search::ConfigId>> job_warm;
+    for (size_t i : job) {
+      problems.push_back(&spaces[i]);
+      job_warm.push_back(warm[i]);
+    }
+    auto evaluated = tf::search::EvaluateJob(problems, strategy, budget, seeds, first_seed, batch,
+                                             threads, job_warm, joint);
+    if (!evaluated.ok()) {
+      std::fprintf(stderr, "search_eval: %s\n", evaluated.status().message().c_str());
       return 2;
     }
+    for (tf::search::Evaluation& e : *evaluated) evaluations.push_back(std::move(e));
+  }
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    const tf::search::RecordedSpace& recorded = spaces[i];
+    const tf::search::Evaluation& evaluation = evaluations[i];
     std::vector<double> random = tf::search::RandomFractionCurve(recorded, budget);
-    const double fraction = evaluation->fraction.back();
-    const double stderr_fraction = tf::search::StandardError(evaluation->final_fraction);
+    const double fraction = evaluation.fraction.back();
+    const double stderr_fraction = tf::search::StandardError(evaluation.final_fraction);
     const auto at_optimum =
-        std::count_if(evaluation->final_fraction.begin(), evaluation->final_fraction.end(),
+        std::count_if(evaluation.final_fraction.begin(), evaluation.final_fraction.end(),
                       [](double f) { return f >= 1 - 1e-9; });
-    const double score = tf::search::MethodologyScore(evaluation->fraction, random);
+    const double score = tf::search::MethodologyScore(evaluation.fraction, random);
     const double ms_per_proposal =
-        evaluation->proposals ? evaluation->strategy_ms / evaluation->proposals : 0;
+        evaluation.proposals ? evaluation.strategy_ms / evaluation.proposals : 0;
     out["spaces"].push_back({
         {"file", recorded.path},
         {"configurations", recorded.space.size()},
@@ -210,11 +224,11 @@ int main(int argc, char** argv) {
     });
     if (!warm_from.empty()) {
       double warm_best = INFINITY;
-      for (tf::search::ConfigId id : warm) {
+      for (tf::search::ConfigId id : warm[i]) {
         if (auto time = tf::search::RecordedTime(recorded, id))
           warm_best = std::min(warm_best, *time);
       }
-      out["spaces"].back()["warm_seeds"] = warm.size();
+      out["spaces"].back()["warm_seeds"] = warm[i].size();
       out["spaces"].back()["warm_fraction_of_optimum"] =
           std::isfinite(warm_best) ? *tf::search::Optimum(recorded) / warm_best : 0;
     }
@@ -222,8 +236,8 @@ int main(int argc, char** argv) {
     sum_variance += stderr_fraction * stderr_fraction;
     sum_random += random.back();
     sum_score += score;
-    strategy_ms += evaluation->strategy_ms;
-    proposals += evaluation->proposals;
+    strategy_ms += evaluation.strategy_ms;
+    proposals += evaluation.proposals;
   }
   const double n = spaces.size();
   out["mean_fraction_of_optimum"] = sum_fraction / n;

@@ -17,8 +17,11 @@
 # also compared with NAME, and the largest difference printed: the finalists'
 # re-timing should keep the same job's winners within 1% of each other.
 # VARIANTS (names, space-separated) runs some of them; exhaustive is always run.
+# SEEDS (default 1) runs the auto variants once per search seed (auto-seed2, ...);
+# OTHER_COORDINATOR runs each auto variant again with another build's
+# tunefleet-coordinator (NAME@other), to compare two builds in one run.
 #   VARIANTS="exhaustive-again no-retime no-retime-again" bench/search_h200.sh CARRY_DIR
-#   [BUDGET=40] [EARLY_STOP=2.0] [VARIANTS=...] bench/search_h200.sh CARRY_DIR [SPEC] [STATE_DIR]
+#   [BUDGET=40] [EARLY_STOP=2.0] [VARIANTS=...] [SEEDS=...] [OTHER_COORDINATOR=PATH] bench/search_h200.sh CARRY_DIR [SPEC] [STATE_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 carry="$(cd "$1" && pwd)"
@@ -34,28 +37,44 @@ rm -rf "$state" && mkdir -p "$state"
 variants=(
   "exhaustive|{strategy: exhaustive}"
   "exhaustive+early-stop|{strategy: exhaustive, early_stop: $early_stop}"
-  "auto|{strategy: auto, max_candidates: $budget, seed: 1}"
-  "auto+early-stop|{strategy: auto, max_candidates: $budget, seed: 1, early_stop: $early_stop}"
+)
+for seed in ${SEEDS:-1}; do
+  suffix=$([ "$seed" = 1 ] || echo "-seed$seed")
+  variants+=(
+    "auto$suffix|{strategy: auto, max_candidates: $budget, seed: $seed}"
+    "auto+early-stop$suffix|{strategy: auto, max_candidates: $budget, seed: $seed, early_stop: $early_stop}"
+  )
+done
+variants+=(
   "exhaustive-again|{strategy: exhaustive}"
   "no-retime|{strategy: exhaustive, finalists: 0}"
   "no-retime-again|{strategy: exhaustive, finalists: 0}"
 )
-for variant in "${variants[@]}"; do
-  name="${variant%%|*}" search="${variant#*|}"
-  if [[ -n "${VARIANTS:-}" && "$name" != exhaustive && " $VARIANTS " != *" $name "* ]]; then
-    continue
-  fi
+# Tunes variant $1 with search $2 (COORDINATOR, when set, names the coordinator).
+tune() {
+  local name=$1 search=$2
   # The spec's folder holds its sources: the variant is a copy of it.
-  copy="$state/$name/spec"
+  local copy="$state/$name/spec"
   mkdir -p "$copy"
   cp -rL "$(dirname "$spec")"/. "$copy/"  # -L: shared headers are links
   printf '\nsearch: %s\n' "$search" >>"$copy/$(basename "$spec")"
   echo "== $name: search: $search"
+  local start end
   start=$(date +%s.%N)
   TUNE_TIMEOUT_S="${TUNE_TIMEOUT_S:-900}" "$here/gpu_tune.sh" "$carry" "$copy/$(basename "$spec")" \
     "$state/$name/run" | sed 's/^/   /'
   end=$(date +%s.%N)
   echo "$name $start $end" >>"$state/walls"
+}
+for variant in "${variants[@]}"; do
+  name="${variant%%|*}" search="${variant#*|}"
+  if [[ -n "${VARIANTS:-}" && "$name" != exhaustive && " $VARIANTS " != *" ${name%-seed*} "* ]]; then
+    continue
+  fi
+  tune "$name" "$search"
+  if [[ -n "${OTHER_COORDINATOR:-}" && "$name" == auto* ]]; then
+    COORDINATOR="$OTHER_COORDINATOR" tune "$name@other" "$search"
+  fi
 done
 
 python3 - "$state" <<'PY'

@@ -185,7 +185,10 @@ bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<dou
   } else {
     ++p.since_improvement;
   }
-  if (time && (!p.best || *time < *p.best)) p.best = time;
+  if (time && (!p.best || *time < *p.best)) {
+    p.best = time;
+    if (p.strategy && p.strategy->Adaptive()) ShareBest(problem, *id);
+  }
   if (patience_ > 0 && p.since_improvement >= patience_ && p.stop_reason.empty()) {
     p.stop_reason = "no improvement of " + Number(min_improvement_ * 100) + "% in " +
                     std::to_string(patience_) + " evaluations";
@@ -210,6 +213,20 @@ void SearchDriver::Seed(int problem, const v1::Config& config) {
     return;
   }
   p.seeds.push_back(*id);
+}
+
+void SearchDriver::ShareBest(size_t from, search::ConfigId id) {
+  // Every problem has the spec's parameters with the same value indices.
+  const uint32_t* value_index = problems_[from].space.config(id);
+  for (size_t i = 0; i < problems_.size(); ++i) {
+    Problem& p = problems_[i];
+    std::optional<search::ConfigId> same = p.space.Find(value_index);
+    if (i == from || !same || p.state[*same] != kUnseen ||
+        std::find(p.shared.begin(), p.shared.end(), *same) != p.shared.end()) {
+      continue;
+    }
+    p.shared.push_back(*same);
+  }
 }
 
 bool SearchDriver::Proposing(const Problem& p) const {
@@ -249,6 +266,10 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
     while (want > 0 && !p.seeds.empty()) {
       propose(p.seeds.front(), kSeedPending);
       p.seeds.erase(p.seeds.begin());
+    }
+    while (want > 0 && !p.shared.empty()) {
+      propose(p.shared.front(), kPending);
+      p.shared.erase(p.shared.begin());
     }
     while (want > 0 && !p.exhausted) {
       std::vector<search::ConfigId> batch = p.strategy->Ask(want);

@@ -59,7 +59,11 @@ class SearchDriver {
 
   // The result of `config` on problem `problem`: its time, std::nullopt for
   // a failure. False (and ignored) when the configuration is not in the
-  // problem's space or was told before.
+  // problem's space or was told before. With a strategy that learns, the
+  // problems of a job share what they find: a problem's new best is proposed
+  // next (after the seeds) to every other problem whose space holds it and
+  // that has not evaluated it, and told to its strategy as any result
+  // (docs/search.md, "Problems of one job share their bests").
   bool Tell(int problem, const v1::Config& config, std::optional<double> time);
   // A configuration under evaluation whose result comes later (a resumed
   // job's): never proposed again.
@@ -91,9 +95,10 @@ class SearchDriver {
     std::unique_ptr<search::Strategy> strategy;
     // Per parameter: value text -> the value's index in `space`.
     std::vector<std::vector<std::pair<std::string, uint32_t>>> index_of_value;
-    std::vector<uint8_t> state;           // per configuration: kUnseen, kPending, kTold
-    std::vector<search::ConfigId> seeds;  // to propose first
-    size_t proposed = 0;                  // pending or told
+    std::vector<uint8_t> state;            // per configuration: kUnseen, kPending, kTold
+    std::vector<search::ConfigId> seeds;   // to propose first
+    std::vector<search::ConfigId> shared;  // other problems' bests, to propose next
+    size_t proposed = 0;                   // pending or told
     size_t pending = 0;
     size_t told = 0;
     std::optional<double> best;
@@ -106,6 +111,7 @@ class SearchDriver {
   std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
   v1::Config ConfigOf(const Problem& p, search::ConfigId id) const;
   bool Proposing(const Problem& p) const;
+  void ShareBest(size_t from, search::ConfigId id);
   std::string ReasonOf(const Problem& p) const;
 
   v1::Search search_;

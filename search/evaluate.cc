@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
 #include <thread>
 
 #include "search/strategy.h"
@@ -17,57 +21,93 @@ struct Run {
   uint64_t proposals = 0;
 };
 
-Run RunOnce(const RecordedSpace& recorded, Strategy& strategy, uint64_t evaluations, size_t batch,
-            double optimum, const std::vector<ConfigId>& warm) {
-  Run run;
-  double best = INFINITY;
-  std::vector<bool> proposed(recorded.space.size(), false);
+// CPU time of this thread: the strategy's own cost, whatever else the machine
+// is running.
+double ThreadMs() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+// One problem of a job under way.
+struct Problem {
+  const RecordedSpace* recorded = nullptr;
+  double optimum = 0;
+  std::unique_ptr<Strategy> strategy;
+  const std::vector<ConfigId>* warm = nullptr;
   size_t next_warm = 0;
-  // CPU time of this thread: the strategy's own cost, whatever else the
-  // machine is running.
-  auto now_ms = [] {
-    timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-  };
-  auto elapsed_ms = [&](double start) { return now_ms() - start; };
-  while (run.fraction.size() < evaluations) {
-    const size_t want = std::min<uint64_t>(batch, evaluations - run.fraction.size());
-    std::vector<ConfigId> ask;
-    for (; ask.size() < want && next_warm < warm.size(); ++next_warm) {
-      if (!proposed[warm[next_warm]]) ask.push_back(warm[next_warm]);
-      proposed[warm[next_warm]] = true;
-    }
-    const size_t seeded = ask.size();  // the first `seeded` are the warm start's
-    // The strategy fills the rest; what it proposes among the warm start not
-    // yet told is passed over, as SearchDriver does.
-    while (ask.size() < want) {
-      double start = now_ms();
-      std::vector<ConfigId> more = strategy.Ask(want - ask.size());
-      run.strategy_ms += elapsed_ms(start);
-      run.proposals += more.size();
-      for (ConfigId id : more) {
-        if (!proposed[id]) ask.push_back(id);
-        proposed[id] = true;
+  std::deque<ConfigId> shared;  // the other problems' bests, to propose next
+  std::vector<bool> proposed;
+  double best = INFINITY;
+  Run run;
+};
+
+// One seed's run of a job: each problem in turn asks `batch` configurations
+// (its warm start's first, told with TellSeed, then the other problems' bests,
+// then its strategy's) until it has `evaluations` (fewer when its space is
+// smaller) or its strategy stops. With `share` and a strategy that learns, a
+// problem's new best goes to every other problem whose space holds it, as the
+// coordinator's SearchDriver does; `ids[i]` maps keys to problem i's
+// configurations.
+void RunJob(std::vector<Problem>& problems, uint64_t evaluations, size_t batch, bool share,
+            const std::vector<std::map<std::string, ConfigId>>& ids) {
+  std::vector<bool> done(problems.size(), false);
+  while (std::find(done.begin(), done.end(), false) != done.end()) {
+    for (size_t i = 0; i < problems.size(); ++i) {
+      Problem& p = problems[i];
+      const uint64_t limit = std::min<uint64_t>(evaluations, p.recorded->space.size());
+      if (done[i] || p.run.fraction.size() >= limit) {
+        done[i] = true;
+        continue;
       }
-      if (more.empty()) break;
-    }
-    if (ask.empty()) break;
-    for (size_t i = 0; i < ask.size(); ++i) {
-      const ConfigId id = ask[i];
-      std::optional<double> time = RecordedTime(recorded, id);
-      if (time) best = std::min(best, *time);
-      run.fraction.push_back(std::isfinite(best) ? optimum / best : 0);
-      const double start = now_ms();
-      if (i < seeded) {
-        strategy.TellSeed(id, time);
-      } else {
-        strategy.Tell(id, time);
+      const size_t want = std::min<uint64_t>(batch, limit - p.run.fraction.size());
+      std::vector<ConfigId> ask;
+      for (; ask.size() < want && p.next_warm < p.warm->size(); ++p.next_warm) {
+        const ConfigId id = (*p.warm)[p.next_warm];
+        if (!p.proposed[id]) ask.push_back(id);
+        p.proposed[id] = true;
       }
-      run.strategy_ms += elapsed_ms(start);
+      const size_t seeded = ask.size();  // the first `seeded` are the warm start's
+      for (; ask.size() < want && !p.shared.empty(); p.shared.pop_front()) {
+        if (!p.proposed[p.shared.front()]) ask.push_back(p.shared.front());
+        p.proposed[p.shared.front()] = true;
+      }
+      // The strategy fills the rest; what it proposes among those already
+      // proposed is passed over, as SearchDriver does.
+      while (ask.size() < want) {
+        const double start = ThreadMs();
+        std::vector<ConfigId> more = p.strategy->Ask(want - ask.size());
+        p.run.strategy_ms += ThreadMs() - start;
+        p.run.proposals += more.size();
+        for (ConfigId id : more) {
+          if (!p.proposed[id]) ask.push_back(id);
+          p.proposed[id] = true;
+        }
+        if (more.empty()) break;
+      }
+      if (ask.empty()) done[i] = true;
+      for (size_t k = 0; k < ask.size(); ++k) {
+        const ConfigId id = ask[k];
+        std::optional<double> time = RecordedTime(*p.recorded, id);
+        const bool improved = time && *time < p.best;
+        if (improved) p.best = *time;
+        p.run.fraction.push_back(std::isfinite(p.best) ? p.optimum / p.best : 0);
+        const double start = ThreadMs();
+        if (k < seeded) {
+          p.strategy->TellSeed(id, time);
+        } else {
+          p.strategy->Tell(id, time);
+        }
+        p.run.strategy_ms += ThreadMs() - start;
+        if (!improved || !share || !p.strategy->Adaptive()) continue;
+        const std::string key = p.recorded->space.Key(id);
+        for (size_t j = 0; j < problems.size(); ++j) {
+          auto same = ids[j].find(key);
+          if (j != i && same != ids[j].end()) problems[j].shared.push_back(same->second);
+        }
+      }
     }
   }
-  return run;
 }
 
 }  // namespace
@@ -92,16 +132,45 @@ Result<double> Optimum(const RecordedSpace& recorded) {
 Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::string& name,
                                     uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
                                     int threads, const std::vector<ConfigId>& warm) {
-  TF_ASSIGN_OR_RETURN(double optimum, Optimum(recorded));
-  const uint64_t evaluations = std::min<uint64_t>(budget, recorded.space.size());
-  // Fails here, once, for an unknown name.
-  TF_RETURN_IF_ERROR(MakeStrategy(name, recorded.space, {}).status());
-  std::vector<Run> runs(seeds);
+  TF_ASSIGN_OR_RETURN(std::vector<Evaluation> job,
+                      EvaluateJob({&recorded}, name, budget, seeds, first_seed, batch, threads,
+                                  {warm}, /*share=*/false));
+  return std::move(job[0]);
+}
+
+Result<std::vector<Evaluation>> EvaluateJob(const std::vector<const RecordedSpace*>& spaces,
+                                            const std::string& name, uint64_t budget, int seeds,
+                                            uint64_t first_seed, size_t batch, int threads,
+                                            const std::vector<std::vector<ConfigId>>& warm,
+                                            bool share) {
+  std::vector<double> optimum;
+  std::vector<std::map<std::string, ConfigId>> ids(share ? spaces.size() : 0);
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    TF_ASSIGN_OR_RETURN(optimum.emplace_back(), Optimum(*spaces[i]));
+    // Fails here, once, for an unknown name.
+    TF_RETURN_IF_ERROR(MakeStrategy(name, spaces[i]->space, {}).status());
+    for (ConfigId id = 0; share && id < spaces[i]->space.size(); ++id) {
+      ids[i][spaces[i]->space.Key(id)] = id;
+    }
+  }
+  const std::vector<ConfigId> cold;
+  std::vector<std::vector<Run>> runs(seeds);  // runs[seed][problem]
   auto work = [&](int worker) {
     for (int s = worker; s < seeds; s += threads) {
-      auto strategy = MakeStrategy(
-          name, recorded.space, {.seed = first_seed + static_cast<uint64_t>(s), .budget = budget});
-      runs[s] = RunOnce(recorded, **strategy, evaluations, batch, optimum, warm);
+      std::vector<Problem> problems;
+      for (size_t i = 0; i < spaces.size(); ++i) {
+        auto strategy =
+            MakeStrategy(name, spaces[i]->space,
+                         {.seed = first_seed + static_cast<uint64_t>(s), .budget = budget});
+        Problem& p = problems.emplace_back();
+        p.recorded = spaces[i];
+        p.optimum = optimum[i];
+        p.strategy = std::move(strategy).value();
+        p.warm = i < warm.size() ? &warm[i] : &cold;
+        p.proposed.assign(spaces[i]->space.size(), false);
+      }
+      RunJob(problems, budget, batch, share, ids);
+      for (Problem& p : problems) runs[s].push_back(std::move(p.run));
     }
   };
   std::vector<std::thread> pool;
@@ -109,20 +178,25 @@ Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::st
   work(0);
   for (std::thread& t : pool) t.join();
 
-  Evaluation evaluation;
-  evaluation.fraction.assign(evaluations, 0);
-  for (const Run& run : runs) {
-    for (uint64_t b = 0; b < evaluations; ++b) {
-      // A strategy that stopped early keeps its last best.
-      double f =
-          run.fraction.empty() ? 0 : run.fraction[std::min<size_t>(b, run.fraction.size() - 1)];
-      evaluation.fraction[b] += f / seeds;
+  std::vector<Evaluation> evaluations(spaces.size());
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    Evaluation& evaluation = evaluations[i];
+    const uint64_t length = std::min<uint64_t>(budget, spaces[i]->space.size());
+    evaluation.fraction.assign(length, 0);
+    for (const std::vector<Run>& job : runs) {
+      const Run& run = job[i];
+      for (uint64_t b = 0; b < length; ++b) {
+        // A strategy that stopped early keeps its last best.
+        double f =
+            run.fraction.empty() ? 0 : run.fraction[std::min<size_t>(b, run.fraction.size() - 1)];
+        evaluation.fraction[b] += f / seeds;
+      }
+      evaluation.final_fraction.push_back(run.fraction.empty() ? 0 : run.fraction.back());
+      evaluation.strategy_ms += run.strategy_ms;
+      evaluation.proposals += run.proposals;
     }
-    evaluation.final_fraction.push_back(run.fraction.empty() ? 0 : run.fraction.back());
-    evaluation.strategy_ms += run.strategy_ms;
-    evaluation.proposals += run.proposals;
   }
-  return evaluation;
+  return evaluations;
 }
 
 double StandardError(const std::vector<double>& values) {

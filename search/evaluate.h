@@ -43,6 +43,18 @@ Result<Evaluation> EvaluateStrategy(const RecordedSpace& recorded, const std::st
                                     uint64_t budget, int seeds, uint64_t first_seed, size_t batch,
                                     int threads, const std::vector<ConfigId>& warm = {});
 
+// The problems of one job: `spaces` searched together, one strategy each, each
+// for min(budget, its configurations) evaluations, `batch` asked of each in
+// turn, and `warm[i]` (when given) as space i's warm start. With `share` and a
+// strategy that learns, a problem's new best is proposed next to every other
+// problem whose space holds that configuration (by parameter names and
+// values), as the coordinator's SearchDriver does. One Evaluation per space.
+Result<std::vector<Evaluation>> EvaluateJob(const std::vector<const RecordedSpace*>& spaces,
+                                            const std::string& strategy, uint64_t budget, int seeds,
+                                            uint64_t first_seed, size_t batch, int threads,
+                                            const std::vector<std::vector<ConfigId>>& warm,
+                                            bool share);
+
 // The standard error of the mean of `values` (0 for fewer than two).
 double StandardError(const std::vector<double>& values);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <numeric>
 
 namespace tf::search {
@@ -83,6 +84,17 @@ std::string Space::Describe(ConfigId id) const {
     text += params_[p].name + "=" + ValueText(params_[p].values[c[p]]);
   }
   return text;
+}
+
+std::string Space::Key(ConfigId id) const {
+  std::map<std::string, std::string> values;
+  const uint32_t* c = config(id);
+  for (size_t p = 0; p < params_.size(); ++p) {
+    values[params_[p].name] = ValueText(params_[p].values[c[p]]);
+  }
+  std::string key;
+  for (const auto& [name, value] : values) key += (key.empty() ? "" : ",") + name + "=" + value;
+  return key;
 }
 
 }  // namespace tf::search

@@ -52,6 +52,9 @@ class Space {
 
   // "block_size_x=16,block_size_y=2,..." for messages.
   std::string Describe(ConfigId id) const;
+  // Describe with the parameters sorted by name: one configuration has one
+  // key in spaces that list the parameters in different orders.
+  std::string Key(ConfigId id) const;
 
  private:
   int Compare(const uint32_t* a, const uint32_t* b) const;

@@ -267,6 +267,35 @@ TEST(SearchDriverTest, ASeedsResultIsToldAsAWarmStart) {
             std::vector<std::string>(cold.begin(), cold.begin() + 23));
 }
 
+// A problem's new best is proposed next to the job's other problems (where
+// their spaces hold it: X=30 is not in N=1's); a strategy that does not learn
+// proposes as it would alone.
+TEST(SearchDriverTest, AProblemsNewBestIsProposedNextToTheOtherProblems) {
+  for (const char* strategy : {"bayes", "exhaustive"}) {
+    SCOPED_TRACE(strategy);
+    v1::KernelSpec spec = Spec(strategy, /*two_problems=*/true);
+    *spec.mutable_constraints(1) = "X <= N";  // N=1: X=1 only; N=30: X up to 30
+    auto driver = Make(spec);
+    ASSERT_NE(driver, nullptr);
+    auto tell = [&](const std::string& key, double time) {
+      EXPECT_TRUE(driver->Tell(1, *kernelspec::ParseConfigKey(key), time));
+    };
+    tell("X=30,Y=12", 50);  // the best so far, outside N=1's space
+    tell("X=1,Y=5", 40);    // the best so far
+    tell("X=1,Y=6", 45);
+    std::vector<std::string> first;
+    for (const auto& p : driver->Ask(4, kStart)) {
+      if (p.problem == 0) first.push_back(kernelspec::ConfigKey(p.config));
+    }
+    ASSERT_FALSE(first.empty());
+    if (std::string(strategy) == "bayes") {
+      EXPECT_EQ(first[0], "X=1,Y=5");
+    } else {
+      EXPECT_EQ(first[0], "X=1,Y=1") << "exhaustive proposes in its own order";
+    }
+  }
+}
+
 TEST(SearchDriverTest, ProblemsStopForTheirOwnReasons) {
   v1::KernelSpec spec = Spec("local", /*two_problems=*/true);
   spec.mutable_search()->set_max_candidates(50);

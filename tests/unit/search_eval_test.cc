@@ -139,6 +139,28 @@ TEST(SearchEvalTest, AWarmStartGoesFirstAndCounts) {
   EXPECT_NE(cold->fraction[0], warm->fraction[0]);
 }
 
+// In a job, a problem's new best is what the other problems evaluate next:
+// the A100's first (a warm start, to know it) is the A4000's first.
+TEST(SearchEvalTest, AJobsProblemsShareTheirBests) {
+  const RecordedSpace& a100 = Recorded("A100_T4.json.gz");
+  const RecordedSpace& a4000 = Recorded("A4000_T4.json.gz");
+  ConfigId first = 0;
+  while (a100.results[first].outcome != Outcome::kOk) ++first;
+  std::optional<ConfigId> same;
+  for (ConfigId id = 0; id < a4000.space.size() && !same; ++id) {
+    if (a4000.space.Key(id) == a100.space.Key(first)) same = id;
+  }
+  ASSERT_TRUE(same.has_value());
+  ASSERT_TRUE(RecordedTime(a4000, *same).has_value());
+  const double expected = *Optimum(a4000) / *RecordedTime(a4000, *same);
+  for (bool share : {true, false}) {
+    auto job = EvaluateJob({&a100, &a4000}, "auto", 2, 1, 1, 1, 1, {{first}, {}}, share);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ASSERT_EQ(job->size(), 2u);
+    EXPECT_EQ((*job)[1].fraction[0] == expected, share) << "shared: " << share;
+  }
+}
+
 // --warm-from seeds each space from the other files (never from itself), and
 // the random baseline stays cold.
 TEST(SearchEvalTest, ProgramWarmStartsFromTheOtherSpaces) {
