@@ -53,7 +53,22 @@ void Coordinator::TellSearchLocked(Job& job, const Candidate& candidate, const d
   std::optional<double> time;
   // An early-stopped candidate's estimate is a time, if a rough one.
   if (!IsFailure(row.status)) time = row.timing.median_ns();
-  job.search->Tell(candidate.problem_index, candidate.config, time);
+  const std::optional<double> best = job.search->Best(candidate.problem_index);
+  if (!job.search->Tell(candidate.problem_index, candidate.config, time) || !time ||
+      (best && *time >= *best)) {
+    return;
+  }
+  // A new best: offered to the kernel's other jobs searching the same problem
+  // (on other device classes) at the same time, as the job's own problems are.
+  for (auto& [id, other] : jobs_) {
+    if (&other == &job || !other.search || other.row.state != v1::JOB_STATE_RUNNING ||
+        other.row.spec.name() != job.row.spec.name()) {
+      continue;
+    }
+    auto problem = other.problem_index.find(candidate.problem_key);
+    if (problem != other.problem_index.end())
+      other.search->Offer(problem->second, candidate.config);
+  }
 }
 
 // New candidates of a bound job: stored with the results already known

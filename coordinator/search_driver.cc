@@ -142,6 +142,8 @@ std::optional<search::ConfigId> SearchDriver::Find(const Problem& p,
   if (static_cast<size_t>(config.settings_size()) != p.index_of_value.size()) return std::nullopt;
   std::vector<uint32_t> indices;
   for (int k = 0; k < config.settings_size(); ++k) {
+    // Another job's configuration may come from a spec whose parameters differ.
+    if (config.settings(k).name() != p.space.params()[k].name) return std::nullopt;
     const std::string value = kernelspec::ValueText(config.settings(k).value());
     const auto& index = p.index_of_value[k];
     auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(value, 0u));
@@ -187,7 +189,11 @@ bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<dou
   }
   if (time && (!p.best || *time < *p.best)) {
     p.best = time;
-    if (p.strategy && p.strategy->Adaptive()) ShareBest(problem, *id);
+    // Every problem has the spec's parameters with the same value indices.
+    for (Problem& other : problems_) {
+      std::optional<search::ConfigId> same = other.space.Find(p.space.config(*id));
+      if (&other != &p && same) Offer(other, *same);
+    }
   }
   if (patience_ > 0 && p.since_improvement >= patience_ && p.stop_reason.empty()) {
     p.stop_reason = "no improvement of " + Number(min_improvement_ * 100) + "% in " +
@@ -215,18 +221,17 @@ void SearchDriver::Seed(int problem, const v1::Config& config) {
   p.seeds.push_back(*id);
 }
 
-void SearchDriver::ShareBest(size_t from, search::ConfigId id) {
-  // Every problem has the spec's parameters with the same value indices.
-  const uint32_t* value_index = problems_[from].space.config(id);
-  for (size_t i = 0; i < problems_.size(); ++i) {
-    Problem& p = problems_[i];
-    std::optional<search::ConfigId> same = p.space.Find(value_index);
-    if (i == from || !same || p.state[*same] != kUnseen ||
-        std::find(p.shared.begin(), p.shared.end(), *same) != p.shared.end()) {
-      continue;
-    }
-    p.shared.push_back(*same);
+void SearchDriver::Offer(int problem, const v1::Config& config) {
+  Problem& p = problems_[problem];
+  if (std::optional<search::ConfigId> id = Find(p, config)) Offer(p, *id);
+}
+
+void SearchDriver::Offer(Problem& p, search::ConfigId id) {
+  if (!p.strategy || !p.strategy->Adaptive() || p.state[id] != kUnseen ||
+      std::find(p.shared.begin(), p.shared.end(), id) != p.shared.end()) {
+    return;
   }
+  p.shared.push_back(id);
 }
 
 bool SearchDriver::Proposing(const Problem& p) const {

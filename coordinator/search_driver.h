@@ -59,11 +59,8 @@ class SearchDriver {
 
   // The result of `config` on problem `problem`: its time, std::nullopt for
   // a failure. False (and ignored) when the configuration is not in the
-  // problem's space or was told before. With a strategy that learns, the
-  // problems of a job share what they find: a problem's new best is proposed
-  // next (after the seeds) to every other problem whose space holds it and
-  // that has not evaluated it, and told to its strategy as any result
-  // (docs/search.md, "Problems of one job share their bests").
+  // problem's space or was told before. The problems of a job share what they
+  // find: a problem's new best is offered (Offer) to every other problem.
   bool Tell(int problem, const v1::Config& config, std::optional<double> time);
   // A configuration under evaluation whose result comes later (a resumed
   // job's): never proposed again.
@@ -72,6 +69,12 @@ class SearchDriver {
   // order seeded), when it is in the problem's space and not yet proposed;
   // its result is told to the strategy with TellSeed.
   void Seed(int problem, const v1::Config& config);
+  // Another problem's best, of this job or of another job of the kernel
+  // running at the same time: with a strategy that learns, proposed next
+  // (after the seeds) when in the problem's space and not yet proposed, and
+  // told to the strategy as any result (docs/search.md, "Problems of one job
+  // share their bests").
+  void Offer(int problem, const v1::Config& config);
 
   // What to evaluate next: at most `window` configurations in flight per
   // problem for a strategy that learns. Applies max_seconds against `now_ms`.
@@ -111,7 +114,7 @@ class SearchDriver {
   std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
   v1::Config ConfigOf(const Problem& p, search::ConfigId id) const;
   bool Proposing(const Problem& p) const;
-  void ShareBest(size_t from, search::ConfigId id);
+  void Offer(Problem& p, search::ConfigId id);
   std::string ReasonOf(const Problem& p) const;
 
   v1::Search search_;

@@ -345,6 +345,35 @@ TEST_F(CoordinatorSearchTest, ANewJobStartsFromTheBestOfTheKernelOnAnotherDevice
   EXPECT_EQ(Job(second).candidates_cached(), 0) << "another device class: nothing to reuse";
 }
 
+// Two jobs of the kernel searching at once on two device classes: the first's
+// best so far is among what the second evaluates (bayes, 40 of 4,362: it
+// would not find it alone).
+TEST_F(CoordinatorSearchTest, AJobsNewBestIsOfferedToTheKernelsJobOnAnotherDeviceClass) {
+  Start();
+  const std::string first_worker = Register(1, "replay/test");
+  const std::string second_worker = Register(1, "replay/other");
+  auto budget = [](uint64_t seed) {
+    return [seed](v1::Search& s) {
+      s.set_strategy("bayes");
+      s.set_max_candidates(40);
+      s.set_seed(seed);  // the same seed would propose the same configurations
+    };
+  };
+  const int64_t first = Submit(budget(1), "replay/test");
+  const int64_t second = Submit(budget(2), "replay/other");
+  ASSERT_EQ(Job(second).state(), v1::JOB_STATE_RUNNING);
+  Work(first_worker, 1, first, v1::RESULT_STATUS_OK, /*stop_after=*/8);
+  std::string best;
+  for (const std::string& key : ResultConfigs(first)) {
+    auto time = times_->find(key);
+    if (time != times_->end() && (best.empty() || time->second < times_->at(best))) best = key;
+  }
+  ASSERT_FALSE(best.empty());
+  Work(second_worker, 1, second);
+  ASSERT_EQ(Job(second).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_TRUE(ResultConfigs(second).contains(best)) << best;
+}
+
 }  // namespace
 }  // namespace tf::coordinator
 
