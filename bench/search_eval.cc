@@ -53,7 +53,7 @@ std::vector<tf::search::KeyedResult> SourceResults(const tf::search::RecordedSpa
   return results;
 }
 
-// The warm start of `target`: the configurations RankForWarmStart picks from
+// The warm start of `target`: the configurations WarmStartRanking picks from
 // the other spaces' results (`results[i]`: SourceResults of `from[i]`), those
 // in the target's space.
 std::vector<tf::search::ConfigId> WarmStart(
@@ -68,7 +68,7 @@ std::vector<tf::search::ConfigId> WarmStart(
     ids[target.space.Key(id)] = id;
   }
   std::vector<tf::search::ConfigId> warm;
-  for (const std::string& key : tf::search::RankForWarmStart(sources, count)) {
+  for (const std::string& key : tf::search::WarmStartRanking(sources).Rank(count)) {
     auto it = ids.find(key);
     if (it != ids.end()) warm.push_back(it->second);
   }

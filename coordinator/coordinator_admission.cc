@@ -200,6 +200,14 @@ Status Coordinator::SeedWarmStartLocked(Job& job) {
       runs[{r.problem_key, r.device_class}].emplace_back(r.config_key, time);
     }
   }
+  // Each run's worths are computed once: they do not depend on the problem.
+  std::map<Run, size_t> source_of;
+  std::vector<std::vector<search::KeyedResult>> sources;
+  for (auto& [run, results] : runs) {
+    source_of[run] = sources.size();
+    sources.push_back(std::move(results));
+  }
+  const search::WarmStartRanking ranking(sources);
   for (int i = 0; i < spec.problems_size(); ++i) {
     v1::QueryBestRequest query;
     query.set_kernel(spec.name());
@@ -208,12 +216,10 @@ Status Coordinator::SeedWarmStartLocked(Job& job) {
     v1::QueryBestResponse nearest = best_.Query(query);
     if (nearest.found()) job.search->Seed(i, nearest.config());
     // This problem's own results on this class are reused, not transferred.
-    const Run own{kernelspec::ProblemKey(spec.problems(i)), device_class};
-    std::vector<std::vector<search::KeyedResult>> sources;
-    for (const auto& [run, results] : runs) {
-      if (run != own) sources.push_back(results);
-    }
-    for (const std::string& key : search::RankForWarmStart(sources, search::kWarmStartConfigs)) {
+    auto own = source_of.find({kernelspec::ProblemKey(spec.problems(i)), device_class});
+    std::optional<size_t> left_out;
+    if (own != source_of.end()) left_out = own->second;
+    for (const std::string& key : ranking.Rank(search::kWarmStartConfigs, left_out)) {
       auto config = kernelspec::ParseConfigKey(key);
       if (config.ok()) job.search->Seed(i, *config);
     }

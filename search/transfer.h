@@ -24,9 +24,33 @@ inline constexpr size_t kWarmStartConfigs = 3;
 // A configuration key and its time (lower is better); std::nullopt: failed.
 using KeyedResult = std::pair<std::string, std::optional<double>>;
 
-// At most `count` keys, best first; ties keep the order in which the keys
-// first appear in the sources. Sources without a success are left out.
-std::vector<std::string> RankForWarmStart(const std::vector<std::vector<KeyedResult>>& sources,
-                                          size_t count);
+// The sources' worths, computed once, to rank from for many new runs, each
+// leaving out a source of its own (a job's problem already tuned on its
+// device class reuses that run's results and does not transfer them).
+class WarmStartRanking {
+ public:
+  explicit WarmStartRanking(const std::vector<std::vector<KeyedResult>>& sources);
+
+  // At most `count` keys, best first, over every source but `left_out` (an
+  // index into the sources); ties keep the order in which the keys first
+  // appear in the sources counted. Sources without a success are left out.
+  std::vector<std::string> Rank(size_t count, std::optional<size_t> left_out = std::nullopt) const;
+
+ private:
+  // One configuration's worth in one source.
+  struct Worth {
+    size_t source;
+    size_t first_seen;  // where its first result in the source stands among all sources' results
+    double worth;
+  };
+  struct Candidate {
+    std::string key;
+    double sum = 0;             // of the worths, added in source order
+    std::vector<Worth> worths;  // in source order
+  };
+
+  std::vector<Candidate> candidates_;           // in order of first appearance
+  std::vector<std::vector<size_t>> in_source_;  // candidates_ indices, by source
+};
 
 }  // namespace tf::search
