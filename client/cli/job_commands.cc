@@ -86,10 +86,8 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   auto client = Connect(global);
   if (!client.ok()) return Fail(client.status());
   Result<v1::Job> job = (*client)->Submit(loaded->spec, loaded->sources, options.priority);
-  if (job.status().code() == Code::kInvalidArgument) {
-    // The coordinator's checks of the spec name the field; the file is ours.
-    return Fail(Status::InvalidArgument(options.spec_path + ": " + job.status().message()));
-  }
+  // The coordinator's checks of the spec name the field; the file is ours.
+  if (job.status().code() == Code::kInvalidArgument) return FailSpec(*loaded, job.status());
   if (!job.ok()) return Fail(job.status());
   if (!options.wait) {
     if (global.json) {

@@ -3,8 +3,11 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/files.h"
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
@@ -152,13 +155,50 @@ TEST_F(CliTest, MisspelledCommandIsNamed) {
       << result.output;
 }
 
-TEST_F(CliTest, SpecRefusedByTheCoordinatorNamesTheFileAndTheField) {
-  const std::string spec = testing::SourcePath("examples/cpu/gemm/gemm.yaml");
-  ProcessResult result = Run({"submit", spec});
+TEST_F(CliTest, SpecRefusedByTheCoordinatorNamesTheFileTheLineAndTheField) {
+  testing::TempDir dir;
+  const std::string example = *ReadFile(testing::SourcePath("examples/cpu/gemm/gemm.yaml"));
+  ASSERT_TRUE(WriteFileAtomic(dir / "gemm.yaml", example).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "gemm.cpp", "").ok());
+  const auto search_line =
+      std::count(example.begin(), example.begin() + example.find("\nsearch:"), '\n') + 2;
+  ProcessResult result = Run({"submit", dir / "gemm.yaml"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find(spec + ": search.strategy: 'genetic' is not one of"),
+  EXPECT_NE(result.output.find(dir / "gemm.yaml:" + std::to_string(search_line) +
+                               ": search.strategy: 'genetic' is not one of"),
             std::string::npos)
       << result.output;
+}
+
+// `space` and `compile` check a spec here, without a coordinator: each
+// problem on the line of its field, and nothing built.
+TEST_F(CliTest, SpecCheckedLocallyNamesTheFileAndTheLineOfEachProblem) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "add.cc", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "add.yaml",
+                              "kernel: add\n"
+                              "source: add.cc\n"
+                              "entry: \"add<{UNROLL}>\"\n"
+                              "params:\n"
+                              "  UNROLL: [1, 2]\n"
+                              "  SPARE: [1, 2]\n"
+                              "constraints: [\"UNROLL <= 2\", \"UNROL > 0\"]\n"
+                              "problems: [{N: 64}]\n"
+                              "buffers: {Z: {dtype: f32, count: N, output: true}}\n")
+                  .ok());
+  for (std::vector<std::string> command :
+       {std::vector<std::string>{"space", dir / "add.yaml"},
+        std::vector<std::string>{"compile", dir / "add.yaml", "--out", dir / "artifacts"}}) {
+    ProcessResult result = Run(command);
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find(dir / "add.yaml:6: params.SPARE: is used neither in entry"),
+              std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find(dir / "add.yaml:7: constraints[1]: 'UNROL > 0' uses 'UNROL'"),
+              std::string::npos)
+        << result.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "artifacts"));
 }
 
 }  // namespace
