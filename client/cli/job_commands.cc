@@ -74,6 +74,27 @@ std::string ErrorOrWarning(const v1::CandidateResult& result) {
   return "warning: " + result.resources().performance_warnings(0);
 }
 
+// Each configuration that failed to build, once: it fails for every problem.
+std::vector<FailedBuild> FailedBuilds(const std::vector<v1::CandidateResult>& results) {
+  std::vector<FailedBuild> failed;
+  std::set<std::string> configs;
+  for (const v1::CandidateResult& result : results) {
+    if (result.status() == v1::RESULT_STATUS_COMPILE_FAILED &&
+        configs.insert(kernelspec::ConfigKey(result.config())).second) {
+      failed.push_back({kernelspec::ConfigKey(result.config()), result.error()});
+    }
+  }
+  return failed;
+}
+
+// A failed job's build failures in the compiler's words, so that whoever
+// follows it sees why without asking for its results.
+void PrintBuildFailuresOfFailedJob(client::Client& client, const v1::Job& job) {
+  if (job.state() != v1::JOB_STATE_FAILED) return;
+  Result<std::vector<v1::CandidateResult>> results = client.ListResults(job.job_id());
+  if (results.ok()) PrintBuildFailures(stdout, FailedBuilds(*results));
+}
+
 int JobExitCode(const v1::Job& job) {
   return job.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitJobFailed;
 }
@@ -112,6 +133,7 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   } else {
     PrintJobSummary(*final_job);
     PrintBestTable(*final_job);
+    PrintBuildFailuresOfFailedJob(**client, *final_job);
   }
   return JobExitCode(*final_job);
 }
@@ -126,6 +148,7 @@ int RunStatus(const GlobalOptions& global, int64_t job_id) {
   } else {
     PrintJobSummary(*job);
     if (job->best_size() > 0) PrintBestTable(*job);
+    PrintBuildFailuresOfFailedJob(**client, *job);
   }
   return kExitOk;
 }
@@ -193,13 +216,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
   }
   Table table(
       {"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "RE-TIMED", "ERROR"});
-  std::vector<FailedBuild> failed_builds;
-  std::set<std::string> failed_configs;  // a configuration fails for every problem
   for (const v1::CandidateResult& result : *results) {
-    if (result.status() == v1::RESULT_STATUS_COMPILE_FAILED &&
-        failed_configs.insert(kernelspec::ConfigKey(result.config())).second) {
-      failed_builds.push_back({kernelspec::ConfigKey(result.config()), result.error()});
-    }
     const v1::TimingStats& timing = result.timing();
     table.AddRow({client::ResultStatusName(result.status()), kernelspec::ConfigKey(result.config()),
                   kernelspec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
@@ -207,7 +224,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
                   FormatGflops(timing.gflops()), Retimed(result), ErrorOrWarning(result)});
   }
   table.Print(stdout);
-  PrintBuildFailures(stdout, failed_builds);
+  PrintBuildFailures(stdout, FailedBuilds(*results));
   return kExitOk;
 }
 
