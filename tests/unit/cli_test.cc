@@ -148,6 +148,11 @@ TEST_F(CliTest, MisspelledCommandIsNamed) {
   EXPECT_NE(result.output.find("unknown command 'stauts'; `tunefleet --help` lists them"),
             std::string::npos)
       << result.output;
+  result = Run({"--verbose"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("unknown option '--verbose'; `tunefleet --help` lists them"),
+            std::string::npos)
+      << result.output;
   result = Run({"token", "lst"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("unknown command 'lst'; `tunefleet token --help` lists them"),
