@@ -95,6 +95,18 @@ void PrintBuildFailuresOfFailedJob(client::Client& client, const v1::Job& job) {
   if (results.ok()) PrintBuildFailures(stdout, FailedBuilds(*results));
 }
 
+// The answer's problem with its variables in the order --problem gave them
+// (the coordinator keeps problems sorted by name).
+v1::Problem InOrderOf(const v1::Problem& asked, const v1::Problem& answer) {
+  v1::Problem ordered;
+  for (const v1::ProblemVar& want : asked.vars()) {
+    for (const v1::ProblemVar& var : answer.vars()) {
+      if (var.name() == want.name()) *ordered.add_vars() = var;
+    }
+  }
+  return ordered.vars_size() == answer.vars_size() ? ordered : answer;
+}
+
 int JobExitCode(const v1::Job& job) {
   return job.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitJobFailed;
 }
@@ -267,7 +279,8 @@ int RunBest(const GlobalOptions& global, const BestOptions& options) {
     return kExitOk;
   }
   std::printf("kernel:   %s on %s\n", best->kernel().c_str(), best->device_class().c_str());
-  std::printf("problem:  %s%s\n", kernelspec::ProblemText(best->problem()).c_str(),
+  std::printf("problem:  %s%s\n",
+              kernelspec::ProblemText(InOrderOf(*problem, best->problem())).c_str(),
               best->exact() ? "" : "  (nearest tuned problem; this exact one was never tuned)");
   std::printf("config:   %s\n", kernelspec::ConfigKey(best->config()).c_str());
   std::printf("median:   %s (p10 %s, p90 %s)\n", FormatNanos(best->timing().median_ns()).c_str(),

@@ -26,9 +26,11 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
     response->set_found(true);
     response->set_exact(true);
     response->set_kernel("gemm");
-    *response->mutable_problem() = request->problem();
     response->set_device_class(request->device_class().empty() ? "cpu/test/4c"
                                                                : request->device_class());
+    // Sorted by name, as the coordinator keeps problems.
+    *response->mutable_problem() =
+        *kernelspec::ParseProblem(kernelspec::ProblemKey(request->problem()));
     *response->mutable_config() = *kernelspec::ParseConfigKey("BM=64,BN=128");
     response->mutable_timing()->set_median_ns(5000);
     return grpc::Status::OK;
@@ -97,6 +99,14 @@ TEST_F(CliTest, BestTakesTheDeviceClassByTheNameExportAndImportGiveIt) {
     ASSERT_EQ(result.exit_code, 0) << flag << ": " << result.output;
     EXPECT_EQ(nlohmann::json::parse(result.output)["device_class"], "a100") << flag;
   }
+}
+
+// The coordinator answers with the problem's variables sorted by name; the
+// answer shows them as they were asked, as `status` shows the spec's order.
+TEST_F(CliTest, BestShowsTheProblemInTheOrderItWasAsked) {
+  ProcessResult result = Run({"best", "gemm", "--problem", "M=64,N=32,K=16"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("problem:  M=64,N=32,K=16\n"), std::string::npos) << result.output;
 }
 
 TEST_F(CliTest, BestOfUntunedKernelExits4) {
