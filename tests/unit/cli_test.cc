@@ -11,6 +11,7 @@
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
+#include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
 namespace tf {
@@ -52,12 +53,27 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
   }
 };
 
+// Kernel "conv" is tuned for problems of N, on a100 only.
+class ConvTunedOnA100 final : public v1::TuningResults::Service {
+ public:
+  grpc::Status ListBest(grpc::ServerContext*, const v1::ListBestRequest* request,
+                        v1::ListBestResponse* response) override {
+    if (request->kernel() != "conv") return grpc::Status::OK;
+    v1::QueryBestResponse* entry = response->add_entries();
+    entry->set_kernel("conv");
+    *entry->mutable_problem() = *kernelspec::ParseProblem("N=4096");
+    entry->set_device_class("a100");
+    return grpc::Status::OK;
+  }
+};
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);
+    builder.RegisterService(&results_service_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(port_, 0);
   }
@@ -77,6 +93,7 @@ class CliTest : public ::testing::Test {
   }
 
   OneKernelCoordinator service_;
+  ConvTunedOnA100 results_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };
@@ -107,6 +124,21 @@ TEST_F(CliTest, BestShowsTheProblemInTheOrderItWasAsked) {
   ProcessResult result = Run({"best", "gemm", "--problem", "M=64,N=32,K=16"});
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("problem:  M=64,N=32,K=16\n"), std::string::npos) << result.output;
+}
+
+// A forgotten variable or a misspelt device class finds nothing; the answer
+// says what the kernel is tuned for.
+TEST_F(CliTest, BestThatFindsNothingSaysWhatTheKernelIsTunedFor) {
+  ProcessResult result = Run({"best", "conv", "--problem", "M=1,N=1"});
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("for M=1,N=1 on any device class; its tuned problems have the "
+                               "variables N\n"),
+            std::string::npos)
+      << result.output;
+  result = Run({"best", "conv", "--problem", "N=1", "--device", "a10"});
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("on device class 'a10'; it is tuned on a100\n"), std::string::npos)
+      << result.output;
 }
 
 TEST_F(CliTest, BestOfUntunedKernelExits4) {
