@@ -297,8 +297,9 @@ int main(int argc, char** argv) {
         parent = parent->get_subcommands().front();
         command += " " + parent->get_name();
       }
-      std::fprintf(stderr, "tunefleet: unknown command '%s'; `%s --help` lists them\n",
-                   extra.front().c_str(), command.c_str());
+      const bool option = extra.front().starts_with("-");
+      std::fprintf(stderr, "tunefleet: unknown %s '%s'; `%s --help` lists them\n",
+                   option ? "option" : "command", extra.front().c_str(), command.c_str());
       return kExitUsage;
     }
     return app.exit(error) == 0 ? kExitOk : kExitUsage;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -79,7 +80,31 @@ constexpr const char* kExpected<bool> = "true or false";
 struct Document {
   v1::KernelSpec spec;
   std::vector<std::string> includes;
+  std::map<std::string, int> field_lines;
 };
+
+// The line of every key and list item under `node`, named as the parser
+// names fields ("benchmark.timeout_s", "constraints[0]").
+void RecordLines(const YAML::Node& node, const std::string& field,
+                 std::map<std::string, int>* lines) {
+  auto record = [lines](const YAML::Node& at, const std::string& path) {
+    if (!at.Mark().is_null()) lines->emplace(path, at.Mark().line + 1);
+  };
+  if (node.IsMap()) {
+    for (const auto& entry : node) {
+      const std::string& key = entry.first.Scalar();
+      const std::string path = field.empty() ? key : field + "." + key;
+      record(entry.first, path);
+      RecordLines(entry.second, path, lines);
+    }
+  } else if (node.IsSequence()) {
+    for (size_t k = 0; k < node.size(); ++k) {
+      const std::string path = field + "[" + std::to_string(k) + "]";
+      record(node[k], path);
+      RecordLines(node[k], path, lines);
+    }
+  }
+}
 
 // One pass over the YAML tree; records which keys were given for FillDefaults.
 class SpecParser {
@@ -96,6 +121,7 @@ class SpecParser {
                                      ": YAML syntax error: " + e.msg);
     }
     if (!root.IsMap()) return Error(root, "", "expected a map of spec keys");
+    RecordLines(root, "", &doc_.field_lines);
     TF_RETURN_IF_ERROR(ParseTopLevel(root));
     for (const char* required : {"kernel", "source", "entry", "params", "problems", "buffers"}) {
       if (!given_.count(required)) {
@@ -373,24 +399,49 @@ Result<LoadedSpec> LoadSpecFile(const std::string& path) {
 Result<LoadedSpec> LoadSpec(std::string_view yaml, const std::string& name,
                             const std::string& folder) {
   TF_ASSIGN_OR_RETURN(Document doc, SpecParser(name).Parse(yaml));
-  LoadedSpec loaded{std::move(doc.spec), {}, name};
+  LoadedSpec loaded{std::move(doc.spec), {}, name, std::move(doc.field_lines)};
   std::vector<std::string> files = {loaded.spec.source()};
   files.insert(files.end(), doc.includes.begin(), doc.includes.end());
-  for (const std::string& file : files) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string& file = files[i];
+    const std::string field = i == 0 ? "source" : "includes[" + std::to_string(i - 1) + "]";
     if (!IsSafeRelativePath(file)) {
-      return Status::InvalidArgument(name + ": source file '" + file +
-                                     "' must be a relative path inside the spec's folder");
+      return Status::InvalidArgument(LocateErrors(
+          loaded, field + ": '" + file + "' must be a relative path inside the spec's folder"));
     }
     auto content = ReadFile((std::filesystem::path(folder) / file).string());
     if (!content.ok()) {
-      return Status::InvalidArgument(name + ": cannot read source file '" + file +
-                                     "': " + content.status().message());
+      return Status::InvalidArgument(
+          LocateErrors(loaded, field + ": " + content.status().message()));
     }
     v1::SourceFile& source = loaded.sources.emplace_back();
     source.set_path(file);
     source.set_content(std::move(content).value());
   }
   return loaded;
+}
+
+std::string LocateErrors(const LoadedSpec& loaded, std::string_view errors) {
+  std::string located;
+  while (!errors.empty()) {
+    const size_t end = errors.find('\n');
+    const std::string_view line = errors.substr(0, end);
+    errors = end == std::string_view::npos ? "" : errors.substr(end + 1);
+    std::string where = loaded.path;
+    const size_t colon = line.find(": ");
+    std::string field(line.substr(0, colon == std::string_view::npos ? 0 : colon));
+    while (!field.empty()) {
+      if (auto it = loaded.field_lines.find(field); it != loaded.field_lines.end()) {
+        where += ":" + std::to_string(it->second);
+        break;
+      }
+      // A field the file leaves to its default: the one around it.
+      const size_t cut = field.find_last_of(".[");
+      field.resize(cut == std::string::npos ? 0 : cut);
+    }
+    located += (located.empty() ? "" : "\n") + where + ": " + std::string(line);
+  }
+  return located;
 }
 
 }  // namespace tf::kernelspec

@@ -8,6 +8,7 @@
 // checks (names, expressions, limits) are ValidateSpec's.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ struct LoadedSpec {
   // The main source first, then the includes; paths relative to the spec's folder.
   std::vector<v1::SourceFile> sources;
   std::string path;
+  // The line (from 1) of every key and list item, by its field as errors
+  // name it: "kernel", "benchmark.timeout_s", "constraints[0]", "problems[1].M".
+  std::map<std::string, int> field_lines;
 };
 
 // Reads the spec, its source and includes (relative to the spec's folder).
@@ -33,6 +37,12 @@ Result<LoadedSpec> LoadSpecFile(const std::string& path);
 // sources are read relative to `folder` (empty: the current directory).
 Result<LoadedSpec> LoadSpec(std::string_view yaml, const std::string& name,
                             const std::string& folder);
+
+// `errors`, ValidateSpec's or the coordinator's ("FIELD: message", a line
+// each), with each line led by the spec's path and the line of FIELD, or of
+// the nearest field around it that the file has:
+//   gemm.yaml:14: constraints[0]: 'BK <= BMM * 4' uses 'BMM', ...
+std::string LocateErrors(const LoadedSpec& loaded, std::string_view errors);
 
 // `file_name` is only used in messages; includes are left to LoadSpecFile.
 Result<v1::KernelSpec> ParseSpecYaml(std::string_view yaml, std::string_view file_name);

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -87,18 +88,30 @@ tf::Status PinToCpus(const google::protobuf::RepeatedField<int32_t>& cpus) {
   return tf::Status::Ok();
 }
 
+constexpr const char* kUsage =
+    "usage: tunefleet-runner [--work-dir DIR] [--sandbox KIND] [--memory-mb N] [--file-mb N]";
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool help =
+      argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
+  // Started by hand, it would wait on the terminal for framed requests.
+  if (help || isatty(STDIN_FILENO)) {
+    std::printf(
+        "tunefleet-runner: the per-device child process of tunefleet-worker, which starts it "
+        "(beside itself, or --runner): it reads framed requests on stdin and answers on stdout "
+        "until stdin closes. Not a command for people; run tunefleet-worker.\n%s\n",
+        kUsage);
+    return help ? 0 : 2;
+  }
   // Kernels may print; keep stdout for frames only and send prints to stderr.
   const int events_fd = dup(STDOUT_FILENO);
   dup2(STDERR_FILENO, STDOUT_FILENO);
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [runner %P] [%l] %v");
   Flags flags;
   if (!ParseFlags(argc, argv, &flags)) {
-    spdlog::error(
-        "usage: tunefleet-runner [--work-dir DIR] [--sandbox KIND] [--memory-mb N] "
-        "[--file-mb N]");
+    spdlog::error(kUsage);
     return 2;
   }
   if (!flags.sandbox.empty()) {

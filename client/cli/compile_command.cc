@@ -25,11 +25,9 @@ namespace {
 using client::Json;
 using kernelspec::DeviceProperties;
 
-// Everything wrong with the spec or the flags, found before building.
+// Everything wrong with the flags for a valid spec, found before building.
 Result<std::vector<v1::Config>> PlanCandidates(const v1::KernelSpec& spec,
-                                               const std::vector<v1::SourceFile>& sources,
                                                const CompileOptions& options) {
-  TF_RETURN_IF_ERROR(kernelspec::ValidateSpec(spec, sources, kernelspec::SpecLimits()));
   TF_ASSIGN_OR_RETURN(DeviceProperties props, TargetProperties(spec, options.device_props));
   return EnumerateConfigs(spec, props, options.limit, options.seed);
 }
@@ -53,8 +51,14 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!loaded.ok()) return FailUsage(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
-  if (Status status = vendors::CompleteTarget(&spec); !status.ok()) return FailUsage(status);
-  Result<std::vector<v1::Config>> configs = PlanCandidates(spec, loaded->sources, options);
+  if (Status status = vendors::CompleteTarget(&spec); !status.ok()) {
+    return FailSpec(*loaded, status);
+  }
+  if (Status valid = kernelspec::ValidateSpec(spec, loaded->sources, kernelspec::SpecLimits());
+      !valid.ok()) {
+    return FailSpec(*loaded, valid);
+  }
+  Result<std::vector<v1::Config>> configs = PlanCandidates(spec, options);
   if (!configs.ok()) return FailUsage(configs.status());
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());

@@ -11,6 +11,7 @@
 #include "client/cli/progress.h"
 #include "client/cli/text_format.h"
 #include "client/job_state.h"
+#include "client/results_client.h"
 #include "client/t4_format.h"
 #include "common/files.h"
 #include "kernelspec/config.h"
@@ -74,6 +75,79 @@ std::string ErrorOrWarning(const v1::CandidateResult& result) {
   return "warning: " + result.resources().performance_warnings(0);
 }
 
+// Each configuration that failed to build, once: it fails for every problem.
+std::vector<FailedBuild> FailedBuilds(const std::vector<v1::CandidateResult>& results) {
+  std::vector<FailedBuild> failed;
+  std::set<std::string> configs;
+  for (const v1::CandidateResult& result : results) {
+    if (result.status() == v1::RESULT_STATUS_COMPILE_FAILED &&
+        configs.insert(kernelspec::ConfigKey(result.config())).second) {
+      failed.push_back({kernelspec::ConfigKey(result.config()), result.error()});
+    }
+  }
+  return failed;
+}
+
+// A failed job's build failures in the compiler's words, so that whoever
+// follows it sees why without asking for its results.
+void PrintBuildFailuresOfFailedJob(client::Client& client, const v1::Job& job) {
+  if (job.state() != v1::JOB_STATE_FAILED) return;
+  Result<std::vector<v1::CandidateResult>> results = client.ListResults(job.job_id());
+  if (results.ok()) PrintBuildFailures(stdout, FailedBuilds(*results));
+}
+
+// The answer's problem with its variables in the order --problem gave them
+// (the coordinator keeps problems sorted by name).
+v1::Problem InOrderOf(const v1::Problem& asked, const v1::Problem& answer) {
+  v1::Problem ordered;
+  for (const v1::ProblemVar& want : asked.vars()) {
+    for (const v1::ProblemVar& var : answer.vars()) {
+      if (var.name() == want.name()) *ordered.add_vars() = var;
+    }
+  }
+  return ordered.vars_size() == answer.vars_size() ? ordered : answer;
+}
+
+// Variable names of a problem, sorted: "K,M,N".
+std::string VariableNames(const v1::Problem& problem) {
+  std::set<std::string> names;
+  for (const v1::ProblemVar& var : problem.vars()) names.insert(var.name());
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ",") + name;
+  return joined;
+}
+
+// When `best` found nothing for a kernel that is tuned: what it is tuned
+// for, since a forgotten variable or a misspelt device class is the usual
+// cause. Empty when nothing of the kernel is tuned, or the list cannot be read.
+std::string WhatIsTuned(const GlobalOptions& global, const BestOptions& options,
+                        const v1::Problem& asked) {
+  Result<client::ClientOptions> client_options = ClientOptionsFor(global);
+  if (!client_options.ok()) return "";
+  auto results = client::ResultsClient::Connect(global.coordinator, *client_options);
+  if (!results.ok()) return "";
+  Result<std::vector<v1::QueryBestResponse>> tuned = (*results)->ListBest(options.kernel, "");
+  if (!tuned.ok() || tuned->empty()) return "";
+  std::set<std::string> variables;
+  std::set<std::string> classes;
+  for (const v1::QueryBestResponse& entry : *tuned) {
+    variables.insert(VariableNames(entry.problem()));
+    classes.insert(entry.device_class());
+  }
+  auto join = [](const std::set<std::string>& items, const char* separator) {
+    std::string joined;
+    for (const std::string& item : items) joined += (joined.empty() ? "" : separator) + item;
+    return joined;
+  };
+  if (!variables.count(VariableNames(asked))) {
+    return "; its tuned problems have the variables " + join(variables, " or ");
+  }
+  if (!options.device_class.empty() && !classes.count(options.device_class)) {
+    return "; it is tuned on " + join(classes, ", ");
+  }
+  return "";
+}
+
 int JobExitCode(const v1::Job& job) {
   return job.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitJobFailed;
 }
@@ -86,10 +160,8 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   auto client = Connect(global);
   if (!client.ok()) return Fail(client.status());
   Result<v1::Job> job = (*client)->Submit(loaded->spec, loaded->sources, options.priority);
-  if (job.status().code() == Code::kInvalidArgument) {
-    // The coordinator's checks of the spec name the field; the file is ours.
-    return Fail(Status::InvalidArgument(options.spec_path + ": " + job.status().message()));
-  }
+  // The coordinator's checks of the spec name the field; the file is ours.
+  if (job.status().code() == Code::kInvalidArgument) return FailSpec(*loaded, job.status());
   if (!job.ok()) return Fail(job.status());
   if (!options.wait) {
     if (global.json) {
@@ -114,6 +186,7 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
   } else {
     PrintJobSummary(*final_job);
     PrintBestTable(*final_job);
+    PrintBuildFailuresOfFailedJob(**client, *final_job);
   }
   return JobExitCode(*final_job);
 }
@@ -128,6 +201,7 @@ int RunStatus(const GlobalOptions& global, int64_t job_id) {
   } else {
     PrintJobSummary(*job);
     if (job->best_size() > 0) PrintBestTable(*job);
+    PrintBuildFailuresOfFailedJob(**client, *job);
   }
   return kExitOk;
 }
@@ -195,13 +269,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
   }
   Table table(
       {"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "RE-TIMED", "ERROR"});
-  std::vector<FailedBuild> failed_builds;
-  std::set<std::string> failed_configs;  // a configuration fails for every problem
   for (const v1::CandidateResult& result : *results) {
-    if (result.status() == v1::RESULT_STATUS_COMPILE_FAILED &&
-        failed_configs.insert(kernelspec::ConfigKey(result.config())).second) {
-      failed_builds.push_back({kernelspec::ConfigKey(result.config()), result.error()});
-    }
     const v1::TimingStats& timing = result.timing();
     table.AddRow({client::ResultStatusName(result.status()), kernelspec::ConfigKey(result.config()),
                   kernelspec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
@@ -209,7 +277,7 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
                   FormatGflops(timing.gflops()), Retimed(result), ErrorOrWarning(result)});
   }
   table.Print(stdout);
-  PrintBuildFailures(stdout, failed_builds);
+  PrintBuildFailures(stdout, FailedBuilds(*results));
   return kExitOk;
 }
 
@@ -246,13 +314,17 @@ int RunBest(const GlobalOptions& global, const BestOptions& options) {
   if (!client.ok()) return Fail(client.status());
   Result<v1::QueryBestResponse> best =
       (*client)->QueryBest(options.kernel, *problem, options.device_class);
+  if (best.status().code() == Code::kNotFound) {
+    return Fail(Status::NotFound(best.status().message() + WhatIsTuned(global, options, *problem)));
+  }
   if (!best.ok()) return Fail(best.status());
   if (global.json) {
     PrintJson(client::BestJson(*best));
     return kExitOk;
   }
   std::printf("kernel:   %s on %s\n", best->kernel().c_str(), best->device_class().c_str());
-  std::printf("problem:  %s%s\n", kernelspec::ProblemText(best->problem()).c_str(),
+  std::printf("problem:  %s%s\n",
+              kernelspec::ProblemText(InOrderOf(*problem, best->problem())).c_str(),
               best->exact() ? "" : "  (nearest tuned problem; this exact one was never tuned)");
   std::printf("config:   %s\n", kernelspec::ConfigKey(best->config()).c_str());
   std::printf("median:   %s (p10 %s, p90 %s)\n", FormatNanos(best->timing().median_ns()).c_str(),

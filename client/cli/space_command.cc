@@ -20,9 +20,11 @@ int RunSpace(const GlobalOptions& global, const SpaceOptions& options) {
   v1::KernelSpec& spec = loaded->spec;
   if (Status valid = kernelspec::ValidateSpec(spec, loaded->sources, kernelspec::SpecLimits());
       !valid.ok()) {
-    return FailUsage(valid);
+    return FailSpec(*loaded, valid);
   }
-  if (Status target = vendors::CompleteTarget(&spec); !target.ok()) return FailUsage(target);
+  if (Status target = vendors::CompleteTarget(&spec); !target.ok()) {
+    return FailSpec(*loaded, target);
+  }
   Result<kernelspec::DeviceProperties> props = TargetProperties(spec, options.device_props);
   if (!props.ok()) return FailUsage(props.status());
 

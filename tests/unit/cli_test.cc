@@ -3,11 +3,15 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/files.h"
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
+#include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
 namespace tf {
@@ -23,9 +27,11 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
     response->set_found(true);
     response->set_exact(true);
     response->set_kernel("gemm");
-    *response->mutable_problem() = request->problem();
     response->set_device_class(request->device_class().empty() ? "cpu/test/4c"
                                                                : request->device_class());
+    // Sorted by name, as the coordinator keeps problems.
+    *response->mutable_problem() =
+        *kernelspec::ParseProblem(kernelspec::ProblemKey(request->problem()));
     *response->mutable_config() = *kernelspec::ParseConfigKey("BM=64,BN=128");
     response->mutable_timing()->set_median_ns(5000);
     return grpc::Status::OK;
@@ -47,12 +53,27 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
   }
 };
 
+// Kernel "conv" is tuned for problems of N, on a100 only.
+class ConvTunedOnA100 final : public v1::TuningResults::Service {
+ public:
+  grpc::Status ListBest(grpc::ServerContext*, const v1::ListBestRequest* request,
+                        v1::ListBestResponse* response) override {
+    if (request->kernel() != "conv") return grpc::Status::OK;
+    v1::QueryBestResponse* entry = response->add_entries();
+    entry->set_kernel("conv");
+    *entry->mutable_problem() = *kernelspec::ParseProblem("N=4096");
+    entry->set_device_class("a100");
+    return grpc::Status::OK;
+  }
+};
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);
+    builder.RegisterService(&results_service_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(port_, 0);
   }
@@ -72,6 +93,7 @@ class CliTest : public ::testing::Test {
   }
 
   OneKernelCoordinator service_;
+  ConvTunedOnA100 results_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };
@@ -94,6 +116,29 @@ TEST_F(CliTest, BestTakesTheDeviceClassByTheNameExportAndImportGiveIt) {
     ASSERT_EQ(result.exit_code, 0) << flag << ": " << result.output;
     EXPECT_EQ(nlohmann::json::parse(result.output)["device_class"], "a100") << flag;
   }
+}
+
+// The coordinator answers with the problem's variables sorted by name; the
+// answer shows them as they were asked, as `status` shows the spec's order.
+TEST_F(CliTest, BestShowsTheProblemInTheOrderItWasAsked) {
+  ProcessResult result = Run({"best", "gemm", "--problem", "M=64,N=32,K=16"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("problem:  M=64,N=32,K=16\n"), std::string::npos) << result.output;
+}
+
+// A forgotten variable or a misspelt device class finds nothing; the answer
+// says what the kernel is tuned for.
+TEST_F(CliTest, BestThatFindsNothingSaysWhatTheKernelIsTunedFor) {
+  ProcessResult result = Run({"best", "conv", "--problem", "M=1,N=1"});
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("for M=1,N=1 on any device class; its tuned problems have the "
+                               "variables N\n"),
+            std::string::npos)
+      << result.output;
+  result = Run({"best", "conv", "--problem", "N=1", "--device", "a10"});
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("on device class 'a10'; it is tuned on a100\n"), std::string::npos)
+      << result.output;
 }
 
 TEST_F(CliTest, BestOfUntunedKernelExits4) {
@@ -145,6 +190,11 @@ TEST_F(CliTest, MisspelledCommandIsNamed) {
   EXPECT_NE(result.output.find("unknown command 'stauts'; `tunefleet --help` lists them"),
             std::string::npos)
       << result.output;
+  result = Run({"--verbose"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("unknown option '--verbose'; `tunefleet --help` lists them"),
+            std::string::npos)
+      << result.output;
   result = Run({"token", "lst"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("unknown command 'lst'; `tunefleet token --help` lists them"),
@@ -152,13 +202,50 @@ TEST_F(CliTest, MisspelledCommandIsNamed) {
       << result.output;
 }
 
-TEST_F(CliTest, SpecRefusedByTheCoordinatorNamesTheFileAndTheField) {
-  const std::string spec = testing::SourcePath("examples/cpu/gemm/gemm.yaml");
-  ProcessResult result = Run({"submit", spec});
+TEST_F(CliTest, SpecRefusedByTheCoordinatorNamesTheFileTheLineAndTheField) {
+  testing::TempDir dir;
+  const std::string example = *ReadFile(testing::SourcePath("examples/cpu/gemm/gemm.yaml"));
+  ASSERT_TRUE(WriteFileAtomic(dir / "gemm.yaml", example).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "gemm.cpp", "").ok());
+  const auto search_line =
+      std::count(example.begin(), example.begin() + example.find("\nsearch:"), '\n') + 2;
+  ProcessResult result = Run({"submit", dir / "gemm.yaml"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find(spec + ": search.strategy: 'genetic' is not one of"),
+  EXPECT_NE(result.output.find(dir / "gemm.yaml:" + std::to_string(search_line) +
+                               ": search.strategy: 'genetic' is not one of"),
             std::string::npos)
       << result.output;
+}
+
+// `space` and `compile` check a spec here, without a coordinator: each
+// problem on the line of its field, and nothing built.
+TEST_F(CliTest, SpecCheckedLocallyNamesTheFileAndTheLineOfEachProblem) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "add.cc", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "add.yaml",
+                              "kernel: add\n"
+                              "source: add.cc\n"
+                              "entry: \"add<{UNROLL}>\"\n"
+                              "params:\n"
+                              "  UNROLL: [1, 2]\n"
+                              "  SPARE: [1, 2]\n"
+                              "constraints: [\"UNROLL <= 2\", \"UNROL > 0\"]\n"
+                              "problems: [{N: 64}]\n"
+                              "buffers: {Z: {dtype: f32, count: N, output: true}}\n")
+                  .ok());
+  for (std::vector<std::string> command :
+       {std::vector<std::string>{"space", dir / "add.yaml"},
+        std::vector<std::string>{"compile", dir / "add.yaml", "--out", dir / "artifacts"}}) {
+    ProcessResult result = Run(command);
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find(dir / "add.yaml:6: params.SPARE: is used neither in entry"),
+              std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find(dir / "add.yaml:7: constraints[1]: 'UNROL > 0' uses 'UNROL'"),
+              std::string::npos)
+        << result.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "artifacts"));
 }
 
 }  // namespace

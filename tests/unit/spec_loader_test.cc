@@ -208,7 +208,8 @@ TEST(SpecLoaderTest, LoadSpecFileRejectsMissingAndEscapingSources) {
   ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.yaml", kMinimal).ok());
   auto missing = LoadSpecFile(dir / "saxpy.yaml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_THAT(missing.status().message(), HasSubstr("cannot read source file 'saxpy.cc'"));
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr(dir / "saxpy.yaml:2: source: cannot read " + dir / "saxpy.cc"));
 
   ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.cc", "").ok());
   ASSERT_TRUE(
@@ -216,8 +217,50 @@ TEST(SpecLoaderTest, LoadSpecFileRejectsMissingAndEscapingSources) {
           .ok());
   auto escaping = LoadSpecFile(dir / "saxpy.yaml");
   ASSERT_FALSE(escaping.ok());
-  EXPECT_THAT(escaping.status().message(),
-              HasSubstr("'../secret.h' must be a relative path inside the spec's folder"));
+  EXPECT_EQ(escaping.status().message(),
+            dir /
+                "saxpy.yaml:11: includes[0]: '../secret.h' must be a relative path inside the "
+                "spec's folder");
+}
+
+// ValidateSpec names fields only; a person reading it wants the line too. A
+// field the file leaves to its default gets the line of the one around it.
+TEST(SpecLoaderTest, LocateErrorsPutsEachFieldsLineBeforeIt) {
+  LoadedSpec spec;
+  spec.path = "saxpy.yaml";
+  spec.field_lines = {{"constraints[1]", 13}, {"benchmark", 14}, {"problems[0]", 7}};
+  EXPECT_EQ(LocateErrors(spec,
+                         "constraints[1]: 'UNROL > 0' uses 'UNROL'\n"
+                         "benchmark.timeout_s: must be > 0\n"
+                         "problems[0].N: below 1\n"
+                         "sources: 2 files"),
+            "saxpy.yaml:13: constraints[1]: 'UNROL > 0' uses 'UNROL'\n"
+            "saxpy.yaml:14: benchmark.timeout_s: must be > 0\n"
+            "saxpy.yaml:7: problems[0].N: below 1\n"
+            "saxpy.yaml: sources: 2 files");
+}
+
+TEST(SpecLoaderTest, RecordsTheLineOfEveryKeyAndListItem) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.cc", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "saxpy.yaml", std::string(kMinimal) +
+                                                      "constraints:\n"
+                                                      "  - \"UNROLL <= 4\"\n"
+                                                      "  - \"UNROL > 0\"\n"
+                                                      "benchmark: {warmup_ms: 1}\n")
+                  .ok());
+  auto loaded = LoadSpecFile(dir / "saxpy.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const std::map<std::string, int>& lines = loaded->field_lines;
+  EXPECT_EQ(lines.at("kernel"), 1);
+  EXPECT_EQ(lines.at("params.UNROLL"), 5);
+  EXPECT_EQ(lines.at("problems[0]"), 7);
+  EXPECT_EQ(lines.at("problems[0].N"), 7);
+  EXPECT_EQ(lines.at("buffers.Y.output"), 10);
+  EXPECT_EQ(lines.at("constraints[1]"), 13);
+  EXPECT_EQ(lines.at("benchmark.warmup_ms"), 14);
+  EXPECT_EQ(LocateErrors(*loaded, "constraints[1]: 'UNROL > 0' uses 'UNROL'"),
+            dir / "saxpy.yaml:13: constraints[1]: 'UNROL > 0' uses 'UNROL'");
 }
 
 }  // namespace

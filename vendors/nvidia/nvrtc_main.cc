@@ -130,10 +130,12 @@ struct Request {
   std::vector<std::string> options;
 };
 
+constexpr const char* kUsage =
+    "usage: tunefleet-nvrtc --arch sm_XX --tu FILE --cubin FILE --names FILE "
+    "[--name EXPR]... [-- NVRTC_OPTION...]\n       tunefleet-nvrtc --version\n";
+
 int Usage(const std::string& why) {
-  std::cerr << "tunefleet-nvrtc: " << why
-            << "\nusage: tunefleet-nvrtc --arch sm_XX --tu FILE --cubin FILE --names FILE "
-               "[--name EXPR]... [-- NVRTC_OPTION...]\n       tunefleet-nvrtc --version\n";
+  std::cerr << "tunefleet-nvrtc: " << why << "\n" << kUsage;
   return 2;
 }
 
@@ -259,6 +261,14 @@ int Compile(const Request& request) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << "tunefleet-nvrtc: compiles one CUDA translation unit to a CUBIN with NVRTC, "
+                 "as a child of the coordinator or a worker (which run it beside themselves); "
+                 "not a command for people. Exit status: 0 compiled, 1 compilation failed, 2 "
+                 "bad usage or I/O.\n"
+              << kUsage;
+    return 0;
+  }
   if (argc == 2 && std::string(argv[1]) == "--version") {
     int major = 0, minor = 0;
     if (!Check(nvrtcVersion(&major, &minor), "nvrtcVersion")) return 2;

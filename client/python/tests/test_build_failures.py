@@ -78,3 +78,24 @@ def test_results_show_the_compilers_message(fleet: Fleet) -> None:
     assert sorted(r["error"] for r in as_json if r["status"] == "compile_failed") == sorted(
         r["error"] for r in failed
     )
+
+
+def test_a_job_nothing_of_which_builds_shows_why_where_it_is_followed(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    """`submit --wait` and `status` of a job that failed because nothing built print the
+    compiler's message, not only a pointer to `tunefleet results`."""
+    spec = broken_spec()
+    spec["kernel"] = "gemm_f32_never_builds"
+    spec["params"] = {"BM": [16, 32], "BN": [16], "BK": [16], "U": [1]}
+    (tmp_path / "gemm.yaml").write_text(json.dumps(spec))
+    (tmp_path / "gemm.cpp").write_text(
+        BROKEN.replace('static_assert(BM != 16, "BM=16 is too small");', 'static_assert(BM < 0, "never");')
+    )
+    waited = fleet.cli("submit", str(tmp_path / "gemm.yaml"), "--wait", check=False)
+    assert waited.returncode == 1, waited.stderr
+    assert "2 configurations failed to build, 1 distinct error" in waited.stdout, waited.stdout
+    assert 'error: static assertion failed: never' in waited.stdout, waited.stdout
+    job_id = waited.stderr.split("submitted job ")[1].split()[0]
+    status = fleet.cli("status", job_id).stdout
+    assert "job " + job_id + " failed" in status and 'static assertion failed: never' in status, status

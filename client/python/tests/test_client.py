@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,9 @@ def test_submit_watch_results_best(fleet: Fleet) -> None:
         assert medians[1:] == sorted(medians[1:])
         assert all(r["problem"] == PROBLEM for r in rows)
         assert {tuple(r["config"]) for r in rows} == {("BM", "BN", "BK", "U")}
+        # The keys of `tunefleet results --json`, row by row.
+        as_json = json.loads(fleet.cli("results", str(job.job_id), "--json").stdout)
+        assert [sorted(r) for r in rows] == [sorted(r) for r in as_json]
 
         best = fleet_client.best("gemm_f32_pytest", PROBLEM)
         assert best.exact and best.job_id == job.job_id

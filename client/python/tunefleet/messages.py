@@ -232,6 +232,7 @@ def result_row(r: common_pb2.CandidateResult) -> dict[str, Any]:
         "gflops": r.timing.gflops,
         "max_abs_error": r.max_abs_error,
         "error": r.error,
+        "performance_warnings": list(r.resources.performance_warnings),
     }
     if r.retiming.repeats > 0:  # a finalist, timed again in alternation
         t = r.retiming
