@@ -45,6 +45,7 @@ tf::Status Seed(const std::string& path, int shapes) {
   tf::db::JobRow job;
   job.kernel = "gemm";
   job.fingerprint = "fp";
+  job.device_class = "cpu/bench";
   job.state = v1::JOB_STATE_SUCCEEDED;
   TF_RETURN_IF_ERROR(db->InsertJob(job));
   std::vector<tf::db::CandidateRow> candidates;

@@ -34,10 +34,8 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   a.set_job_id(job_id_hint ? job_id_hint : row.result.job_id);
 
   std::unique_lock lock(mu_);
-  for (const std::string& device_class : {entry.device_class, std::string()}) {
-    int64_t& newest = newest_[row.kernel + '\n' + device_class];
-    newest = std::max(newest, entry.fingerprint_created_ms);
-  }
+  entry.completed = completed_.count(entry.fingerprint + '\n' + entry.device_class) > 0;
+  if (entry.completed) AnswerLocked(row.kernel, entry.device_class, entry.fingerprint_created_ms);
   auto upsert = [&](std::vector<Entry>& entries) {
     for (auto& e : entries) {
       if (e.fingerprint == entry.fingerprint && e.problem_key == entry.problem_key &&
@@ -52,6 +50,33 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   upsert(by_kernel_[row.kernel]);
 }
 
+void BestIndex::Complete(const db::CompletedTuning& tuning) {
+  std::unique_lock lock(mu_);
+  if (!completed_.insert(tuning.fingerprint + '\n' + tuning.device_class).second) return;
+  auto it = by_kernel_.find(tuning.kernel);
+  if (it == by_kernel_.end()) return;
+  auto complete = [&](Entry& e) {
+    if (e.fingerprint != tuning.fingerprint || e.device_class != tuning.device_class) return false;
+    e.completed = true;
+    return true;
+  };
+  bool any = false;
+  for (Entry& e : it->second) {
+    if (!complete(e)) continue;
+    any = true;
+    for (Entry& same : by_problem_[tuning.kernel + '\n' + e.problem_key]) complete(same);
+  }
+  if (any) AnswerLocked(tuning.kernel, tuning.device_class, tuning.fingerprint_created_ms);
+}
+
+void BestIndex::AnswerLocked(const std::string& kernel, const std::string& device_class,
+                             int64_t fingerprint_created_ms) {
+  for (const std::string& c : {device_class, std::string()}) {
+    auto [it, inserted] = newest_.emplace(kernel + '\n' + c, fingerprint_created_ms);
+    if (!inserted) it->second = std::max(it->second, fingerprint_created_ms);
+  }
+}
+
 int64_t BestIndex::NewestLocked(const std::string& kernel, const std::string& device_class) const {
   auto it = newest_.find(kernel + '\n' + device_class);
   return it == newest_.end() ? -1 : it->second;
@@ -63,7 +88,7 @@ const BestIndex::Entry* BestIndex::Nearest(const std::vector<Entry>& entries,
   const Entry* best = nullptr;
   double best_distance = std::numeric_limits<double>::infinity();
   for (const auto& e : entries) {
-    if (e.fingerprint_created_ms != newest) continue;
+    if (!e.completed || e.fingerprint_created_ms != newest) continue;
     if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
     double distance = ProblemDistance(request.problem(), e.problem);
     if (distance < best_distance ||
@@ -82,11 +107,11 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   std::shared_lock lock(mu_);
   int64_t newest = NewestLocked(request.kernel(), request.device_class());
   if (newest < 0) return response;
-  // Exact: the fastest entry of the newest fingerprint for this problem.
+  // Exact: the fastest entry of the answering fingerprint for this problem.
   const Entry* exact = nullptr;
   if (auto it = by_problem_.find(request.kernel() + '\n' + problem_key); it != by_problem_.end()) {
     for (const auto& e : it->second) {
-      if (e.fingerprint_created_ms != newest) continue;
+      if (!e.completed || e.fingerprint_created_ms != newest) continue;
       if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
       if (!exact || e.answer.timing().median_ns() < exact->answer.timing().median_ns()) exact = &e;
     }
@@ -107,12 +132,12 @@ std::vector<v1::QueryBestResponse> BestIndex::List(const std::string& kernel,
   std::shared_lock lock(mu_);
   auto it = by_kernel_.find(kernel);
   if (it == by_kernel_.end()) return {};
-  // Per (problem, device class): the fastest entry of the class's newest
+  // Per (problem, device class): the fastest entry of the class's answering
   // fingerprint, as an exact query for that class would answer.
   std::map<std::pair<std::string, std::string>, const Entry*> chosen;
   for (const auto& e : it->second) {
     if (!device_class.empty() && e.device_class != device_class) continue;
-    if (e.fingerprint_created_ms != NewestLocked(kernel, e.device_class)) continue;
+    if (!e.completed || e.fingerprint_created_ms != NewestLocked(kernel, e.device_class)) continue;
     const Entry*& c = chosen[{e.problem_key, e.device_class}];
     if (!c || e.answer.timing().median_ns() < c->answer.timing().median_ns()) c = &e;
   }

@@ -1,8 +1,14 @@
 // In-memory index of the best configuration per (kernel, problem, device
 // class), answering QueryBest without touching the database. When the exact
 // problem was never tuned, the nearest tuned problem of the kernel answers
-// (distance: sum over variables of |log2(a/b)|), marked inexact. Only the
-// newest fingerprint of a kernel (its latest source) answers.
+// (distance: sum over variables of |log2(a/b)|), marked inexact.
+//
+// Per (kernel, device class), one fingerprint answers: the newest (by its
+// first submission) of those with a completed tuning there (Complete: a job
+// of it that succeeded on the class, or imported results) and an entry
+// there. The entries of a fingerprint still being tuned, or whose jobs were
+// cancelled or failed, are kept but do not answer; until it completes, the
+// previous completed fingerprint goes on answering.
 //
 // Thread-safe: many readers, one writer at a time.
 #pragma once
@@ -10,6 +16,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "db/tuning_db.h"
@@ -23,6 +30,9 @@ class BestIndex {
  public:
   // Adds or replaces the entry of (fingerprint, problem, device class).
   void Put(const db::BestRow& row, int64_t job_id_hint = 0);
+  // The fingerprint has a completed tuning on the device class: its entries
+  // there may answer from now on.
+  void Complete(const db::CompletedTuning& tuning);
   // device_class empty: any device class (the fastest answer wins).
   v1::QueryBestResponse Query(const v1::QueryBestRequest& request) const;
   // Every (problem, device class) of the kernel (of `device_class` only when
@@ -36,14 +46,19 @@ class BestIndex {
   struct Entry {
     std::string fingerprint;
     int64_t fingerprint_created_ms = 0;
+    bool completed = false;  // its fingerprint's tuning on its class
     std::string device_class;
     std::string problem_key;
     v1::Problem problem;
     v1::QueryBestResponse answer;  // exact form; Query adjusts `exact`
   };
-  // The newest fingerprint's creation time among a kernel's entries of
-  // `device_class` (empty: of any class).
+  // The answering fingerprint's creation time for `device_class` of the
+  // kernel (empty: the newest over all classes); -1 when none answers.
   int64_t NewestLocked(const std::string& kernel, const std::string& device_class) const;
+  // Makes a completed fingerprint with entries on `device_class` answer
+  // there (and for any class) if it is newer than the one answering.
+  void AnswerLocked(const std::string& kernel, const std::string& device_class,
+                    int64_t fingerprint_created_ms);
   const Entry* Nearest(const std::vector<Entry>& entries, const v1::QueryBestRequest& request,
                        int64_t newest) const;
 
@@ -52,8 +67,11 @@ class BestIndex {
   // kernel + '\n' + problem key -> entries of any class and fingerprint, so
   // that an exact answer costs one hash probe, however many shapes are tuned.
   std::unordered_map<std::string, std::vector<Entry>> by_problem_;
-  // kernel + '\n' + device class ("" too) -> newest fingerprint created_ms.
+  // kernel + '\n' + device class ("" too) -> the answering fingerprint's
+  // created_ms.
   std::unordered_map<std::string, int64_t> newest_;
+  // fingerprint + '\n' + device class, for each completed tuning.
+  std::unordered_set<std::string> completed_;
 };
 
 }  // namespace tf::coordinator

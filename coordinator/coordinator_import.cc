@@ -99,7 +99,7 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
   job.kernel = request.kernel();
   // One fingerprint for every import of the kernel with these parameters,
   // whatever the problem or device class, so that they answer together (the
-  // best index answers from a kernel's newest fingerprint only).
+  // best index answers from a kernel's newest completed fingerprint only).
   std::string params;
   for (const auto& s : request.results(0).config().settings()) params += s.name() + ",";
   job.fingerprint = "imported-" + Sha256Hex(request.kernel() + "\n" + params).substr(0, 32);
@@ -165,6 +165,7 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
     best.result = rows[i];
     best_.Put(best);
   }
+  best_.Complete({job.kernel, job.fingerprint, fingerprint_created_ms, job.device_class});
   spdlog::info("job {}: {} results of {} on {} imported from {}", job.id, rows.size(), job.kernel,
                job.device_class, request.source());
 

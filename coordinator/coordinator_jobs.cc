@@ -105,6 +105,10 @@ void Coordinator::FinishIfDoneLocked(Job& job) {
     return;
   }
   job.row = std::move(updated);
+  if (job.row.state == v1::JOB_STATE_SUCCEEDED) {
+    best_.Complete(
+        {job.row.kernel, job.row.fingerprint, job.fingerprint_created_ms, job.row.device_class});
+  }
   spdlog::info("job {} {}: {} candidates, {} failed, {} reused; {}", job.row.id,
                job.row.state == v1::JOB_STATE_SUCCEEDED ? "succeeded" : "failed",
                job.row.candidates_total, job.row.candidates_failed, job.row.candidates_cached,

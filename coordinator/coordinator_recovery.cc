@@ -19,6 +19,8 @@ Status Coordinator::Load() {
   for (const auto& token : tokens) tokens_.Put(token.info, token.hash);
   TF_ASSIGN_OR_RETURN(auto best, db_->LoadBest());
   for (const auto& row : best) best_.Put(row);
+  TF_ASSIGN_OR_RETURN(auto completed, db_->LoadCompletedTunings());
+  for (const auto& tuning : completed) best_.Complete(tuning);
   TF_ASSIGN_OR_RETURN(auto workers, db_->LoadWorkers());
   for (auto& row : workers) {
     Worker w;

@@ -444,6 +444,18 @@ Result<std::vector<BestRow>> TuningDb::LoadBest() {
   });
 }
 
+Result<std::vector<CompletedTuning>> TuningDb::LoadCompletedTunings() {
+  TF_ASSIGN_OR_RETURN(
+      auto stmt,
+      db_->Prepare("SELECT DISTINCT j.kernel, j.fingerprint, k.created_ms, j.device_class "
+                   "FROM jobs j JOIN kernels k ON k.fingerprint = j.fingerprint WHERE "
+                   "j.state = " +
+                   std::to_string(v1::JOB_STATE_SUCCEEDED)));
+  return Collect<CompletedTuning>(stmt, [](const Statement& s) {
+    return CompletedTuning{s.Text(0), s.Text(1), s.Int(2), s.Text(3)};
+  });
+}
+
 Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
   // The first of each problem, the re-timing's winner or else by time (then
   // by candidate), in the order of the problems' first candidates.

@@ -93,6 +93,15 @@ struct BestRow {
   ResultRow result;
 };
 
+// A fingerprint with a completed tuning on a device class: a job of it
+// that succeeded there (imported results are such a job).
+struct CompletedTuning {
+  std::string kernel;
+  std::string fingerprint;
+  int64_t fingerprint_created_ms = 0;
+  std::string device_class;
+};
+
 struct WorkerRow {
   std::string id;
   std::string hostname;
@@ -174,6 +183,7 @@ class TuningDb {
   // faster or not: the winner of a re-timing, `result.timing` its figure.
   Status PutBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
   Result<std::vector<BestRow>> LoadBest();
+  Result<std::vector<CompletedTuning>> LoadCompletedTunings();
   // Each problem's best OK result of a job: the winner of its finalists'
   // re-timing, else the fastest.
   Result<std::vector<ResultRow>> JobBest(int64_t job_id);

@@ -1,5 +1,6 @@
 // QueryBest answers: exact problems, the nearest tuned problem when the exact
-// one was never tuned, the newest kernel source only, device classes apart.
+// one was never tuned, the newest kernel source with a completed tuning only,
+// device classes apart.
 #include "coordinator/best_index.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,11 @@ db::BestRow Row(const std::string& fingerprint, int64_t created, const std::stri
   return row;
 }
 
+void Complete(BestIndex& index, const std::string& fingerprint, int64_t created,
+              const std::string& device_class) {
+  index.Complete({"gemm", fingerprint, created, device_class});
+}
+
 v1::QueryBestResponse Query(const BestIndex& index, const std::string& problem,
                             const std::string& device_class = "") {
   v1::QueryBestRequest request;
@@ -34,6 +40,7 @@ v1::QueryBestResponse Query(const BestIndex& index, const std::string& problem,
 TEST(BestIndexTest, ExactProblemInAnyVariableOrder) {
   BestIndex index;
   index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
+  Complete(index, "fp", 1, "gpu/a");
   auto answer = Query(index, "N=64,M=64");
   ASSERT_TRUE(answer.found());
   EXPECT_TRUE(answer.exact());
@@ -44,6 +51,7 @@ TEST(BestIndexTest, UntunedProblemGetsTheNearestMarkedInexact) {
   BestIndex index;
   index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
   index.Put(Row("fp", 1, "M=4096,N=4096", "gpu/a", "BM=128", 900));
+  Complete(index, "fp", 1, "gpu/a");
   auto answer = Query(index, "M=3000,N=5000");
   ASSERT_TRUE(answer.found());
   EXPECT_FALSE(answer.exact());
@@ -55,16 +63,83 @@ TEST(BestIndexTest, OnlyTheNewestFingerprintAnswers) {
   BestIndex index;
   index.Put(Row("old", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
   index.Put(Row("new", 2, "M=128,N=128", "gpu/a", "BM=32", 100));
+  Complete(index, "old", 1, "gpu/a");
+  Complete(index, "new", 2, "gpu/a");
   auto answer = Query(index, "M=64,N=64");
   ASSERT_TRUE(answer.found());
   EXPECT_FALSE(answer.exact());  // the old source's exact answer is stale
   EXPECT_EQ(answer.fingerprint(), "new");
 }
 
+TEST(BestIndexTest, ANewerFingerprintAnswersOnlyOnceItsTuningCompletes) {
+  BestIndex index;
+  Complete(index, "old", 1, "gpu/a");  // as a restart loads it: completion first
+  index.Put(Row("old", 1, "M=256,N=256", "gpu/a", "BM=16", 632));
+  index.Put(Row("old", 1, "M=512,N=128", "gpu/a", "BM=32", 700));
+  // A job of a newer source, cancelled or still running.
+  index.Put(Row("new", 2, "M=256,N=256", "gpu/a", "BM=64", 7200));
+  for (const auto& [problem, config] :
+       {std::pair{"M=256,N=256", "BM=16"}, {"M=512,N=128", "BM=32"}}) {
+    auto answer = Query(index, problem, "gpu/a");
+    ASSERT_TRUE(answer.found());
+    EXPECT_TRUE(answer.exact());
+    EXPECT_EQ(answer.fingerprint(), "old");
+    EXPECT_EQ(kernelspec::ConfigKey(answer.config()), config);
+  }
+  EXPECT_EQ(Query(index, "M=256,N=256").fingerprint(), "old");  // any class
+  auto listed = index.List("gemm", "");
+  ASSERT_EQ(listed.size(), 2u);
+  for (const auto& entry : listed) EXPECT_EQ(entry.fingerprint(), "old");
+
+  Complete(index, "new", 2, "gpu/a");  // it succeeded
+  EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=256,N=256", "gpu/a").config()), "BM=64");
+  auto untuned = Query(index, "M=512,N=128", "gpu/a");
+  EXPECT_FALSE(untuned.exact());  // the new source never tuned it
+  EXPECT_EQ(untuned.fingerprint(), "new");
+  listed = index.List("gemm", "gpu/a");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].fingerprint(), "new");
+}
+
+TEST(BestIndexTest, CompletionIsPerDeviceClass) {
+  BestIndex index;
+  for (const char* device_class : {"gpu/a", "gpu/b"}) {
+    index.Put(Row("old", 1, "M=64,N=64", device_class, "BM=16", 100));
+    Complete(index, "old", 1, device_class);
+    index.Put(Row("new", 2, "M=64,N=64", device_class, "BM=32", 90));
+  }
+  Complete(index, "new", 2, "gpu/a");
+  EXPECT_EQ(Query(index, "M=64,N=64", "gpu/a").fingerprint(), "new");
+  EXPECT_EQ(Query(index, "M=64,N=64", "gpu/b").fingerprint(), "old");
+  // Any class: the newest completed fingerprint, where it completed.
+  auto any = Query(index, "M=64,N=64");
+  EXPECT_EQ(any.fingerprint(), "new");
+  EXPECT_EQ(any.device_class(), "gpu/a");
+}
+
+TEST(BestIndexTest, ACompletedFingerprintsLaterResultsAnswer) {
+  BestIndex index;
+  index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
+  Complete(index, "fp", 1, "gpu/a");
+  // A later job of the same source measures another problem.
+  index.Put(Row("fp", 1, "M=128,N=128", "gpu/a", "BM=32", 200));
+  EXPECT_TRUE(Query(index, "M=128,N=128", "gpu/a").exact());
+}
+
+TEST(BestIndexTest, ACompletedFingerprintWithoutResultsDoesNotAnswer) {
+  BestIndex index;
+  index.Put(Row("old", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
+  Complete(index, "old", 1, "gpu/a");
+  Complete(index, "new", 2, "gpu/a");  // a job that succeeded elsewhere only
+  EXPECT_EQ(Query(index, "M=64,N=64", "gpu/a").fingerprint(), "old");
+}
+
 TEST(BestIndexTest, DeviceClassesAreKeptApart) {
   BestIndex index;
   index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
   index.Put(Row("fp", 1, "M=64,N=64", "gpu/b", "BM=64", 50));
+  Complete(index, "fp", 1, "gpu/a");
+  Complete(index, "fp", 1, "gpu/b");
   EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,N=64", "gpu/a").config()), "BM=16");
   EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,N=64", "gpu/b").config()), "BM=64");
   EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,N=64").config()), "BM=64");  // any: fastest
@@ -75,6 +150,7 @@ TEST(BestIndexTest, ABetterResultReplacesTheEntry) {
   BestIndex index;
   index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
   index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=32", 80));
+  Complete(index, "fp", 1, "gpu/a");
   EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,N=64").config()), "BM=32");
   EXPECT_EQ(index.size(), 1u);
 }

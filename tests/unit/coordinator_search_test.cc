@@ -63,8 +63,10 @@ class CoordinatorSearchTest : public ::testing::Test {
     return response.ok() ? response->worker_id() : "";
   }
 
-  int64_t Submit(const std::function<void(v1::Search&)>& edit,
-                 const std::string& device_class = "") {
+  // `source_edit`, appended to each source: another source of the kernel
+  // (another fingerprint).
+  int64_t Submit(const std::function<void(v1::Search&)>& edit, const std::string& device_class = "",
+                 const std::string& source_edit = "") {
     kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
         "tests/data/spaces/convolution/convolution_replay.yaml", [&](v1::KernelSpec& spec) {
           edit(*spec.mutable_search());
@@ -72,7 +74,11 @@ class CoordinatorSearchTest : public ::testing::Test {
         });
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded.spec;
-    for (const auto& s : loaded.sources) *request.add_sources() = s;
+    for (const auto& s : loaded.sources) {
+      v1::SourceFile* source = request.add_sources();
+      *source = s;
+      source->mutable_content()->append(source_edit);
+    }
     auto job = c_->Submit(request);
     EXPECT_TRUE(job.ok()) << job.status().ToString();
     return job.ok() ? job->job_id() : 0;
@@ -297,6 +303,67 @@ TEST_F(CoordinatorSearchTest, ARestartedCoordinatorResumesTheSearchWithoutRepeat
   EXPECT_EQ(job.candidates_total(), 30);
   EXPECT_EQ(ResultConfigs(id).size(), 30u);
   EXPECT_EQ(job.stop_reason(), "search.max_candidates (30) evaluated");
+}
+
+// What `best` and `export` answer is a completed tuning: a newer source's
+// job that was cancelled or is still running does not replace the kernel's
+// completed one, before or after a restart; once it succeeds, it answers.
+TEST_F(CoordinatorSearchTest, BestAnswersFromTheNewestCompletedTuningOnly) {
+  Start();
+  std::string worker = Register(1);
+  auto budget = [](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_max_candidates(16);
+  };
+  auto best = [&] {
+    v1::QueryBestRequest query;
+    query.set_kernel("convolution_replay");
+    *query.mutable_problem() = *kernelspec::ParseProblem("image_width=4096,image_height=4096");
+    v1::QueryBestResponse answer = c_->QueryBest(query);
+    v1::ListBestRequest list;
+    list.set_kernel("convolution_replay");
+    std::vector<v1::QueryBestResponse> exported = c_->ListBest(list);
+    EXPECT_EQ(exported.size(), 1u);
+    if (!exported.empty()) {
+      EXPECT_EQ(exported[0].fingerprint(), answer.fingerprint());
+    }
+    return answer;
+  };
+  const int64_t completed = Submit(budget);
+  Work(worker, 1, completed);
+  ASSERT_EQ(Job(completed).state(), v1::JOB_STATE_SUCCEEDED);
+  const v1::QueryBestResponse answer = best();
+  ASSERT_TRUE(answer.found());
+  EXPECT_EQ(answer.fingerprint(), Job(completed).fingerprint());
+  EXPECT_EQ(answer.job_id(), completed);
+
+  // A newer source with a wider budget, so that it is stopped mid-search.
+  auto wider = [](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_max_candidates(100);
+  };
+  const int64_t cancelled = Submit(wider, "", "// edited\n");
+  Work(worker, 1, cancelled, v1::RESULT_STATUS_OK, /*stop_after=*/4);
+  ASSERT_TRUE(c_->Cancel(cancelled).ok());
+  ASSERT_NE(Job(cancelled).fingerprint(), answer.fingerprint());
+  EXPECT_EQ(best().DebugString(), answer.DebugString());
+
+  const int64_t running = Submit(wider, "", "// edited\n");
+  Work(worker, 1, running, v1::RESULT_STATUS_OK, /*stop_after=*/4);
+  ASSERT_EQ(Job(running).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(best().DebugString(), answer.DebugString());
+  c_.reset();
+  Start();
+  EXPECT_EQ(best().DebugString(), answer.DebugString()) << "after a restart";
+
+  worker = Register(1);
+  Work(worker, 1, running);
+  ASSERT_EQ(Job(running).state(), v1::JOB_STATE_SUCCEEDED);
+  const v1::QueryBestResponse newer = best();
+  EXPECT_EQ(newer.fingerprint(), Job(running).fingerprint());
+  c_.reset();
+  Start();
+  EXPECT_EQ(best().DebugString(), newer.DebugString()) << "after a restart";
 }
 
 TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {

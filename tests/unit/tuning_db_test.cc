@@ -92,6 +92,34 @@ TEST_P(TuningDbTest, BestKeepsTheFastestOkResult) {
   EXPECT_EQ((*job_best)[0].config_key, "X=1");
 }
 
+// What a restarted coordinator's best index learns of which fingerprints
+// may answer: those with a job that succeeded on the class, each once.
+TEST_P(TuningDbTest, CompletedTuningsAreTheSucceededJobsFingerprintsPerDeviceClass) {
+  auto job = db_->GetJob(job_id_);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  JobRow succeeded = **job;
+  succeeded.device_class = "cpu/test";
+  succeeded.state = v1::JOB_STATE_SUCCEEDED;
+  ASSERT_TRUE(db_->UpdateJob(succeeded).ok());
+  JobRow again = succeeded;  // another succeeded job of the same source
+  ASSERT_TRUE(db_->InsertJob(again).ok());
+  ASSERT_TRUE(db_->EnsureKernel("fp2", "gemm", 2000).ok());
+  for (v1::JobState state :
+       {v1::JOB_STATE_RUNNING, v1::JOB_STATE_CANCELLED, v1::JOB_STATE_FAILED}) {
+    JobRow newer = succeeded;
+    newer.fingerprint = "fp2";
+    newer.state = state;
+    ASSERT_TRUE(db_->InsertJob(newer).ok());
+  }
+  auto completed = db_->LoadCompletedTunings();
+  ASSERT_TRUE(completed.ok()) << completed.status().ToString();
+  ASSERT_EQ(completed->size(), 1u);
+  EXPECT_EQ((*completed)[0].kernel, "gemm");
+  EXPECT_EQ((*completed)[0].fingerprint, "fp1");
+  EXPECT_EQ((*completed)[0].fingerprint_created_ms, 1000);
+  EXPECT_EQ((*completed)[0].device_class, "cpu/test");
+}
+
 TEST_P(TuningDbTest, ListResultsPutsOkFirstByTime) {
   auto failed = OkResult(candidates_[0].id, "X=0", 0);
   failed.status = v1::RESULT_STATUS_TIMEOUT;
