@@ -81,7 +81,8 @@ class BuildRun {
         sources_(sources),
         work_dir_(std::move(work_dir)),
         on_batch_(on_batch),
-        cancel_(cancel) {}
+        cancel_(cancel),
+        shared_code_(IsDefineStyle(spec) ? SharedCode::kTested : SharedCode::kUntested) {}
 
   void Enqueue(Batch batch) { queue_.push_back(std::move(batch)); }
 
@@ -93,6 +94,11 @@ class BuildRun {
     stats->compiler_runs = compiler_runs_;
     stats->failed_configs = failed_configs_;
     stats->cpu_seconds = cpu_seconds_;
+    if (!shared_failure_.empty()) {
+      stats->note =
+          "the code every configuration shares does not compile: all failed with "
+          "its compiler message, no batch was split";
+    }
     if (!error_.ok()) return error_;
     if (Cancelled()) {
       return Status(Code::kCancelled,
@@ -131,41 +137,98 @@ class BuildRun {
     cv_.notify_all();
   }
 
-  // Compiles one batch. Returns its halves when it failed and can be split.
+  // Compiles one batch, unless the shared code is known to fail. Returns its
+  // halves when it failed and can be split.
   std::vector<Batch> Process(const Batch& batch, int id) {
-    std::string tu = "batch_" + std::to_string(id) + toolchain_.source_suffix();
-    std::string so = "batch_" + std::to_string(id) + toolchain_.artifact_suffix();
-    auto source = toolchain_.GenerateBatch(spec_, sources_, batch);
-    if (!source.ok()) return Fail(source.status());
-    Status written = WriteFileAtomic(work_dir_ + "/" + tu, *source);
-    if (!written.ok()) return Fail(written);
-    auto outcome = toolchain_.Compile(work_dir_, tu, so, spec_, batch, options_.timeout_s);
-    std::filesystem::remove(work_dir_ + "/" + tu);
+    if (std::string failure = SharedFailure(); !failure.empty()) {
+      Deliver(batch, "", {}, failure);
+      return {};
+    }
+    const std::string stem = "batch_" + std::to_string(id);
+    auto outcome = Compile(batch, stem);
     if (!outcome.ok()) return Fail(outcome.status());
+    if (outcome->ok) {
+      auto sha256 = store_.PutFile(work_dir_ + "/" + stem + toolchain_.artifact_suffix());
+      if (!sha256.ok()) return Fail(sha256.status());
+      Deliver(batch, *sha256, *outcome, "");
+      return {};
+    }
+    if (batch.size() == 1) {
+      Deliver(batch, "", *outcome, Diagnostics(*outcome));
+      return {};
+    }
+    if (std::string failure = TestSharedCode(); !failure.empty()) {
+      Deliver(batch, "", *outcome, failure);
+      return {};
+    }
+    auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
+    return {Batch(batch.begin(), middle), Batch(middle, batch.end())};
+  }
+
+  // One compiler run over `batch`, into <stem><artifact suffix> when it
+  // compiles. Fails on setup errors only.
+  Result<CompileOutcome> Compile(const Batch& batch, const std::string& stem) {
+    const std::string tu = stem + toolchain_.source_suffix();
+    const std::string artifact = stem + toolchain_.artifact_suffix();
+    TF_ASSIGN_OR_RETURN(std::string source, toolchain_.GenerateBatch(spec_, sources_, batch));
+    TF_RETURN_IF_ERROR(WriteFileAtomic(work_dir_ + "/" + tu, source));
+    auto outcome = toolchain_.Compile(work_dir_, tu, artifact, spec_, batch, options_.timeout_s);
+    std::filesystem::remove(work_dir_ + "/" + tu);
+    if (!outcome.ok()) return outcome.status();
     {
       std::lock_guard lock(mu_);
       ++compiler_runs_;
       cpu_seconds_ += outcome->cpu_seconds;
     }
-    if (outcome->ok && outcome->kernels.size() != batch.size()) {
-      return Fail(Status::Internal(toolchain_.name() + " reported " +
-                                   std::to_string(outcome->kernels.size()) + " kernels for " +
-                                   std::to_string(batch.size()) + " configurations"));
+    if (!outcome->ok) {
+      std::filesystem::remove(work_dir_ + "/" + artifact);
+    } else if (outcome->kernels.size() != batch.size()) {
+      return Status::Internal(toolchain_.name() + " reported " +
+                              std::to_string(outcome->kernels.size()) + " kernels for " +
+                              std::to_string(batch.size()) + " configurations");
     }
-    if (outcome->ok) {
-      auto sha256 = store_.PutFile(work_dir_ + "/" + so);
-      if (!sha256.ok()) return Fail(sha256.status());
-      Deliver(batch, *sha256, *outcome, "");
-      return {};
+    return outcome;
+  }
+
+  std::string Diagnostics(const CompileOutcome& outcome) const {
+    return Trim(Describe(outcome, options_.timeout_s), options_.max_diagnostics_bytes);
+  }
+
+  std::string SharedFailure() {
+    std::lock_guard lock(mu_);
+    return shared_failure_;
+  }
+
+  // Called when a batch of several configurations failed: compiles the code
+  // every batch shares, without any configuration, once per build (other
+  // threads wait for the answer). When that fails too, so does every
+  // configuration, whichever batch it is in: the returned diagnostics are
+  // the failure of all of them, and no batch needs splitting or compiling.
+  // Empty when the shared code compiles, or timed out (which tells nothing
+  // of the batch's failure).
+  std::string TestSharedCode() {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return shared_code_ != SharedCode::kTesting; });
+      if (shared_code_ == SharedCode::kTested) return shared_failure_;
+      shared_code_ = SharedCode::kTesting;
     }
-    std::filesystem::remove(work_dir_ + "/" + so);
-    if (batch.size() > 1) {
-      auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
-      return {Batch(batch.begin(), middle), Batch(middle, batch.end())};
+    std::string failure;
+    auto outcome = Compile({}, "shared");
+    if (!outcome.ok()) {
+      Fail(outcome.status());
+    } else if (outcome->ok) {
+      std::filesystem::remove(work_dir_ + "/shared" + toolchain_.artifact_suffix());
+    } else if (!outcome->timed_out) {
+      failure = Diagnostics(*outcome);
     }
-    Deliver(batch, "", *outcome,
-            Trim(Describe(*outcome, options_.timeout_s), options_.max_diagnostics_bytes));
-    return {};
+    {
+      std::lock_guard lock(mu_);
+      shared_code_ = SharedCode::kTested;
+      shared_failure_ = failure;
+    }
+    cv_.notify_all();
+    return failure;
   }
 
   std::vector<Batch> Fail(const Status& status) {
@@ -212,6 +275,10 @@ class BuildRun {
   Status error_;
   int64_t compiler_runs_ = 0;
   double cpu_seconds_ = 0;
+  // Define-style batches share no code: every copy of the source is under
+  // its configuration's macros, so there is nothing to compile without one.
+  enum class SharedCode { kUntested, kTesting, kTested } shared_code_;
+  std::string shared_failure_;  // when tested: non-empty if the shared code fails
 
   std::mutex deliver_mu_;  // serialises on_batch_
   int64_t failed_configs_ = 0;

@@ -1,8 +1,13 @@
 // Grouped compilation: many configurations of one kernel per compiler run,
 // several runs in parallel. A batch that fails is split in halves until the
 // failing configurations are isolated, so one bad configuration costs a few
-// extra runs rather than its whole batch. Configurations too few to give each
-// concurrent run a full batch are spread evenly over the runs. Finished batches are reported as
+// extra runs rather than its whole batch. Before the first split, the code
+// every batch of a template-style kernel shares (the source and the
+// reference, without configurations) is compiled once: when that fails,
+// every configuration fails with its compiler message and no further batch
+// is compiled, so that broken shared code costs one run, not two per
+// configuration. Configurations too few to give each concurrent run a full
+// batch are spread evenly over the runs. Finished batches are reported as
 // they complete, so that their candidates can be benchmarked while later
 // batches still build.
 #pragma once
@@ -46,7 +51,8 @@ struct BuildStats {
   int64_t failed_configs = 0;
   double cpu_seconds = 0;  // of all compiler processes
   double wall_seconds = 0;
-  // Set when the spec's batches could not be grouped: why, for the job's log.
+  // For the job's log: why the spec's batches could not be grouped, or that
+  // the code every configuration shares does not compile.
   std::string note;
 };
 

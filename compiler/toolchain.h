@@ -65,7 +65,9 @@ class Toolchain {
   virtual Status Validate(const v1::KernelSpec& spec) const = 0;
   // The translation unit of one batch. Pure: no files, no processes.
   // `sources` are the job's files (define-style batches copy the source per
-  // configuration: compiler/source_copies.h).
+  // configuration: compiler/source_copies.h). With no configurations, the
+  // code every batch shares, which the batch builder compiles to tell a
+  // failure of the kernel from a failure of some configurations.
   virtual Result<std::string> GenerateBatch(const v1::KernelSpec& spec,
                                             const std::vector<v1::SourceFile>& sources,
                                             const std::vector<v1::Config>& configs) const = 0;

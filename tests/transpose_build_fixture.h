@@ -184,6 +184,28 @@ class TransposeBuildTest : public ::testing::Test {
     }
   }
 
+  // Code that fails outside the template fails every configuration with the
+  // compiler's message (a headline naming `undeclared_thing`), in no more
+  // runs than the batches under way and one of the shared code.
+  void ExpectSharedFailureReportedOnce(const std::string& arch) {
+    SetKernel("", "__device__ int Helper() { return undeclared_thing; }\n");
+    options_.batch_size = 2;
+    std::vector<tunefleet::v1::Config> configs;
+    for (int64_t tile = 8; tile <= 64; tile += 8) configs.push_back(Config(tile, 8));
+    auto stats = Build(arch, configs);
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->batches, 4);
+    EXPECT_LE(stats->compiler_runs, options_.parallelism + 1);
+    EXPECT_EQ(stats->failed_configs, 8);
+    ASSERT_EQ(builds_.size(), 8u);
+    for (const auto& [tile, build] : builds_) {
+      EXPECT_FALSE(build.ok) << tile;
+      const std::string headline = build.diagnostics.substr(0, build.diagnostics.find('\n'));
+      EXPECT_TRUE(headline.starts_with("compilation failed: ")) << build.diagnostics;
+      EXPECT_NE(headline.find("undeclared_thing"), std::string::npos) << build.diagnostics;
+    }
+  }
+
   const std::string language_, source_path_;
   TempDir temp_;
   std::unique_ptr<compiler::ArtifactStore> store_;

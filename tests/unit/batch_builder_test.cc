@@ -184,6 +184,75 @@ TEST_F(BatchBuilderTest, FailingConfigsAreIsolatedAndTheRestBuilt) {
   EXPECT_LT(stats->compiler_runs, stats->configs / 2);
 }
 
+// Code outside the template fails whatever the configuration: every
+// configuration fails with the compiler's message, after one run per batch
+// under way and one of the shared code, however many configurations there are.
+TEST_F(BatchBuilderTest, BrokenSharedCodeFailsEveryConfigInFewRuns) {
+  sources_[0].set_content(KernelSource("") + "int Helper() { return undeclared_thing; }\n");
+  options_.batch_size = 4;
+  for (int count : {8, 64}) {
+    SCOPED_TRACE(count);
+    builds_.clear();
+    auto stats = Build(Configs(1, count));
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->batches, count / 4);
+    EXPECT_LE(stats->compiler_runs, options_.parallelism + 1);
+    EXPECT_EQ(stats->failed_configs, count);
+    EXPECT_NE(stats->note.find("shares does not compile"), std::string::npos) << stats->note;
+    ASSERT_EQ(builds_.size(), static_cast<size_t>(count));
+    for (const auto& [u, build] : builds_) {
+      EXPECT_FALSE(build.ok) << u;
+      const std::string headline = build.diagnostics.substr(0, build.diagnostics.find('\n'));
+      EXPECT_TRUE(headline.starts_with("compilation failed: scale.h:")) << build.diagnostics;
+      EXPECT_NE(headline.find("error: "), std::string::npos) << build.diagnostics;
+      EXPECT_NE(headline.find("undeclared_thing"), std::string::npos) << build.diagnostics;
+    }
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(options_.work_root));
+}
+
+// When the shared code compiles, configurations that all fail are each
+// isolated, with their own message.
+TEST_F(BatchBuilderTest, ConfigsThatAllFailAreEachIsolated) {
+  SetKernel("  static_assert(U > 8, \"U is too small\");\n");
+  options_.batch_size = 4;
+  auto stats = Build(Configs(1, 8));
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->failed_configs, 8);
+  EXPECT_TRUE(stats->note.empty()) << stats->note;
+  ASSERT_EQ(builds_.size(), 8u);
+  for (const auto& [u, build] : builds_) {
+    EXPECT_FALSE(build.ok) << u;
+    EXPECT_NE(build.diagnostics.find("U is too small"), std::string::npos) << build.diagnostics;
+    EXPECT_NE(build.diagnostics.find("U = " + std::to_string(u)), std::string::npos)
+        << build.diagnostics;
+  }
+}
+
+// Define-style copies share no code to compile alone: a failing batch is
+// split as ever, and only the failing configuration fails.
+TEST_F(BatchBuilderTest, DefineStyleFailureIsIsolated) {
+  spec_.set_param_style("define");
+  spec_.set_entry("scale");
+  sources_ = {Source("scale.h",
+                     "#include <cstdint>\n"
+                     "#if U == 3\n#error U may not be 3\n#endif\n"
+                     "void scale(const float* in, float* out, int64_t n) {\n"
+                     "  for (int64_t i = 0; i < n; ++i) out[i] = U * in[i];\n"
+                     "}\n"
+                     "void scale_reference(const float* in, float* out, int64_t n) {\n"
+                     "  for (int64_t i = 0; i < n; ++i) out[i] = U * in[i];\n"
+                     "}\n")};
+  options_.batch_size = 4;
+  auto stats = Build(Configs(1, 8));
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->failed_configs, 1);
+  ASSERT_EQ(builds_.size(), 8u);
+  for (const auto& [u, build] : builds_) EXPECT_EQ(build.ok, u != 3) << u << build.diagnostics;
+  EXPECT_NE(builds_.at(3).diagnostics.find("U may not be 3"), std::string::npos)
+      << builds_.at(3).diagnostics;
+}
+
 // Eight configurations on four threads: four runs of two, not one run of
 // eight, so that a device waiting for a small build waits least.
 TEST_F(BatchBuilderTest, SpreadsFewConfigurationsOverEveryThread) {

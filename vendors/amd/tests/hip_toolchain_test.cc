@@ -148,6 +148,10 @@ TEST_F(HipToolchainTest, BuildsGroupedBatchesIntoCodeObjectsForEachTarget) {
   }
 }
 
+TEST_F(HipToolchainTest, FailsEveryConfigurationOnceWhenTheSharedCodeFails) {
+  ExpectSharedFailureReportedOnce("gfx90a");
+}
+
 TEST_F(HipToolchainTest, IsolatesAConfigurationThatFailsToCompile) {
   ExpectFailureIsolated("gfx90a");
 }

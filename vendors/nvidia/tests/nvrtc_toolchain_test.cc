@@ -138,6 +138,10 @@ TEST_F(CudaToolchainTest, BuildsGroupedBatchesIntoCubinsForEachArch) {
   }
 }
 
+TEST_F(CudaToolchainTest, FailsEveryConfigurationOnceWhenTheSharedCodeFails) {
+  ExpectSharedFailureReportedOnce("sm_90");
+}
+
 TEST_F(CudaToolchainTest, IsolatesAConfigurationThatFailsToCompile) {
   ExpectFailureIsolated("sm_90");
   // NVRTC's own message heads the text, where tables show it.
