@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
       "TuneFleet worker: benchmarks candidates on this host's devices for a coordinator.\n"
       "Example: tunefleet-worker --coordinator 127.0.0.1:50051 --devices cpu:2 --cache "
       "worker-cache/ --token-file worker.token\n"
-      "GPU hosts: --devices nvidia (or nvidia:0,1, amd, cpu:1,nvidia); the token comes from "
-      "`tunefleet token create --role worker`."};
+      "The token comes from `tunefleet token create --role worker`; --devices lists the device "
+      "kinds."};
   app.add_option("--coordinator", options.coordinator,
                  "coordinator address HOST:PORT, or several separated by commas (a coordinator "
                  "and its standbys: the worker follows the one that serves)")
