@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -49,6 +50,11 @@ class CoordinatorTest : public ::testing::Test {
           request.set_worker_id(id);
           (void)c_->Heartbeat(request);
         }
+        {
+          std::lock_guard lock(mu_);
+          ++heartbeat_rounds_;
+        }
+        round_done_.notify_all();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     });
@@ -59,10 +65,14 @@ class CoordinatorTest : public ::testing::Test {
     if (heartbeats_.joinable()) heartbeats_.join();
   }
 
-  // The worker stops heartbeating, as if cut off.
+  // The worker stops heartbeating, as if cut off. Returns once the round of
+  // heartbeats that may have copied it before has ended: from here on its last
+  // heartbeat lies in the past.
   void Silence(const std::string& worker) {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     alive_.erase(worker);
+    const int64_t round = heartbeat_rounds_;
+    round_done_.wait(lock, [&] { return heartbeat_rounds_ > round; });
   }
 
   std::string Register(int devices = 1) {
@@ -165,6 +175,8 @@ class CoordinatorTest : public ::testing::Test {
   // Registered workers heartbeat every 20 ms, like real ones, until silenced.
   std::mutex mu_;
   std::set<std::string> alive_;
+  int64_t heartbeat_rounds_ = 0;
+  std::condition_variable round_done_;
   std::atomic<bool> stop_{false};
   std::thread heartbeats_;
 };
@@ -462,9 +474,11 @@ TEST_F(CoordinatorTest, WorkerSilentForALeaseTtlLosesItsLeaseAndMustRegisterAgai
   std::string silent = Register();
   std::string other = Register();
   int64_t job = SubmitBuilt(0, 4);
+  // Silent from before it takes the lease: the lease cannot outlive the
+  // worker's silence, so the pass that expires it also expires the worker.
+  Silence(silent);
   auto lost = Acquire(silent);
   ASSERT_TRUE(lost);
-  Silence(silent);
   // `other` gets the lease once it expired.
   std::optional<v1::Lease> reassigned;
   ASSERT_TRUE(WaitFor([&] { return (reassigned = Acquire(other)).has_value(); }, seconds(30)));
