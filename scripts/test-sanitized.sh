@@ -3,8 +3,9 @@
 # UndefinedBehaviorSanitizer (any report fails the run), into build-asan/
 # (ASAN_BUILD_DIR overrides). Runs the unit tests under it, then each libFuzzer
 # target of tests/fuzz for FUZZ_SECONDS (default 20) from the same build.
-# The integration tests are left to the normal build: under the sanitizers
-# their multi-process jobs take longer than CI's budget.
+# The integration tests (and benchmarks) are left to the normal build: under
+# the sanitizers their multi-process jobs take longer than CI's budget, so
+# only the unit tests and the programs they start are built here.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ASAN_BUILD_DIR:-$root/build-asan}"
@@ -13,7 +14,7 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++-14 -DTF_FUZZ=ON "${launcher[@]}" >/dev/null
-ninja -C "$build"
+ninja -C "$build" unit_tests
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 (cd "$build" && ctest --output-on-failure --timeout 900 -L unit)
