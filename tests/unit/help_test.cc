@@ -84,6 +84,11 @@ TEST(HelpTest, UnknownOptionsAreUsageErrors) {
       {"--db", "/nonexistent/t.db", "--artifacts", "/nonexistent", "--lisen", "127.0.0.1:0"});
   EXPECT_EQ(coordinator.exit_code, 2) << coordinator.output;
   EXPECT_TRUE(Says(coordinator, "--lisen")) << coordinator.output;
+  // Named before the required flags it leaves out.
+  ProcessResult mistyped = RunProgram("tunefleet-coordinator", {"--lisen", "127.0.0.1:0"});
+  EXPECT_EQ(mistyped.exit_code, 2) << mistyped.output;
+  EXPECT_TRUE(Says(mistyped, "--lisen")) << mistyped.output;
+  EXPECT_FALSE(Says(mistyped, "--db is required")) << mistyped.output;
   ProcessResult worker = RunProgram("tunefleet-worker", {"--coordinator", "127.0.0.1:1", "--cache",
                                                          "/nonexistent", "--device", "cpu:1"});
   EXPECT_EQ(worker.exit_code, 2) << worker.output;
