@@ -1,8 +1,11 @@
 // `tunefleet spec`: prints the request `submit` would send for a spec, so that
 // other clients (the Python package) submit exactly what the CLI does without
-// a second copy of the YAML loader.
+// a second copy of the YAML loader, or says, with file and line, why the
+// coordinator would refuse it.
 #include <google/protobuf/util/json_util.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -10,6 +13,7 @@
 #include "client/cli/cli_util.h"
 #include "client/cli/commands.h"
 #include "kernelspec/spec_loader.h"
+#include "kernelspec/validate.h"
 #include "tunefleet/v1/tunefleet.pb.h"
 
 namespace tf::cli {
@@ -22,6 +26,16 @@ int RunSpec(const std::string& spec_path) {
     return kernelspec::LoadSpec(yaml, "<stdin>", "");
   }();
   if (!loaded.ok()) return FailUsage(loaded.status());
+  // What the coordinator would refuse, with the spec's lines; its size limits
+  // are its own to check.
+  kernelspec::SpecLimits unlimited;
+  unlimited.max_spec_bytes = unlimited.max_source_bytes = unlimited.max_buffer_bytes = INT64_MAX;
+  unlimited.max_source_files = unlimited.max_problems = unlimited.max_params = INT_MAX;
+  unlimited.max_space_size = UINT64_MAX;
+  if (Status valid = kernelspec::ValidateSpec(loaded->spec, loaded->sources, unlimited);
+      !valid.ok()) {
+    return FailSpec(*loaded, valid);
+  }
   v1::SubmitJobRequest request;
   *request.mutable_spec() = loaded->spec;
   request.mutable_sources()->Assign(loaded->sources.begin(), loaded->sources.end());

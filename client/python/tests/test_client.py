@@ -70,17 +70,38 @@ def test_missing_command_line_is_a_tunefleet_error(monkeypatch: pytest.MonkeyPat
         tunefleet.load_spec(small_gemm(), gemm_sources())
 
 
-def test_a_spec_file_the_coordinator_refuses_is_named(fleet: Fleet, tmp_path: Path) -> None:
+def test_a_spec_the_coordinator_would_refuse_names_file_line_and_field(tmp_path: Path) -> None:
     spec = small_gemm()
     spec["search"] = {"strategy": "no_such_strategy"}
+    path = tmp_path / "refused.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    (tmp_path / "gemm.cpp").write_bytes(gemm_sources()["gemm.cpp"])
+    line = path.read_text().splitlines().index("  strategy: no_such_strategy") + 1
+    located = f"{path}:{line}: search.strategy: 'no_such_strategy' is not one of"
+    with pytest.raises(tunefleet.InvalidArgumentError) as raised:
+        tunefleet.load_spec(path)
+    assert raised.value.message.startswith(located), raised.value.message
+    with pytest.raises(tunefleet.InvalidArgumentError) as with_sources:
+        tunefleet.load_spec(path, gemm_sources())
+    assert with_sources.value.message == raised.value.message
+    # A dict has no lines of its own: the field leads.
+    with pytest.raises(tunefleet.InvalidArgumentError) as from_dict:
+        tunefleet.load_spec(spec, gemm_sources())
+    assert from_dict.value.message == raised.value.message.removeprefix(f"{path}:{line}: ")
+
+
+def test_a_spec_file_the_coordinator_refuses_is_named(fleet: Fleet, tmp_path: Path) -> None:
+    spec = small_gemm()
+    # Its limits are the coordinator's own: 64 problems at most by default.
+    spec["problems"] = [{"M": 16 * (i + 1), "N": 64, "K": 64} for i in range(65)]
     path = tmp_path / "refused.yaml"
     path.write_text(yaml.safe_dump(spec))
     (tmp_path / "gemm.cpp").write_bytes(gemm_sources()["gemm.cpp"])
     with client(fleet) as fleet_client:
         with pytest.raises(tunefleet.InvalidArgumentError) as raised:
             fleet_client.submit(path)
-        assert raised.value.message.startswith(f"{path}: ")
-        assert "no_such_strategy" in raised.value.message
+        assert raised.value.message.startswith(f"{path}: "), raised.value.message
+        assert "65" in raised.value.message and "64" in raised.value.message
         with pytest.raises(tunefleet.InvalidArgumentError) as from_dict:
             fleet_client.submit(spec, sources=gemm_sources())
         assert from_dict.value.message == raised.value.message.removeprefix(f"{path}: ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -68,7 +69,8 @@ def load_spec(
     sources: {relative path: content}; when given, the files the spec names
       are taken from it. Otherwise they are read next to the spec file, or,
       for a dict, relative to the current directory.
-    Raises InvalidArgumentError with the loader's message (file, line, field),
+    Raises InvalidArgumentError with the loader's message (file, line, field)
+      for a spec the coordinator would refuse (its size limits aside),
     TuneFleetError (FAILED_PRECONDITION) when the command line cannot be run.
     """
     argv = [find_cli(cli), "spec"]
@@ -88,5 +90,9 @@ def load_spec(
             completed = _run_cli(argv, input=text, cwd=folder if sources is not None else None)
     if completed.returncode != 0:
         message = completed.stderr.strip().removeprefix("tunefleet: ")
+        if isinstance(spec, Mapping):  # its lines would be those of the JSON sent
+            message = re.sub(r"^<stdin>:\d+: ", "", message, flags=re.MULTILINE)
+        elif text is not None:
+            message = re.sub(r"^<stdin>:", f"{os.fspath(spec)}:", message, flags=re.MULTILINE)
         raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, message)
     return json_format.Parse(completed.stdout, tunefleet_pb2.SubmitJobRequest())
