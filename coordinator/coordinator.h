@@ -82,8 +82,8 @@ struct Activity {
   std::map<v1::JobState, int64_t> jobs;
 };
 
-// A strategy that learns is asked for this many configurations per problem
-// and live device of the job's class at a time (coordinator/search_driver.h).
+// A job whose strategy learns is asked for this many configurations per live
+// device of its class at a time (coordinator/search_driver.h).
 inline constexpr size_t kProposalsPerDevice = 8;
 
 class Coordinator {

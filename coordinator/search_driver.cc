@@ -249,16 +249,23 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
     return proposals;
   }
   const bool results_matter = search_.max_seconds() > 0 || patience_ > 0;
-  window = std::max<size_t>(window, 2);
+  const uint64_t budget = static_cast<uint64_t>(search_.max_candidates());
+  // The window is the job's: its problems still proposing share it. A problem
+  // has at most a quarter of its budget in flight, so that a strategy learns
+  // from at least four rounds of results (docs/search.md, "Asked in batches").
+  const size_t proposing = static_cast<size_t>(std::count_if(
+      problems_.begin(), problems_.end(), [&](const Problem& p) { return Proposing(p); }));
+  size_t share = (window + std::max<size_t>(proposing, 1) - 1) / std::max<size_t>(proposing, 1);
+  if (budget > 0) share = std::min<size_t>(share, budget / 4);
+  share = std::max<size_t>(share, 2);
   for (size_t i = 0; i < problems_.size(); ++i) {
     Problem& p = problems_[i];
     if (!Proposing(p)) continue;
     size_t want = p.space.size();
     if (p.strategy->Adaptive() || results_matter) {
-      if (p.pending > window / 2) continue;
-      want = window - p.pending;
+      if (p.pending > share / 2) continue;
+      want = share - p.pending;
     }
-    const uint64_t budget = static_cast<uint64_t>(search_.max_candidates());
     if (budget > 0) want = std::min<uint64_t>(want, budget - p.proposed);
     auto propose = [&](search::ConfigId id, uint8_t state) {
       if (p.state[id] != kUnseen) return;  // seeded, or pending since a restart

@@ -4,10 +4,11 @@
 // the job's budgets (spec.search: max_candidates per problem, max_seconds for
 // the job, patience and min_improvement_percent per problem).
 //
-// Strategies that learn are asked for a window of configurations per problem
-// at a time (sized by the caller to the devices free) and asked again when
-// half of the window has come back, so that results steer what follows while
-// every device stays busy. Strategies that do not learn (exhaustive, random)
+// Strategies that learn are asked for a window of configurations at a time
+// (sized by the caller to the devices and compiler runs free, shared by the
+// job's problems, at most a quarter of max_candidates per problem) and asked
+// again when half of it has come back, so that results steer what follows
+// while every device stays busy. Strategies that do not learn (exhaustive, random)
 // are asked for everything at once when no budget depends on the results
 // (max_seconds, patience), so that the builds batch as well as they can.
 //
@@ -76,8 +77,9 @@ class SearchDriver {
   // share their bests").
   void Offer(int problem, const v1::Config& config);
 
-  // What to evaluate next: at most `window` configurations in flight per
-  // problem for a strategy that learns. Applies max_seconds against `now_ms`.
+  // What to evaluate next: for strategies that learn, at most `window`
+  // configurations of the job in flight, shared by the problems still
+  // proposing. Applies max_seconds against `now_ms`.
   std::vector<Proposal> Ask(size_t window, int64_t now_ms);
 
   // True once no problem will propose more and every proposal was told.

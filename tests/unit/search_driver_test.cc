@@ -182,6 +182,26 @@ TEST(SearchDriverTest, MaxSecondsEndsProposalsButNotResultsInFlight) {
   EXPECT_TRUE(driver->Done());
 }
 
+// The window counts the job's configurations in flight, whatever its number
+// of problems: a strategy asked for many at once before any result learns
+// nothing from them (docs/search.md, "Asked in batches").
+TEST(SearchDriverTest, AJobsProblemsShareTheWindowAndKeepAQuarterOfTheBudgetAtMost) {
+  v1::KernelSpec spec = Spec("bayes", /*two_problems=*/true);
+  spec.mutable_search()->set_max_candidates(100);
+  auto driver = Make(spec);
+  ASSERT_NE(driver, nullptr);
+  auto first = driver->Ask(16, kStart);
+  ASSERT_EQ(first.size(), 16u);
+  EXPECT_EQ(std::count_if(first.begin(), first.end(), [](const auto& p) { return p.problem == 0; }),
+            8);
+  EXPECT_TRUE(driver->Ask(16, kStart).empty());
+
+  spec.mutable_search()->set_max_candidates(20);
+  driver = Make(spec);
+  ASSERT_NE(driver, nullptr);
+  EXPECT_EQ(driver->Ask(64, kStart).size(), 10u) << "5 of each problem's 20";
+}
+
 TEST(SearchDriverTest, ExhaustiveWithATimeBudgetIsAskedInWindows) {
   v1::KernelSpec spec = Spec("exhaustive");
   spec.mutable_search()->set_max_seconds(60);
