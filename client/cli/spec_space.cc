@@ -12,7 +12,8 @@ namespace tf::cli {
 Result<kernelspec::DeviceProperties> TargetProperties(const v1::KernelSpec& spec,
                                                       const std::vector<std::string>& flags) {
   kernelspec::DeviceProperties props;
-  if (auto kind = vendors::FindDeviceKind(spec.target().vendor()); kind.ok()) {
+  // A kind backed by files (replay) has no hardware here to ask.
+  if (auto kind = vendors::FindDeviceKind(spec.target().vendor()); kind.ok() && (*kind)->discover) {
     if (auto local = (*kind)->discover({}, 0, ""); local.ok() && !local->empty()) {
       props.insert((*local)[0].info.properties().begin(), (*local)[0].info.properties().end());
     }

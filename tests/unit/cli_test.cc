@@ -248,5 +248,14 @@ TEST_F(CliTest, SpecCheckedLocallyNamesTheFileAndTheLineOfEachProblem) {
   EXPECT_FALSE(std::filesystem::exists(dir / "artifacts"));
 }
 
+// A replay spec's space: its device kind has no hardware to ask for
+// properties (it crashed `space`).
+TEST_F(CliTest, SpaceCountsAReplaySpecsConfigurations) {
+  ProcessResult result = Run(
+      {"space", testing::SourcePath("tests/data/spaces/convolution/convolution_replay.yaml")});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("4362"), std::string::npos) << result.output;
+}
+
 }  // namespace
 }  // namespace tf
