@@ -137,6 +137,10 @@ class Bayes : public Strategy {
 
     std::vector<ConfigId> pool = Pool();
     if (pool.empty()) return false;
+    // Trees predict the same for many configurations: ties go at random, not
+    // to the first listed, so that the order a space lists its
+    // configurations in (a results table's, fastest first) steers nothing.
+    std::shuffle(pool.begin(), pool.end(), order_.rng());
     rows.clear();
     for (ConfigId id : pool) AppendFeatures(id, &rows);
     std::vector<float> mean, spread;
@@ -146,7 +150,8 @@ class Bayes : public Strategy {
       scored.push_back({mean[i] - kExploration * spread[i], pool[i]});
     }
     const size_t keep = std::min(kRanked, scored.size());
-    std::partial_sort(scored.begin(), scored.begin() + keep, scored.end());
+    std::partial_sort(scored.begin(), scored.begin() + keep, scored.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t i = 0; i < keep; ++i) ranked_.push_back(scored[i].second);
     return true;
   }

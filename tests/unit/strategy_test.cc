@@ -211,6 +211,35 @@ TEST(StrategyTest, BayesInitialDesignCountsProposalsNotYetTold) {
             std::vector<ConfigId>(bayes.begin() + 10, bayes.begin() + 16));
 }
 
+// Where the model cannot tell configurations apart (here every one is as
+// fast), it picks among them at random, not the first listed: a space listed
+// fastest first (a results table) must not steer the search.
+TEST(StrategyTest, BayesBreaksTiesAtRandomNotInTheOrderTheSpaceLists) {
+  std::vector<Parameter> params = {{"X", {}}, {"Y", {}}};
+  std::vector<uint32_t> indices;
+  for (uint32_t x = 0; x < 20; ++x) {
+    params[0].values.push_back(int64_t{x});
+    params[1].values.push_back(int64_t{x});
+    for (uint32_t y = 0; y < 20; ++y) indices.insert(indices.end(), {x, y});
+  }
+  auto space = Space::Create(params, indices);
+  ASSERT_TRUE(space.ok()) << space.status().ToString();
+  auto strategy = MakeStrategy("bayes", *space, {.seed = 5, .budget = 100});
+  ASSERT_TRUE(strategy.ok());
+  std::set<ConfigId> proposed;
+  int lowest_unproposed = 0;
+  for (int i = 0; i < 60; ++i) {
+    std::vector<ConfigId> ask = (*strategy)->Ask(1);
+    ASSERT_EQ(ask.size(), 1u);
+    ConfigId lowest = 0;
+    while (proposed.contains(lowest)) ++lowest;
+    lowest_unproposed += ask[0] == lowest;
+    proposed.insert(ask[0]);
+    (*strategy)->Tell(ask[0], 1.0);
+  }
+  EXPECT_LE(lowest_unproposed, 2) << "of 60 proposals, the first listed not yet proposed";
+}
+
 TEST(StrategyTest, UnknownNameListsTheKnownOnes) {
   auto strategy = MakeStrategy("anneal", A100().space, {});
   ASSERT_FALSE(strategy.ok());
