@@ -26,6 +26,9 @@ def main(table, outdir, tag):
         problems[problem].append((values, time))
     for problem, rows in problems.items():
         keys = list(rows[0][0])
+        # In the order the space enumerates them, not the table's (fastest first), which
+        # would favour whatever a strategy proposes first among equals.
+        rows.sort(key=lambda row: [int(row[0][k]) for k in keys])
         cache = {','.join(v[k] for k in keys): {**{k: int(v[k]) for k in keys}, 'time': t}
                  for v, t in rows}
         name = f"{tag}_{re.sub('[^0-9x]', '', problem.replace(',', 'x'))}"
