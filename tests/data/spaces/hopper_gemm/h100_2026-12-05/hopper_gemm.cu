@@ -1,0 +1,1 @@
+../../../../../examples/cuda/hopper_gemm/hopper_gemm.cu
