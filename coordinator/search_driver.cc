@@ -253,9 +253,10 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
   // The window is the job's: its problems still proposing share it. A problem
   // has at most a quarter of its budget in flight, so that a strategy learns
   // from at least four rounds of results (docs/search.md, "Asked in batches").
-  const size_t proposing = static_cast<size_t>(std::count_if(
-      problems_.begin(), problems_.end(), [&](const Problem& p) { return Proposing(p); }));
-  size_t share = (window + std::max<size_t>(proposing, 1) - 1) / std::max<size_t>(proposing, 1);
+  const size_t proposing =
+      std::max<size_t>(1, std::count_if(problems_.begin(), problems_.end(),
+                                        [&](const Problem& p) { return Proposing(p); }));
+  size_t share = (window + proposing - 1) / proposing;
   if (budget > 0) share = std::min<size_t>(share, budget / 4);
   share = std::max<size_t>(share, 2);
   for (size_t i = 0; i < problems_.size(); ++i) {
