@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -66,19 +67,31 @@ TEST(SearchEvalTest, BayesBeatsRandomAt100Evaluations) {
   EXPECT_GT(score_sum / 2, 0.2);
 }
 
-// `auto` beats random sampling by a clear margin on a space unlike the
-// convolution it was designed on: the Hopper GEMM's 232 configurations on the
-// H200, at 25 evaluations (a tenth of the space, where auto still searches).
-TEST(SearchEvalTest, AutoBeatsRandomOnAHopperGemmSpace) {
-  auto recorded = ReadRecordedSpace(
-      testing::SourcePath("tests/data/spaces/hopper_gemm/H200_bf16_8192x8192x8192_cache.json.gz"));
-  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
-  ASSERT_EQ(recorded->space.size(), 232u);
-  auto search = EvaluateStrategy(*recorded, "auto", 25, 10, 1, 1, 1);
-  ASSERT_TRUE(search.ok()) << search.status().ToString();
-  std::vector<double> random = RandomFractionCurve(*recorded, 25);
-  EXPECT_GT(search->fraction.back(), random.back() + 0.05);
-  EXPECT_GT(MethodologyScore(search->fraction, random), 0.25);
+// `auto` beats random sampling on spaces unlike the convolution it was
+// designed on: the Hopper GEMM's 14 recorded spaces on the H200 (155 to 232
+// configurations), at 25 evaluations (a tenth of a space, where auto still
+// searches). Over 20 seeds: 0.943 against 0.890, score 0.24; one space alone
+// moves by as much as that with 10 seeds, so the test takes them all.
+TEST(SearchEvalTest, AutoBeatsRandomOnTheHopperGemmSpaces) {
+  double search_sum = 0, random_sum = 0, score_sum = 0;
+  int spaces = 0;
+  for (const auto& file :
+       std::filesystem::directory_iterator(testing::SourcePath("tests/data/spaces/hopper_gemm"))) {
+    if (file.path().extension() != ".gz") continue;
+    SCOPED_TRACE(file.path());
+    auto recorded = ReadRecordedSpace(file.path());
+    ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+    auto search = EvaluateStrategy(*recorded, "auto", 25, 10, 1, 1, 1);
+    ASSERT_TRUE(search.ok()) << search.status().ToString();
+    std::vector<double> random = RandomFractionCurve(*recorded, 25);
+    search_sum += search->fraction.back();
+    random_sum += random.back();
+    score_sum += MethodologyScore(search->fraction, random);
+    ++spaces;
+  }
+  ASSERT_EQ(spaces, 14);
+  EXPECT_GT(search_sum / spaces, random_sum / spaces + 0.03);
+  EXPECT_GT(score_sum / spaces, 0.15);
 }
 
 TEST(SearchEvalTest, StandardErrorOfTheSeeds) {
