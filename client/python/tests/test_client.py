@@ -30,6 +30,14 @@ def gemm_sources() -> dict[str, bytes]:
     return {"gemm.cpp": (GEMM / "gemm.cpp").read_bytes()}
 
 
+def write_spec(folder: Path, spec: dict[str, Any]) -> Path:
+    """`spec` as folder/refused.yaml, with the GEMM's source beside it."""
+    path = folder / "refused.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    (folder / "gemm.cpp").write_bytes(gemm_sources()["gemm.cpp"])
+    return path
+
+
 def client(fleet: Fleet, role: str = "submitter") -> tunefleet.Client:
     return tunefleet.Client(fleet.address, token_file=fleet.token_file(role))
 
@@ -73,9 +81,7 @@ def test_missing_command_line_is_a_tunefleet_error(monkeypatch: pytest.MonkeyPat
 def test_a_spec_the_coordinator_would_refuse_names_file_line_and_field(tmp_path: Path) -> None:
     spec = small_gemm()
     spec["search"] = {"strategy": "no_such_strategy"}
-    path = tmp_path / "refused.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    (tmp_path / "gemm.cpp").write_bytes(gemm_sources()["gemm.cpp"])
+    path = write_spec(tmp_path, spec)
     line = path.read_text().splitlines().index("  strategy: no_such_strategy") + 1
     located = f"{path}:{line}: search.strategy: 'no_such_strategy' is not one of"
     with pytest.raises(tunefleet.InvalidArgumentError) as raised:
@@ -94,9 +100,7 @@ def test_a_spec_file_the_coordinator_refuses_is_named(fleet: Fleet, tmp_path: Pa
     spec = small_gemm()
     # Its limits are the coordinator's own: 64 problems at most by default.
     spec["problems"] = [{"M": 16 * (i + 1), "N": 64, "K": 64} for i in range(65)]
-    path = tmp_path / "refused.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    (tmp_path / "gemm.cpp").write_bytes(gemm_sources()["gemm.cpp"])
+    path = write_spec(tmp_path, spec)
     with client(fleet) as fleet_client:
         with pytest.raises(tunefleet.InvalidArgumentError) as raised:
             fleet_client.submit(path)
