@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
+  lld  # links the test binaries (CMakeLists.txt uses it when present)
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 libssl-dev libgtest-dev libgmock-dev
