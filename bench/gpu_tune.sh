@@ -5,12 +5,13 @@
 # every 100 ms over the job). Programs come from a folder made by carry.sh;
 # RUNNER names another tunefleet-runner and COORDINATOR another
 # tunefleet-coordinator (to compare two builds in one run),
-# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox). COORDINATOR_ALONE=1
+# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox), DEVICES the worker's
+# devices instead of nvidia (replay:FILE tries the script without a GPU). COORDINATOR_ALONE=1
 # runs the coordinator from a folder of its own, without tunefleet-nvrtc beside it
 # (as on a host without the CUDA toolkit), so that the worker compiles the job.
 # Tokens as an operator would use them: the coordinator's admin token makes a
 # worker and a submitter token.
-#   [RUNNER=PATH] [COORDINATOR=PATH] [WORKER_FLAGS=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
+#   [RUNNER=PATH] [COORDINATOR=PATH] [WORKER_FLAGS=...] [DEVICES=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -36,7 +37,7 @@ export TUNEFLEET_COORDINATOR="127.0.0.1:$(cat "$state/port")"
   done
 )
 export TUNEFLEET_TOKEN_FILE="$state/submitter.token"
-"$carry/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices nvidia --cache "$state/cache" \
+"$carry/tunefleet-worker" --coordinator "$TUNEFLEET_COORDINATOR" --devices "${DEVICES:-nvidia}" --cache "$state/cache" \
   --token-file "$state/worker.token" --runner "${RUNNER:-$carry/tunefleet-runner}" ${WORKER_FLAGS:-} \
   >"$state/worker.log" 2>&1 &
 worker=$!
@@ -49,7 +50,7 @@ if ! timeout "${TUNE_TIMEOUT_S:-300}" "$carry/tunefleet" submit "$spec" --wait -
   exit 1
 fi
 end=$(date +%s.%N)
-kill $smi
+kill $smi 2>/dev/null || true  # gone at once where there is no nvidia-smi
 job=$("$carry/tunefleet" jobs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["job_id"])')
 "$carry/tunefleet" status "$job" --json >"$state/status.json"
 "$carry/tunefleet" results "$job" >"$state/results.txt"
