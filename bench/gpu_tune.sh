@@ -5,13 +5,14 @@
 # every 100 ms over the job). Programs come from a folder made by carry.sh;
 # RUNNER names another tunefleet-runner and COORDINATOR another
 # tunefleet-coordinator (to compare two builds in one run),
-# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox), DEVICES the worker's
+# WORKER_FLAGS adds worker flags (e.g. --no-runner-sandbox), COORDINATOR_FLAGS the
+# coordinator's (e.g. --build-jobs 16, as on a 16-core GPU host), DEVICES the worker's
 # devices instead of nvidia (replay:FILE tries the script without a GPU). COORDINATOR_ALONE=1
 # runs the coordinator from a folder of its own, without tunefleet-nvrtc beside it
 # (as on a host without the CUDA toolkit), so that the worker compiles the job.
 # Tokens as an operator would use them: the coordinator's admin token makes a
 # worker and a submitter token.
-#   [RUNNER=PATH] [COORDINATOR=PATH] [WORKER_FLAGS=...] [DEVICES=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
+#   [RUNNER=PATH] [COORDINATOR=PATH] [WORKER_FLAGS=...] [COORDINATOR_FLAGS=...] [DEVICES=...] [COORDINATOR_ALONE=1] bench/gpu_tune.sh CARRY_DIR SPEC [STATE_DIR]
 set -euo pipefail
 carry="$(cd "$1" && pwd)" spec="$2" state="${3:-/tmp/tunefleet-gpu}"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -24,7 +25,7 @@ if [ -n "${COORDINATOR_ALONE:-}" ]; then
 fi
 "$coordinator_bin" --listen 127.0.0.1:0 --db "$state/t.db" --artifacts "$state/art" \
   --port-file "$state/port" --plaintext --admin-token-file "$state/admin.token" \
-  >"$state/coordinator.log" 2>&1 &
+  ${COORDINATOR_FLAGS:-} >"$state/coordinator.log" 2>&1 &
 coordinator=$! worker="" smi=""
 trap 'kill $coordinator $worker $smi 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done

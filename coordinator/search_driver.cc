@@ -251,13 +251,14 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
   const bool results_matter = search_.max_seconds() > 0 || patience_ > 0;
   const uint64_t budget = static_cast<uint64_t>(search_.max_candidates());
   // The window is the job's: its problems still proposing share it. A problem
-  // has at most a quarter of its budget in flight, so that a strategy learns
-  // from at least four rounds of results (docs/search.md, "Asked in batches").
+  // has at most an eighth of its budget in flight: asked again when half is
+  // back, it proposes with up to that many results untold, and a quarter cost
+  // 0.02-0.04 of the optimum at 40 (docs/search.md, "Asked in batches").
   const size_t proposing =
       std::max<size_t>(1, std::count_if(problems_.begin(), problems_.end(),
                                         [&](const Problem& p) { return Proposing(p); }));
   size_t share = (window + proposing - 1) / proposing;
-  if (budget > 0) share = std::min<size_t>(share, budget / 4);
+  if (budget > 0) share = std::min<size_t>(share, budget / 8);
   share = std::max<size_t>(share, 2);
   for (size_t i = 0; i < problems_.size(); ++i) {
     Problem& p = problems_[i];

@@ -6,7 +6,7 @@
 //
 // Strategies that learn are asked for a window of configurations at a time
 // (sized by the caller to the devices and compiler runs free, shared by the
-// job's problems, at most a quarter of max_candidates per problem) and asked
+// job's problems, at most an eighth of max_candidates per problem) and asked
 // again when half of it has come back, so that results steer what follows
 // while every device stays busy. Strategies that do not learn (exhaustive, random)
 // are asked for everything at once when no budget depends on the results

@@ -208,13 +208,13 @@ TEST_F(CoordinatorSearchTest, TwoDevicesGetTwiceTheWindow) {
   const std::string worker = Register(2);
   const int64_t id = Submit([](v1::Search& s) {
     s.set_strategy("bayes");
-    s.set_max_candidates(48);
+    s.set_max_candidates(128);  // an eighth: 16 in flight
   });
   int64_t most = Work(worker, 2, id);
   EXPECT_GT(most, static_cast<int64_t>(kProposalsPerDevice));
   EXPECT_LE(most, static_cast<int64_t>(2 * kProposalsPerDevice));
   EXPECT_EQ(Job(id).state(), v1::JOB_STATE_SUCCEEDED);
-  EXPECT_EQ(ResultConfigs(id).size(), 48u);
+  EXPECT_EQ(ResultConfigs(id).size(), 128u);
 }
 
 TEST_F(CoordinatorSearchTest, AutoRunsASmallSpaceWholeAtOnce) {

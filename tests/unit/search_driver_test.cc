@@ -125,7 +125,7 @@ TEST(SearchDriverTest, LearningStrategyKeepsAWindowInFlightAndStopsAtMaxCandidat
   for (const char* strategy : {"bayes", "local", "evolutionary", "auto"}) {
     SCOPED_TRACE(strategy);
     v1::KernelSpec spec = Spec(strategy);
-    spec.mutable_search()->set_max_candidates(60);
+    spec.mutable_search()->set_max_candidates(64);
     auto driver = Make(spec);
     ASSERT_NE(driver, nullptr);
     auto first = driver->Ask(8, kStart);
@@ -138,10 +138,10 @@ TEST(SearchDriverTest, LearningStrategyKeepsAWindowInFlightAndStopsAtMaxCandidat
 
     auto fresh = Make(spec);
     size_t max_in_flight = 0;
-    EXPECT_EQ(RunToEnd(*fresh, spec, 8, Time, &max_in_flight), 60u);
+    EXPECT_EQ(RunToEnd(*fresh, spec, 8, Time, &max_in_flight), 64u);
     EXPECT_LE(max_in_flight, 8u);
-    EXPECT_EQ(fresh->Evaluated(0), 60u);
-    EXPECT_EQ(fresh->StopReason(), "search.max_candidates (60) evaluated");
+    EXPECT_EQ(fresh->Evaluated(0), 64u);
+    EXPECT_EQ(fresh->StopReason(), "search.max_candidates (64) evaluated");
   }
 }
 
@@ -185,7 +185,7 @@ TEST(SearchDriverTest, MaxSecondsEndsProposalsButNotResultsInFlight) {
 // The window counts the job's configurations in flight, whatever its number
 // of problems: a strategy asked for many at once before any result learns
 // nothing from them (docs/search.md, "Asked in batches").
-TEST(SearchDriverTest, AJobsProblemsShareTheWindowAndKeepAQuarterOfTheBudgetAtMost) {
+TEST(SearchDriverTest, AJobsProblemsShareTheWindowAndKeepAnEighthOfTheBudgetAtMost) {
   v1::KernelSpec spec = Spec("bayes", /*two_problems=*/true);
   spec.mutable_search()->set_max_candidates(100);
   auto driver = Make(spec);
@@ -196,10 +196,10 @@ TEST(SearchDriverTest, AJobsProblemsShareTheWindowAndKeepAQuarterOfTheBudgetAtMo
             8);
   EXPECT_TRUE(driver->Ask(16, kStart).empty());
 
-  spec.mutable_search()->set_max_candidates(20);
+  spec.mutable_search()->set_max_candidates(40);
   driver = Make(spec);
   ASSERT_NE(driver, nullptr);
-  EXPECT_EQ(driver->Ask(64, kStart).size(), 10u) << "5 of each problem's 20";
+  EXPECT_EQ(driver->Ask(64, kStart).size(), 10u) << "5 of each problem's 40";
 }
 
 TEST(SearchDriverTest, ExhaustiveWithATimeBudgetIsAskedInWindows) {
