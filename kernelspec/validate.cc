@@ -1,6 +1,7 @@
 #include "kernelspec/validate.h"
 
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -541,6 +542,14 @@ bool IsIdentifier(std::string_view name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   }
   return true;
+}
+
+SpecLimits SpecLimits::None() {
+  SpecLimits none;
+  none.max_spec_bytes = none.max_source_bytes = none.max_buffer_bytes = INT64_MAX;
+  none.max_source_files = none.max_problems = none.max_params = INT_MAX;
+  none.max_space_size = UINT64_MAX;
+  return none;
 }
 
 Status ValidateSpec(const v1::KernelSpec& spec, const std::vector<v1::SourceFile>& sources,

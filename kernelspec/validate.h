@@ -21,6 +21,10 @@ struct SpecLimits {
   int64_t max_buffer_bytes = 1LL << 30;  // each buffer, for every problem
   int max_problems = 64;
   int max_params = 32;
+
+  // No limit at all: what is wrong with a spec apart from its size (`tunefleet
+  // spec`, whose coordinator checks sizes by its own limits).
+  static SpecLimits None();
 };
 
 // Reports every problem found, one per line, each naming its field:

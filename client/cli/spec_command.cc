@@ -4,7 +4,6 @@
 // coordinator would refuse it.
 #include <google/protobuf/util/json_util.h>
 
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -28,11 +27,8 @@ int RunSpec(const std::string& spec_path) {
   if (!loaded.ok()) return FailUsage(loaded.status());
   // What the coordinator would refuse, with the spec's lines; its size limits
   // are its own to check.
-  kernelspec::SpecLimits unlimited;
-  unlimited.max_spec_bytes = unlimited.max_source_bytes = unlimited.max_buffer_bytes = INT64_MAX;
-  unlimited.max_source_files = unlimited.max_problems = unlimited.max_params = INT_MAX;
-  unlimited.max_space_size = UINT64_MAX;
-  if (Status valid = kernelspec::ValidateSpec(loaded->spec, loaded->sources, unlimited);
+  if (Status valid =
+          kernelspec::ValidateSpec(loaded->spec, loaded->sources, kernelspec::SpecLimits::None());
       !valid.ok()) {
     return FailSpec(*loaded, valid);
   }
