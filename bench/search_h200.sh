@@ -145,37 +145,36 @@ for name in walls:
                               f"{ratio:.4f} ({'both re-timed in alternation' if retimed else 'first timings'})")
 # The exhaustive run timed every configuration: it judges each search's winner
 # and the best configuration the search evaluated, both by the exhaustive run's
-# first timings, free of the drift between runs.
+# first timings, free of the drift between runs. Keys are "NAME=VALUE" pairs,
+# sorted so that the database's keys and status.json's dicts meet.
+def canonical(pairs):
+    return ",".join(sorted(pairs))
+
 def first_timings(name):
     table = {}
     db = sqlite3.connect(f"{state}/{name}/run/t.db")
     for config_key, problem_key, ns in db.execute(
             "SELECT config_key, problem_key, median_ns FROM results WHERE status = 1"):
-        table.setdefault(problem_key, {})[config_key] = ns
+        table.setdefault(canonical(problem_key.split(",")), {})[canonical(config_key.split(","))] = ns
     return table
 
-def config_key_of(config):
-    return ",".join(f"{k}={v}" for k, v in sorted(json.loads(config).items()))
+def key_of(json_dict):
+    return canonical(f"{k}={v}" for k, v in json.loads(json_dict).items())
 
 exhaustive_table = first_timings("exhaustive")
-def canonical(key):
-    return ",".join(sorted(key.split(",")))
-exhaustive_table = {canonical(p): {canonical(c): ns for c, ns in t.items()} for p, t in exhaustive_table.items()}
 print("\nas the exhaustive run timed them: a search's winner, and the best it evaluated, / the optimum")
 for name in walls:
     if not name.startswith("auto"):
         continue
-    _, best, _ = summary(name)
-    evaluated = {canonical(p): t for p, t in first_timings(name).items()}
+    evaluated = first_timings(name)
     cells = []
-    for problem, (_, config) in best.items():
-        problem_key = canonical(config_key_of(problem))
-        table = exhaustive_table.get(problem_key, {})
+    for problem, (_, config) in summary(name)[1].items():
+        table = exhaustive_table.get(key_of(problem), {})
         if not table:
             continue
         optimum = min(table.values())
-        winner = table.get(canonical(config_key_of(config)))
-        seen = [table[canonical(c)] for c in evaluated.get(problem_key, {}) if canonical(c) in table]
+        winner = table.get(key_of(config))
+        seen = [table[c] for c in evaluated.get(key_of(problem), {}) if c in table]
         cells.append(f"{optimum / winner if winner else float('nan'):.3f}/{optimum / min(seen) if seen else float('nan'):.3f}")
     print(f"{name:24} " + " ".join(cells))
 print("\nproblems in order:", ", ".join(base_best))
