@@ -113,7 +113,8 @@ TEST_P(CudaExamplesTest, LoadsEnumeratesAndCompiles) {
 // tiles), where it would time STREAM_K = 0 again. The 256 x 152 tile (three whole waves at the
 // ragged shape) is offered on Hopper with B column-major only, as its kernel path supports, and
 // with the TMA store, whose 32-column C boxes fit it with 4 stages and clusters of 2 (the
-// configuration that measured best there, bench/hopper_gemm/NOTES.md v8).
+// configuration that measured best there, bench/hopper_gemm/NOTES.md v8). GROUP_M 16 is offered
+// wherever it orders the tiles otherwise than 8, 1024^3's 16 rows of 64 x 128 tiles included.
 TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew) {
   for (const char* spec : {"hopper_gemm_f16_tn.yaml", "hopper_gemm_bf16_tn.yaml",
                            "hopper_gemm_f16_nn.yaml", "hopper_gemm_bf16_nn.yaml"}) {
@@ -132,11 +133,20 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         auto configs = space->Select(loaded->spec.search(), 1000000);
         ASSERT_TRUE(configs.ok()) << configs.status().ToString();
         EXPECT_FALSE(configs->empty());
-        int split = 0, stream = 0, wide = 0, wide_4_stages_clustered = 0;
+        std::map<std::string, int64_t> p;
+        for (const auto& var : problem.vars()) p[var.name()] = var.value();
+        int split = 0, stream = 0, wide = 0, wide_4_stages_clustered = 0, column_major_64x128 = 0;
         for (const v1::Config& config : *configs) {
           std::map<std::string, int64_t> v;
           for (const v1::ParamSetting& setting : config.settings()) {
             v[setting.name()] = setting.value().int_value();
+          }
+          // GROUP_M 16 only where it orders the tiles otherwise than 8: over 8 rows of them.
+          const int64_t tile_rows =
+              (p["M"] + v["BM"] * v["CLUSTER_M"] - 1) / (v["BM"] * v["CLUSTER_M"]);
+          if (v["GROUP_M"] == 16) EXPECT_GT(tile_rows, 8);
+          if (v["GROUP_M"] == 16 && v["BM"] == 64 && v["BN"] == 128 && tile_rows == 16) {
+            ++column_major_64x128;
           }
           if (v["SPLIT_K"] > 1) ++split;
           if (v["BN"] == 152) {
@@ -149,8 +159,6 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
           }
           if (v["STREAM_K"] == 0) continue;
           ++stream;
-          std::map<std::string, int64_t> p;
-          for (const auto& var : problem.vars()) p[var.name()] = var.value();
           const int64_t cluster_tiles = (p["M"] + v["BM"] * v["CLUSTER_M"] - 1) /
                                         (v["BM"] * v["CLUSTER_M"]) *
                                         ((p["N"] + v["BN"] - 1) / v["BN"]);
@@ -174,6 +182,9 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
         }
         if (gpu == &kH200 && shape == "M=1024,N=1024,K=1024") {
           EXPECT_GT(split, 0);
+          // All 16 rows of 64 x 128 tiles in one group: 6% faster than GROUP_M 8 on an H100
+          // (bench/hopper_gemm/NOTES.md v12).
+          EXPECT_GT(column_major_64x128, 0);
         }
         ragged |= shape == "M=3000,N=5000,K=2000";
       }
