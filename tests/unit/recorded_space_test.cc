@@ -127,6 +127,24 @@ TEST_F(SmallFilesTest, PlainCacheFileWithStringsAndFailures) {
   EXPECT_EQ(recorded->space.Describe(1), "bx=64,dt=float");
 }
 
+// The entries keep the file's order wherever `cache` stands among the members; a key written
+// twice keeps its first place and its last value, as a JSON object does.
+TEST_F(SmallFilesTest, CacheEntriesInFileOrderWhereverTheCacheStands) {
+  auto recorded = ReadRecordedSpace(Write(
+      "k_cache.json", R"({"cache": {"64,half": {"bx": 64, "dt": "half", "time": 3},)"
+                      R"( "32,half": {"bx": 32, "dt": "half", "time": 2, "cache": {"bx": 1}},)"
+                      R"( "64,half": {"bx": 64, "dt": "half", "time": 1}},)"
+                      R"( "tune_params_keys": ["bx", "dt"], "device_name": "X",)"
+                      R"( "tune_params": {"bx": [32, 64], "dt": ["half"]}})"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  EXPECT_EQ(recorded->device, "X");
+  ASSERT_EQ(recorded->space.size(), 2u);
+  EXPECT_EQ(recorded->space.Describe(0), "bx=64,dt=half");
+  EXPECT_EQ(recorded->results[0].time_ms, 1);
+  EXPECT_EQ(recorded->space.Describe(1), "bx=32,dt=half");
+  EXPECT_EQ(recorded->results[1].time_ms, 2);
+}
+
 // Kernel Tuner writes the closing braces only when tuning ends.
 TEST_F(SmallFilesTest, CacheFileCutShortIsReadAsFarAsItGoes) {
   auto recorded = ReadRecordedSpace(Write(
