@@ -72,6 +72,10 @@ class Backend {
   // only within one: define-style copies are named by their place in their
   // batch). Errors name the missing symbol; the caller sets the geometry.
   virtual Result<Launchable> Find(size_t artifact, const std::string& symbol) = 0;
+  // Called before one problem's candidates are found. A backend whose
+  // answers depend on the problem (replay: a recording per problem) turns to
+  // it here; an error fails that problem's candidates with its message.
+  virtual Status SelectProblem(const v1::Problem&) { return Status::Ok(); }
   // Device copies of `initial`, one per spec buffer; the working copies are
   // undefined until Reset.
   virtual Result<std::unique_ptr<DeviceBuffers>> Upload(std::vector<HostBuffer> initial) = 0;

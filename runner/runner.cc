@@ -394,11 +394,12 @@ Status Runner::Run(const v1::RunnerRequest& request, const EventSink& sink) {
   const std::string job_key = JobKey(lease);
   for (const std::string& key : problem_order) {
     const auto& group = by_problem[key];
-    Status problem_status = backend.status();
-    PreparedProblem* data = backend.ok() ? prepared_.Find(job_key + key) : nullptr;
+    Status problem_status =
+        backend.ok() ? (*backend)->SelectProblem(group.front()->problem()) : backend.status();
+    PreparedProblem* data = problem_status.ok() ? prepared_.Find(job_key + key) : nullptr;
     if (data != nullptr) {
       ++stats_.problems_reused;
-    } else if (backend.ok()) {
+    } else if (problem_status.ok()) {
       v1::RunnerStep prepare;
       prepare.set_problem_key(key);
       TF_RETURN_IF_ERROR(sink(Started(prepare)));

@@ -367,6 +367,7 @@ Result<RecordedSpace> ReadRecordedSpace(const std::string& path) {
   const Json& json = file.json;
   RecordedSpace out;
   out.path = path;
+  out.problem = StringOr(json, "problem", "");
   Status status;
   if (json.is_object() && json.contains("cache")) {
     status = ReadCache(path, file, &out);

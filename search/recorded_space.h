@@ -17,6 +17,8 @@
 //    objective (ms), `times.compilation` and `times.runtimes`. Parameters are
 //    the configuration keys of the first result; values are those recorded,
 //    numbers ascending, strings (and booleans, as "True"/"False") sorted.
+// Either may name its problem in a top-level `problem` string, as TuneFleet's
+// exports do ("M=1024,N=1024,K=1024", kernelspec::ProblemText's form).
 //
 // Errors name the file and the entry: a configuration that lacks a parameter
 // or has a value outside tune_params, the same configuration twice, no
@@ -55,6 +57,7 @@ struct RecordedSpace {
   std::string format;  // "kerneltuner-cache" or "t4"
   std::string device;  // as the file names it; empty when it does not
   std::string kernel;
+  std::string problem;                  // as the file names it; empty when it does not
   Space space;                          // the recorded configurations
   std::vector<RecordedResult> results;  // results[id] belongs to space.config(id)
 };

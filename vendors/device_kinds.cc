@@ -28,7 +28,7 @@ const DeviceKind kDeviceKinds[] = {
 #endif
     {"replay",
      "replay:FILE (repeatable) answers from a recorded space, a Kernel Tuner cache or T4 file, "
-     "gzip or not, instead of running",
+     "gzip or not, instead of running; replay:FOLDER, from one recording per problem",
      nullptr, nullptr, replay::MakeReplayBackend, replay::ConfineReplayRunner, false,
      replay::DiscoverReplayDevice},
 };

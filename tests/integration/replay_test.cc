@@ -1,6 +1,8 @@
 // Whole jobs on recorded hardware: a real coordinator and a real worker
 // process whose device replays a recorded convolution space
-// (--devices replay:FILE), searched with `auto` on a budget.
+// (--devices replay:FILE), searched with `auto` on a budget; and a job of two
+// problems on a folder of recordings, one per problem (--devices
+// replay:FOLDER).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -154,6 +156,95 @@ TEST_F(ReplayTest, AConfigurationOutsideTheRecordingIsAnErrorResult) {
   EXPECT_GT(inside, 0);
   EXPECT_EQ(job.stop_reason(),
             "all " + std::to_string(inside + outside) + " valid configurations evaluated");
+}
+
+// The H100's Hopper GEMM recordings name their problems; as one device, each problem's
+// candidates are answered from its own recording.
+TEST_F(ReplayTest, AFolderAnswersEachProblemFromItsOwnRecording) {
+  const std::string folder = "tests/data/spaces/hopper_gemm/h100_2026-12-05/";
+  std::map<std::string, std::map<std::string, const search::RecordedResult*>> recorded;
+  std::vector<search::RecordedSpace> recordings;
+  for (const char* shape : {"1024x1024x1024", "3000x5000x2000"}) {
+    auto recording =
+        search::ReadRecordedSpace(SourcePath(folder + "H100_f16_" + shape + "_cache.json.gz"));
+    ASSERT_TRUE(recording.ok()) << recording.status().ToString();
+    recordings.push_back(*std::move(recording));
+  }
+  for (const search::RecordedSpace& r : recordings) {
+    for (search::ConfigId id = 0; id < r.space.size(); ++id) {
+      recorded[r.problem][r.space.Describe(id)] = &r.results[id];
+    }
+  }
+  StartFleet(folder);
+  kernelspec::LoadedSpec spec =
+      LoadTestSpec(folder + "hopper_gemm_replay.yaml", [](v1::KernelSpec& s) {
+        v1::Problem small;
+        for (const auto& [name, value] : {std::pair{"M", 1024}, {"N", 1024}, {"K", 1024}}) {
+          v1::ProblemVar* var = small.add_vars();
+          var->set_name(name);
+          var->set_value(value);
+        }
+        *s.add_problems() = small;
+        s.mutable_search()->set_strategy("auto");
+        s.mutable_search()->set_max_candidates(24);
+      });
+  ASSERT_EQ(spec.spec.problems_size(), 2);
+  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(300));
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
+                                                  << coordinator_->Log() << worker_->Log();
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  ASSERT_EQ(results->size(), 48u);
+  std::map<std::string, int> per_problem;
+  for (const v1::CandidateResult& r : *results) {
+    const std::string problem = kernelspec::ProblemText(r.problem());
+    const std::string key = kernelspec::ConfigKey(r.config());
+    ++per_problem[problem];
+    ASSERT_TRUE(recorded.count(problem)) << problem;
+    auto it = recorded[problem].find(key);
+    ASSERT_NE(it, recorded[problem].end()) << key << " is outside " << problem << "'s recording";
+    if (it->second->outcome == search::Outcome::kOk) {
+      EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << key << ": " << r.error();
+      EXPECT_DOUBLE_EQ(r.timing().median_ns(), it->second->time_ms * 1e6) << problem << " " << key;
+    } else {
+      EXPECT_THAT(r.error(), HasSubstr(problem)) << "a failure names its recording's problem";
+    }
+  }
+  EXPECT_EQ(per_problem, (std::map<std::string, int>{{"M=1024,N=1024,K=1024", 24},
+                                                     {"M=3000,N=5000,K=2000", 24}}));
+}
+
+// A recording that names its problem answers no other: the job's other problem fails, naming
+// what the device holds, instead of being answered with another shape's times.
+TEST_F(ReplayTest, ARecordingAnswersOnlyTheProblemItNames) {
+  StartFleet("tests/data/spaces/hopper_gemm/h100_2026-12-05/H100_f16_3000x5000x2000_cache.json.gz");
+  kernelspec::LoadedSpec spec =
+      LoadTestSpec("tests/data/spaces/hopper_gemm/h100_2026-12-05/hopper_gemm_replay.yaml",
+                   [](v1::KernelSpec& s) {
+                     v1::Problem other = s.problems(0);
+                     other.mutable_vars(0)->set_value(1024);
+                     *s.add_problems() = other;
+                     s.mutable_search()->set_strategy("random");
+                     s.mutable_search()->set_max_candidates(4);
+                   });
+  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(120));
+  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << worker_->Log();
+  auto results = client_->ListResults(job.job_id());
+  ASSERT_TRUE(results.ok());
+  int answered = 0, refused = 0;
+  for (const v1::CandidateResult& r : *results) {
+    if (r.problem().vars(0).value() == 3000) {
+      answered += r.status() != v1::RESULT_STATUS_RUNTIME_FAILED ||
+                  r.error().find("no recording") == std::string::npos;
+    } else {
+      ++refused;
+      EXPECT_EQ(r.status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+      EXPECT_THAT(r.error(), HasSubstr("no recording of M=1024,N=5000,K=2000 on this replay device "
+                                       "(recorded: M=3000,N=5000,K=2000)"));
+    }
+  }
+  EXPECT_EQ(answered, 4);
+  EXPECT_EQ(refused, 4);
 }
 
 }  // namespace

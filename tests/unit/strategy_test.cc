@@ -215,14 +215,13 @@ TEST(StrategyTest, BayesInitialDesignCountsProposalsNotYetTold) {
 // fast), it picks among them at random, not the first listed: a space listed
 // fastest first (a results table) must not steer the search.
 TEST(StrategyTest, BayesBreaksTiesAtRandomNotInTheOrderTheSpaceLists) {
-  std::vector<Parameter> params = {{"X", {}}, {"Y", {}}};
+  std::vector<Value> values;
   std::vector<uint32_t> indices;
   for (uint32_t x = 0; x < 20; ++x) {
-    params[0].values.push_back(int64_t{x});
-    params[1].values.push_back(int64_t{x});
+    values.emplace_back(int64_t{x});
     for (uint32_t y = 0; y < 20; ++y) indices.insert(indices.end(), {x, y});
   }
-  auto space = Space::Create(params, indices);
+  auto space = Space::Create({{"X", values}, {"Y", values}}, indices);
   ASSERT_TRUE(space.ok()) << space.status().ToString();
   auto strategy = MakeStrategy("bayes", *space, {.seed = 5, .budget = 100});
   ASSERT_TRUE(strategy.ok());

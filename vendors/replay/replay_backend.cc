@@ -17,19 +17,35 @@ class NoBuffers : public runner::DeviceBuffers {
 
 }  // namespace
 
-ReplayBackend::ReplayBackend(search::RecordedSpace recording, double speed)
-    : recording_(std::move(recording)), speed_(speed) {}
+ReplayBackend::ReplayBackend(std::vector<search::RecordedSpace> recordings, double speed)
+    : recordings_(std::move(recordings)), speed_(speed) {}
 
 std::string ReplayBackend::Source() const {
-  return (recording_.device.empty() ? recording_.kernel : recording_.device) + " (" +
-         recording_.format + ")";
+  const search::RecordedSpace& r = recording();
+  return (r.device.empty() ? r.kernel : r.device) + (r.problem.empty() ? "" : " " + r.problem) +
+         " (" + r.format + ")";
 }
 
 Status ReplayBackend::Load(const std::vector<std::string>&) { return Status::Ok(); }
 
+Status ReplayBackend::SelectProblem(const v1::Problem& problem) {
+  const std::string text = kernelspec::ProblemText(problem);
+  std::string recorded;
+  for (size_t i = 0; i < recordings_.size(); ++i) {
+    const std::string& named = recordings_[i].problem;
+    if (named.empty() || named == text) {
+      current_ = i;
+      return Status::Ok();
+    }
+    recorded += (recorded.empty() ? "" : "; ") + named;
+  }
+  return Status::NotFound("no recording of " + text +
+                          " on this replay device (recorded: " + recorded + ")");
+}
+
 Result<runner::Launchable> ReplayBackend::Find(size_t, const std::string& symbol) {
   TF_ASSIGN_OR_RETURN(v1::Config config, kernelspec::ParseConfigKey(symbol));
-  const search::Space& space = recording_.space;
+  const search::Space& space = recording().space;
   auto outside = [&](const std::string& why) {
     return Status::NotFound("configuration " + symbol + " is outside the space recorded on " +
                             Source() + ": " + why);
@@ -54,7 +70,7 @@ Result<runner::Launchable> ReplayBackend::Find(size_t, const std::string& symbol
   std::optional<search::ConfigId> id = space.Find(indices.data());
   if (!id) return outside("not recorded");
   runner::Launchable kernel;
-  kernel.function = const_cast<search::RecordedResult*>(&recording_.results[*id]);
+  kernel.function = const_cast<search::RecordedResult*>(&recording().results[*id]);
   return kernel;
 }
 

@@ -1,6 +1,7 @@
-// The runner's backend for replay devices (replay_devices.h): Find looks a
-// symbol (a config key, replay_toolchain.h) up in the recording, Answer
-// gives its recorded outcome; buffers are not kept and nothing runs.
+// The runner's backend for replay devices (replay_devices.h): SelectProblem
+// turns to the problem's recording, Find looks a symbol (a config key,
+// replay_toolchain.h) up in it, Answer gives its recorded outcome; buffers are
+// not kept and nothing runs.
 #pragma once
 
 #include <memory>
@@ -15,10 +16,13 @@ namespace v1 = ::tunefleet::v1;
 class ReplayBackend : public runner::Backend {
  public:
   // speed: the factor applied to recorded compile and run times before
-  // sleeping them; 0 sleeps nothing.
-  ReplayBackend(search::RecordedSpace recording, double speed);
+  // sleeping them; 0 sleeps nothing. A recording that names its problem
+  // answers that problem only; one that names none (the only one) answers
+  // every problem.
+  ReplayBackend(std::vector<search::RecordedSpace> recordings, double speed);
 
   Status Load(const std::vector<std::string>& artifact_paths) override;
+  Status SelectProblem(const v1::Problem& problem) override;
   // A recorded space has no artifacts: `symbol` is the configuration key.
   Result<runner::Launchable> Find(size_t artifact, const std::string& symbol) override;
   std::optional<v1::CandidateResult> Answer(const runner::Launchable& kernel) override;
@@ -37,13 +41,16 @@ class ReplayBackend : public runner::Backend {
                                const v1::BenchmarkSettings& settings) override;
 
  private:
-  // What the recording was made on, for messages: its device, or its kernel.
+  // What the recording in use was made on, for messages: its device, or its
+  // kernel, and its problem where it names one.
   std::string Source() const;
+  const search::RecordedSpace& recording() const { return recordings_[current_]; }
   const search::RecordedResult& ResultOf(const runner::Launchable& kernel) const {
     return *static_cast<const search::RecordedResult*>(kernel.function);
   }
 
-  search::RecordedSpace recording_;
+  std::vector<search::RecordedSpace> recordings_;
+  size_t current_ = 0;
   double speed_;
 };
 

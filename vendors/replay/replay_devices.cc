@@ -1,7 +1,9 @@
 #include "vendors/replay/replay_devices.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "search/recorded_space.h"
 #include "vendors/replay/replay_backend.h"
@@ -11,6 +13,37 @@ namespace {
 
 constexpr const char* kSpeedProperty = "replay_speed_permille";
 
+// The last part of `path`, a file's name or a folder's ("dir/" included).
+std::string NameOf(const std::string& path) {
+  std::filesystem::path p = std::filesystem::path(path).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  return p.filename().string();
+}
+
+bool IsRecordingName(const std::string& name) {
+  auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".json") || ends_with(".json.gz");
+}
+
+// The recordings of a folder, each naming a problem of its own, all of one
+// device.
+Result<std::vector<std::string>> FolderRecordings(const std::string& folder) {
+  std::vector<std::string> paths;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    if (entry.is_regular_file() && IsRecordingName(entry.path().filename().string())) {
+      paths.push_back(entry.path().string());
+    }
+  }
+  if (error) return Status::InvalidArgument(folder + ": " + error.message());
+  if (paths.empty()) return Status::InvalidArgument(folder + ": no *.json or *.json.gz recordings");
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
 }  // namespace
 
 Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
@@ -18,14 +51,38 @@ Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
   if (!(speed >= 0)) {
     return Status::InvalidArgument("--replay-speed must be >= 0, got " + std::to_string(speed));
   }
-  auto recording = search::ReadRecordedSpace(path);
-  if (!recording.ok()) {
-    return Status::InvalidArgument("replay:" + path + ": " + recording.status().message());
+  const std::string where = "replay:" + path;
+  std::vector<std::string> paths = {path};
+  if (std::filesystem::is_directory(path)) {
+    auto found = FolderRecordings(path);
+    if (!found.ok()) return Status::InvalidArgument(where + ": " + found.status().message());
+    paths = *std::move(found);
   }
-  std::string model = recording->device;
-  if (model.empty()) model = std::filesystem::path(path).filename().string();
+  std::string model;
+  std::set<std::string> problems;
   runner::Device device;
-  device.files = {std::filesystem::absolute(path).string()};
+  for (const std::string& file : paths) {
+    auto recording = search::ReadRecordedSpace(file);
+    if (!recording.ok()) {
+      return Status::InvalidArgument(where + ": " + recording.status().message());
+    }
+    if (paths.size() > 1 && recording->problem.empty()) {
+      return Status::InvalidArgument(where + ": " + file +
+                                     " names no problem; in a folder each recording needs its "
+                                     "own (a top-level \"problem\": \"M=1024,...\")");
+    }
+    if (!problems.insert(recording->problem).second) {
+      return Status::InvalidArgument(where + ": " + file + " records " + recording->problem +
+                                     " again");
+    }
+    const std::string recorded_on = recording->device.empty() ? NameOf(path) : recording->device;
+    if (!model.empty() && recorded_on != model) {
+      return Status::InvalidArgument(where + ": " + file + " was recorded on " + recorded_on +
+                                     ", the others on " + model + ": one device per folder");
+    }
+    model = recorded_on;
+    device.files.push_back(std::filesystem::absolute(file).string());
+  }
   v1::DeviceInfo& info = device.info;
   info.set_index(index);
   info.set_vendor("replay");
@@ -42,11 +99,14 @@ Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
 }
 
 Result<std::unique_ptr<runner::Backend>> MakeReplayBackend(const v1::DeviceInfo& device, int) {
-  TF_ASSIGN_OR_RETURN(search::RecordedSpace recording,
-                      search::ReadRecordedSpace(runner::DeviceFileName(0)));
+  std::vector<search::RecordedSpace> recordings;
+  for (size_t n = 0; n == 0 || std::filesystem::exists(runner::DeviceFileName(n)); ++n) {
+    TF_ASSIGN_OR_RETURN(recordings.emplace_back(),
+                        search::ReadRecordedSpace(runner::DeviceFileName(n)));
+  }
   auto speed = device.properties().find(kSpeedProperty);
   const double factor = speed == device.properties().end() ? 1.0 : speed->second / 1000.0;
-  return std::unique_ptr<runner::Backend>(new ReplayBackend(std::move(recording), factor));
+  return std::unique_ptr<runner::Backend>(new ReplayBackend(std::move(recordings), factor));
 }
 
 void ConfineReplayRunner(uint64_t memory_bytes, sandbox::Policy& policy) {

@@ -5,6 +5,12 @@
 // service on recorded hardware. The device table's row for "replay"
 // (vendors/device_kinds.h).
 //
+// `replay:FOLDER` is one device with every recording in the folder (*.json,
+// *.json.gz): each must name its problem (a top-level `problem`, as
+// TuneFleet's exports do), and a candidate is answered from its problem's
+// recording. A single file that names its problem answers that problem only;
+// one that names none answers every problem of a job.
+//
 // A recorded result is replayed as it was (a time, or the failure recorded:
 // compile, runtime, wrong result, timeout; a configuration the recording
 // marks invalid comes back pruned), after sleeping the recorded compile and
@@ -28,12 +34,13 @@ namespace tf::replay {
 
 namespace v1 = ::tunefleet::v1;
 
-// Reads `path` (so that a bad file is refused at start, naming the problem)
-// and describes its device; the file becomes the device's files[0].
+// Reads `path`, a recording or a folder of them (so that a bad file is
+// refused at start, naming the problem), and describes its device; the
+// recordings become the device's files, in name order.
 Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
                                             const std::string& label, double speed);
 
-// A ReplayBackend over the recording the runner finds in its folder.
+// A ReplayBackend over the recordings the runner finds in its folder.
 Result<std::unique_ptr<runner::Backend>> MakeReplayBackend(const v1::DeviceInfo& device,
                                                            int ordinal);
 

@@ -91,7 +91,7 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
   ASSERT_TRUE(recording.ok()) << recording.status().ToString();
   const search::Space space = recording->space;
   const std::vector<search::RecordedResult> results = recording->results;
-  ReplayBackend backend(*std::move(recording), /*speed=*/0);
+  ReplayBackend backend({*std::move(recording)}, /*speed=*/0);
   ASSERT_TRUE(backend.Load({"unused"}).ok());
 
   std::optional<search::ConfigId> ok, failed;
@@ -123,6 +123,92 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
   EXPECT_THAT(unrecorded.status().message(), HasSubstr("is outside the space recorded on "));
   EXPECT_THAT(unrecorded.status().message(),
               HasSubstr("(kerneltuner-cache): block_size_x=17 was never recorded"));
+}
+
+// A small Kernel Tuner cache of one parameter, x = 1 and 2, recorded on `device` for `problem`
+// (none when empty), with times `t1` and `t2`.
+std::string SmallCache(const std::string& device, const std::string& problem, double t1,
+                       double t2) {
+  return R"({"device_name": ")" + device + R"(", "kernel_name": "k", )" +
+         (problem.empty() ? "" : R"("problem": ")" + problem + R"(", )") +
+         R"("tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)" +
+         R"("1": {"x": 1, "time": )" + std::to_string(t1) + R"(}, "2": {"x": 2, "time": )" +
+         std::to_string(t2) + "}}}";
+}
+
+v1::Problem ProblemOf(int64_t n) {
+  v1::Problem problem;
+  v1::ProblemVar* var = problem.add_vars();
+  var->set_name("N");
+  var->set_value(n);
+  return problem;
+}
+
+TEST(ReplayDevicesTest, AFolderIsOneDeviceWithARecordingPerProblem) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "b.json", SmallCache("GPU", "N=2", 4, 3)).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "a.json", SmallCache("GPU", "N=1", 2, 1)).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "notes.md", "not a recording").ok());
+  auto device = DiscoverReplayDevice(dir.path() + "/", 0, "", 0);
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  EXPECT_EQ(device->info.model(), "GPU");
+  ASSERT_EQ(device->files.size(), 2u);
+  EXPECT_EQ(std::filesystem::path(device->files[0]).filename(), "a.json");
+  EXPECT_EQ(std::filesystem::path(device->files[1]).filename(), "b.json");
+
+  // Refused at start, naming the file: a recording that names no problem, a problem recorded
+  // twice, recordings of two devices, a folder with none.
+  auto refusal = [](const std::string& folder) {
+    auto refused = DiscoverReplayDevice(folder, 0, "", 0);
+    EXPECT_FALSE(refused.ok());
+    return refused.status().message();
+  };
+  testing::TempDir unnamed, twice, two_devices, empty;
+  ASSERT_TRUE(WriteFileAtomic(unnamed / "a.json", SmallCache("GPU", "N=1", 2, 1)).ok());
+  ASSERT_TRUE(WriteFileAtomic(unnamed / "b.json", SmallCache("GPU", "", 2, 1)).ok());
+  EXPECT_THAT(refusal(unnamed.path()), HasSubstr("b.json names no problem"));
+  ASSERT_TRUE(WriteFileAtomic(twice / "a.json", SmallCache("GPU", "N=1", 2, 1)).ok());
+  ASSERT_TRUE(WriteFileAtomic(twice / "b.json.gz", SmallCache("GPU", "N=1", 2, 1)).ok());
+  EXPECT_THAT(refusal(twice.path()), HasSubstr("b.json.gz records N=1 again"));
+  ASSERT_TRUE(WriteFileAtomic(two_devices / "a.json", SmallCache("GPU", "N=1", 2, 1)).ok());
+  ASSERT_TRUE(WriteFileAtomic(two_devices / "b.json", SmallCache("CPU", "N=2", 2, 1)).ok());
+  EXPECT_THAT(refusal(two_devices.path()), HasSubstr("one device per folder"));
+  EXPECT_THAT(refusal(empty.path()), HasSubstr("no *.json or *.json.gz recordings"));
+}
+
+TEST(ReplayBackendTest, AnswersEachProblemFromItsRecording) {
+  testing::TempDir dir;
+  std::vector<search::RecordedSpace> recordings;
+  for (const auto& [name, text] : {std::pair{"a.json", SmallCache("GPU", "N=1", 2, 1)},
+                                   {"b.json", SmallCache("GPU", "N=2", 4, 3)}}) {
+    ASSERT_TRUE(WriteFileAtomic(dir / name, text).ok());
+    auto recording = search::ReadRecordedSpace(dir / name);
+    ASSERT_TRUE(recording.ok()) << recording.status().ToString();
+    recordings.push_back(*std::move(recording));
+  }
+  ReplayBackend backend(std::move(recordings), /*speed=*/0);
+  auto time_of_x2 = [&](int64_t n) -> Result<double> {
+    TF_RETURN_IF_ERROR(backend.SelectProblem(ProblemOf(n)));
+    TF_ASSIGN_OR_RETURN(runner::Launchable kernel, backend.Find(0, "x=2"));
+    return backend.Answer(kernel)->timing().median_ns() / 1e6;
+  };
+  for (const auto& [n, expected] : {std::pair{2, 3.0}, {1, 1.0}}) {
+    auto time = time_of_x2(n);
+    ASSERT_TRUE(time.ok()) << time.status().ToString();
+    EXPECT_EQ(*time, expected) << "N=" << n;
+  }
+  EXPECT_THAT(time_of_x2(3).status().message(),
+              HasSubstr("no recording of N=3 on this replay device (recorded: N=1; N=2)"));
+
+  // One recording: it answers its own problem only, or every problem when it names none.
+  auto named = search::ReadRecordedSpace(dir / "a.json");
+  ASSERT_TRUE(named.ok());
+  ReplayBackend one({*named}, 0);
+  EXPECT_TRUE(one.SelectProblem(ProblemOf(1)).ok());
+  EXPECT_FALSE(one.SelectProblem(ProblemOf(2)).ok());
+  named->problem.clear();
+  ReplayBackend any({*std::move(named)}, 0);
+  EXPECT_TRUE(any.SelectProblem(ProblemOf(2)).ok());
 }
 
 TEST(ReplaySpecTest, TheReplaySpecsSpaceIsTheRecordedSpace) {
