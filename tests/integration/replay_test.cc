@@ -40,6 +40,19 @@ class ReplayTest : public ::testing::Test {
     client_ = std::move(*client);
   }
 
+  // Runs `spec` as a job to its end and lists its results; a job that does not succeed fails
+  // the test with its error and both processes' logs.
+  v1::Job RunJob(const kernelspec::LoadedSpec& spec, seconds timeout,
+                 std::vector<v1::CandidateResult>* results) {
+    v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), timeout);
+    EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
+                                                    << coordinator_->Log() << worker_->Log();
+    auto listed = client_->ListResults(job.job_id());
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    if (listed.ok()) *results = *std::move(listed);
+    return job;
+  }
+
   TempDir dir_;
   std::unique_ptr<CoordinatorProcess> coordinator_;
   std::unique_ptr<Process> worker_;
@@ -83,20 +96,18 @@ TEST_F(ReplayTest, AutoWithABudgetOf100BeatsRandomSamplingAndRecordsEachCandidat
         LoadTestSpec(kSpec, [&](v1::KernelSpec& s) { s.mutable_search()->set_seed(seed); });
     ASSERT_EQ(spec.spec.search().strategy(), "auto");
     ASSERT_EQ(spec.spec.search().max_candidates(), 100);
-    v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(300));
-    ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
-                                                    << coordinator_->Log() << worker_->Log();
+    std::vector<v1::CandidateResult> results;
+    v1::Job job = RunJob(spec, seconds(300), &results);
+    ASSERT_FALSE(HasFailure());
     EXPECT_EQ(job.stop_reason(), "search.max_candidates (100) evaluated");
     EXPECT_EQ(job.candidates_total(), 100);
     EXPECT_THAT(job.device_class(), HasSubstr("replay/"));
     ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
 
     // Each result is the recording's: its time, or its failure.
-    auto results = client_->ListResults(job.job_id());
-    ASSERT_TRUE(results.ok()) << results.status().ToString();
-    ASSERT_EQ(results->size(), 100u);
+    ASSERT_EQ(results.size(), 100u);
     std::set<std::string> configs;
-    for (const v1::CandidateResult& r : *results) {
+    for (const v1::CandidateResult& r : results) {
       const std::string key = kernelspec::ConfigKey(r.config());
       configs.insert(key);
       auto it = recorded.find(key);
@@ -137,12 +148,11 @@ TEST_F(ReplayTest, AConfigurationOutsideTheRecordingIsAnErrorResult) {
     s.mutable_search()->set_strategy("exhaustive");
     s.mutable_search()->set_max_candidates(0);
   });
-  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(120));
-  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << worker_->Log();
-  auto results = client_->ListResults(job.job_id());
-  ASSERT_TRUE(results.ok());
+  std::vector<v1::CandidateResult> results;
+  v1::Job job = RunJob(spec, seconds(120), &results);
+  ASSERT_FALSE(HasFailure());
   int outside = 0, inside = 0;
-  for (const v1::CandidateResult& r : *results) {
+  for (const v1::CandidateResult& r : results) {
     if (r.config().settings(0).value().int_value() == 17) {
       ++outside;
       EXPECT_EQ(r.status(), v1::RESULT_STATUS_RUNTIME_FAILED);
@@ -189,14 +199,12 @@ TEST_F(ReplayTest, AFolderAnswersEachProblemFromItsOwnRecording) {
         s.mutable_search()->set_max_candidates(24);
       });
   ASSERT_EQ(spec.spec.problems_size(), 2);
-  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(300));
-  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << "\n"
-                                                  << coordinator_->Log() << worker_->Log();
-  auto results = client_->ListResults(job.job_id());
-  ASSERT_TRUE(results.ok()) << results.status().ToString();
-  ASSERT_EQ(results->size(), 48u);
+  std::vector<v1::CandidateResult> results;
+  RunJob(spec, seconds(300), &results);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_EQ(results.size(), 48u);
   std::map<std::string, int> per_problem;
-  for (const v1::CandidateResult& r : *results) {
+  for (const v1::CandidateResult& r : results) {
     const std::string problem = kernelspec::ProblemText(r.problem());
     const std::string key = kernelspec::ConfigKey(r.config());
     ++per_problem[problem];
@@ -227,12 +235,11 @@ TEST_F(ReplayTest, ARecordingAnswersOnlyTheProblemItNames) {
                      s.mutable_search()->set_strategy("random");
                      s.mutable_search()->set_max_candidates(4);
                    });
-  v1::Job job = WaitForJobEnd(*client_, SubmitSpec(*client_, spec).job_id(), seconds(120));
-  ASSERT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << job.error() << worker_->Log();
-  auto results = client_->ListResults(job.job_id());
-  ASSERT_TRUE(results.ok());
+  std::vector<v1::CandidateResult> results;
+  RunJob(spec, seconds(120), &results);
+  ASSERT_FALSE(HasFailure());
   int answered = 0, refused = 0;
-  for (const v1::CandidateResult& r : *results) {
+  for (const v1::CandidateResult& r : results) {
     if (r.problem().vars(0).value() == 3000) {
       answered += r.status() != v1::RESULT_STATUS_RUNTIME_FAILED ||
                   r.error().find("no recording") == std::string::npos;
