@@ -20,26 +20,18 @@ std::string NameOf(const std::string& path) {
   return p.filename().string();
 }
 
-bool IsRecordingName(const std::string& name) {
-  auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() &&
-           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends_with(".json") || ends_with(".json.gz");
-}
-
-// The recordings of a folder, each naming a problem of its own, all of one
-// device.
+// The recordings in a folder (*.json, *.json.gz), in name order.
 Result<std::vector<std::string>> FolderRecordings(const std::string& folder) {
   std::vector<std::string> paths;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-    if (entry.is_regular_file() && IsRecordingName(entry.path().filename().string())) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz"))) {
       paths.push_back(entry.path().string());
     }
   }
-  if (error) return Status::InvalidArgument(folder + ": " + error.message());
-  if (paths.empty()) return Status::InvalidArgument(folder + ": no *.json or *.json.gz recordings");
+  if (error) return Status::InvalidArgument(error.message());
+  if (paths.empty()) return Status::InvalidArgument("no *.json or *.json.gz recordings");
   std::sort(paths.begin(), paths.end());
   return paths;
 }
