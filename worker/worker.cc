@@ -160,7 +160,7 @@ bool Worker::SleepUnlessStopping(std::chrono::milliseconds duration) {
   return !stop_changed_.wait_for(lock, duration, [this] { return stopping_.load(); });
 }
 
-bool Worker::Register() {
+Status Worker::Register() {
   v1::RegisterRequest request;
   request.set_hostname(Hostname());
   request.set_version(kVersion);
@@ -181,7 +181,7 @@ bool Worker::Register() {
       spdlog::info(
           "registered with coordinator {} as worker {} ({} devices, heartbeat every {} ms)",
           options_.coordinator, worker_id_, devices_.size(), heartbeat_interval_.count());
-      return true;
+      return Status::Ok();
     }
     if (status.code() == Code::kPermissionDenied && !request.previous_worker_id().empty()) {
       // The old id is another token's now (or from before tokens): start
@@ -191,12 +191,15 @@ bool Worker::Register() {
       request.clear_previous_worker_id();
       continue;
     }
+    if (status.code() == Code::kUnauthenticated || status.code() == Code::kPermissionDenied) {
+      return status;
+    }
     auto wait = backoff.Next();
     if (attempt % 10 == 0) {
       spdlog::warn("cannot register: {}; retrying every {} ms or less", status.message(),
                    wait.count());
     }
-    if (!SleepUnlessStopping(wait)) return false;
+    if (!SleepUnlessStopping(wait)) return Status(Code::kCancelled, "shut down before registering");
   }
 }
 
@@ -213,7 +216,10 @@ void Worker::HeartbeatLoop() {
     auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
         FromGrpc(Stub()->Heartbeat(context.get(), request, &response), options_.coordinator);
-    const bool disowned = status.code() == Code::kPermissionDenied;
+    // Refused: another token's id now (registering again gets a new one), or
+    // the token revoked (registering again is refused, which stops the worker).
+    const bool disowned =
+        status.code() == Code::kPermissionDenied || status.code() == Code::kUnauthenticated;
     if (!status.ok() && !disowned) {
       if (reachable) spdlog::warn("heartbeat failed: {}", status.message());
       reachable = false;
@@ -224,7 +230,14 @@ void Worker::HeartbeatLoop() {
     if (response.reregister() || disowned) {
       spdlog::warn("coordinator does not know worker {} as ours ({}); registering again",
                    request.worker_id(), disowned ? status.message() : "forgotten");
-      if (!Register()) return;
+      if (Status registered = Register(); !registered.ok()) {
+        if (registered.code() != Code::kCancelled) {
+          spdlog::error("cannot register again: {}; stopping", registered.message());
+          refusal_ = registered;
+          Shutdown();
+        }
+        return;
+      }
     }
     std::lock_guard lock(mu_);
     cancelled_leases_.insert(response.cancelled_lease_ids().begin(),
@@ -447,7 +460,7 @@ Status Worker::Run() {
     spdlog::info("device {}: {} ({} cores)", device.info.index(), device.info.device_class(),
                  device.cpus.size());
   }
-  if (!Register()) return Status(Code::kCancelled, "shut down before registering");
+  TF_RETURN_IF_ERROR(Register());
   std::thread heartbeat([this] { HeartbeatLoop(); });
   std::vector<std::thread> device_threads;
   for (const Device& device : devices_) {
@@ -460,7 +473,7 @@ Status Worker::Run() {
     spdlog::error("{} results could not be delivered to {}; their leases will expire and run again",
                   lost, options_.coordinator);
   }
-  return Status::Ok();
+  return refusal_;
 }
 
 }  // namespace tf::worker

@@ -54,7 +54,9 @@ class Worker {
 
   // Registers (retrying until the coordinator answers), then heartbeats and
   // runs leases on every device until Shutdown(). Before returning it tries
-  // for a while to deliver the results it still holds.
+  // for a while to deliver the results it still holds. A coordinator that
+  // refuses the token (unknown, revoked, or not a worker's) ends it: the
+  // refusal is returned (kUnauthenticated or kPermissionDenied).
   Status Run();
   // Thread-safe; Run() returns soon after.
   void Shutdown();
@@ -66,8 +68,9 @@ class Worker {
   // A stub on the channel of the coordinator that serves now.
   std::unique_ptr<v1::WorkerService::Stub> Stub();
 
-  // Retries until the coordinator answers; false when shut down first.
-  bool Register();
+  // Retries until the coordinator answers. kCancelled when shut down first;
+  // the coordinator's refusal of the token, which no retry would change.
+  Status Register();
   void HeartbeatLoop();
   void DeviceLoop(const Device& device);
   void RunLease(const Device& device, class RunnerSupervisor& supervisor, const v1::Lease& lease);
@@ -91,6 +94,7 @@ class Worker {
   ArtifactCache artifacts_;
   std::unique_ptr<BundleBuilder> bundles_;  // artifacts built here, in cache_dir/built
   std::atomic<bool> stopping_{false};
+  Status refusal_;  // set once, before Shutdown(), by a refused registration
 
   std::mutex mu_;
   std::condition_variable stop_changed_;

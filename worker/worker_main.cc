@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
       "Example: tunefleet-worker --coordinator 127.0.0.1:50051 --devices cpu:2 --cache "
       "worker-cache/ --token-file worker.token\n"
       "The token comes from `tunefleet token create --role worker`; --devices lists the device "
-      "kinds."};
+      "kinds.\nExit codes: 0 shut down by SIGINT or SIGTERM, 1 error, 2 usage, 5 the coordinator "
+      "refused the token (none, unknown, revoked, or not a worker's)."};
   app.add_option("--coordinator", options.coordinator,
                  "coordinator address HOST:PORT, or several separated by commas (a coordinator "
                  "and its standbys: the worker follows the one that serves)")
@@ -102,7 +103,9 @@ int main(int argc, char** argv) {
   tf::Status status = (*worker)->Run();
   if (!status.ok()) {
     spdlog::error("{}", status.message());
-    return 1;
+    const bool refused =
+        status.code() == tf::Code::kUnauthenticated || status.code() == tf::Code::kPermissionDenied;
+    return refused ? 5 : 1;
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 // token's jobs in flight are limited.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
@@ -424,6 +425,35 @@ TEST_F(RolesTest, AWorkerDaemonDisownedOfItsIdRegistersAnew) {
   ASSERT_TRUE(Register(admin_, nullptr, /*cpu=*/false, first_id).ok());
   EXPECT_TRUE(WaitFor([&] { return worker_ids().size() == 2; }, seconds(30))) << daemon->Log();
   EXPECT_NE(daemon->Log().find("belongs to another token"), std::string::npos) << daemon->Log();
+}
+
+// A worker daemon whose token the coordinator refuses stops with exit code 5
+// and the refusal in its log, at its first registration (a submitter's token)
+// and when its token is revoked while it runs; no retry would change either.
+TEST_F(RolesTest, AWorkerDaemonRefusedItsTokenExits5) {
+  auto exit_code = [](Process& daemon) {
+    int wait_status = 0;
+    if (!WaitFor([&] { return daemon.Exited(&wait_status); }, seconds(30))) return -1;
+    return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+  };
+  ASSERT_TRUE(
+      auth::WriteTokenFile(dir_ / "submitter.token", CreateToken(v1::ROLE_SUBMITTER, "me")).ok());
+  auto submitter = StartWorker(coordinator_->address(), dir_.path(), "submitter", "cpu:1",
+                               {"--token-file", dir_ / "submitter.token"});
+  EXPECT_EQ(exit_code(*submitter), 5) << submitter->Log();
+  EXPECT_NE(submitter->Log().find("role 'submitter' may not call Register"), std::string::npos)
+      << submitter->Log();
+
+  const std::string token = CreateToken(v1::ROLE_WORKER, "soon-revoked");
+  ASSERT_TRUE(auth::WriteTokenFile(dir_ / "worker.token", token).ok());
+  auto daemon = StartWorker(coordinator_->address(), dir_.path(), "daemon", "cpu:1",
+                            {"--token-file", dir_ / "worker.token"});
+  ASSERT_TRUE(WaitFor([&] { return daemon->Log().find("registered with") != std::string::npos; },
+                      seconds(30)))
+      << daemon->Log();
+  ASSERT_TRUE(Revoke(token).ok());
+  EXPECT_EQ(exit_code(*daemon), 5) << daemon->Log();
+  EXPECT_NE(daemon->Log().find("soon-revoked) revoked"), std::string::npos) << daemon->Log();
 }
 
 TEST_F(RolesTest, JobsInFlightAreLimitedPerToken) {
