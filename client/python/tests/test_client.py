@@ -226,5 +226,10 @@ def test_unreachable_coordinator(tmp_path: Path) -> None:
             assert tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1) == {"BM": 1}
     with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
         tunefleet.Client("localhost")
+    missing = tmp_path / "missing.token"
+    with pytest.raises(tunefleet.InvalidArgumentError, match=f"token file {missing}: No such file"):
+        tunefleet.Client("127.0.0.1:1", token_file=missing)
+    with pytest.raises(tunefleet.InvalidArgumentError, match="tls_ca .*: No such file"):
+        tunefleet.Client("127.0.0.1:1", token="x", tls_ca=tmp_path / "missing.pem")
     with pytest.raises(tunefleet.InvalidArgumentError, match="port 99999 is out of range"):
         tunefleet.Client("127.0.0.1:99999")

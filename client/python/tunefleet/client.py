@@ -35,8 +35,17 @@ BEST_TTL_S = 60.0
 BEST_NOT_FOUND_TTL_S = 5.0
 
 
+def _read_file(path: Union[str, os.PathLike[str]], what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise InvalidArgumentError(
+            grpc.StatusCode.INVALID_ARGUMENT, f"{what} {path}: {e.strerror or e}"
+        ) from e
+
+
 def _read_token_file(path: Union[str, os.PathLike[str]]) -> str:
-    token = Path(path).read_text().strip()
+    token = _read_file(path, "token file").decode().strip()
     if not token:
         raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, f"token file {path} is empty")
     return token
@@ -115,9 +124,9 @@ class Client:
         ]
         if tls_ca:
             credentials = grpc.ssl_channel_credentials(
-                root_certificates=Path(tls_ca).read_bytes(),
-                private_key=Path(tls_key).read_bytes() if tls_key else None,
-                certificate_chain=Path(tls_cert).read_bytes() if tls_cert else None,
+                root_certificates=_read_file(tls_ca, "tls_ca"),
+                private_key=_read_file(tls_key, "tls_key") if tls_key else None,
+                certificate_chain=_read_file(tls_cert, "tls_cert") if tls_cert else None,
             )
             self._channels = [grpc.secure_channel(a, credentials, options) for a in addresses]
         else:
