@@ -25,7 +25,8 @@ Result<std::string> ReadFile(const std::string& path) {
 Status WriteFileAtomic(const std::string& path, std::string_view content) {
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Internal("cannot create " + tmp + ": " + std::strerror(errno));
+  // Errors name `path`, the file the caller asked for; the temporary beside it is ours.
+  if (fd < 0) return Status::Internal("cannot write " + path + ": " + std::strerror(errno));
   size_t written = 0;
   while (written < content.size()) {
     ssize_t n = write(fd, content.data() + written, content.size() - written);
@@ -34,13 +35,13 @@ Status WriteFileAtomic(const std::string& path, std::string_view content) {
       std::string err = std::strerror(errno);
       close(fd);
       unlink(tmp.c_str());
-      return Status::Internal("cannot write " + tmp + ": " + err);
+      return Status::Internal("cannot write " + path + ": " + err);
     }
     written += static_cast<size_t>(n);
   }
   if (fsync(fd) != 0 || close(fd) != 0) {
     unlink(tmp.c_str());
-    return Status::Internal("cannot flush " + tmp + ": " + std::strerror(errno));
+    return Status::Internal("cannot write " + path + ": " + std::strerror(errno));
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     unlink(tmp.c_str());

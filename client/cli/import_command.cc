@@ -92,7 +92,7 @@ int RunImportKernelTuner(const GlobalOptions& global, const ImportKernelTunerOpt
     notes.push_back("save it in " + spec_folder.string() + ", beside " + *source);
   } else {
     if (Status written = WriteFileAtomic(options.out_path, imported->yaml); !written.ok()) {
-      return Fail(written);
+      return FailUsage(written);
     }
   }
   if (global.json && !options.out_path.empty()) {

@@ -88,7 +88,7 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options) {
     return kExitOk;
   }
   if (Status written = WriteFileAtomic(options.out_path, text); !written.ok()) {
-    return Fail(written);
+    return FailUsage(written);
   }
   std::fprintf(stderr, "wrote %zu configurations of %s to %s\n", entries->size(),
                options.kernel.c_str(), options.out_path.c_str());

@@ -220,6 +220,14 @@ TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
   Import("A4000_T4.json.gz", "ampere", small);
   Import("W6600_T4.json.gz", "rdna");
 
+  // An output path that cannot be written is the caller's error: exit 2, naming it.
+  ProcessResult unwritable =
+      Cli({"export", kernel_, "--format", "json", "-o", dir_ / "no-such-folder/best.json"});
+  EXPECT_EQ(unwritable.exit_code, 2) << unwritable.output;
+  EXPECT_NE(unwritable.output.find("cannot write " + dir_ / "no-such-folder/best.json" +
+                                   ": No such file or directory"),
+            std::string::npos)
+      << unwritable.output;
   ProcessResult json_export =
       Cli({"export", kernel_, "--format", "json", "-o", dir_ / "best.json"});
   ASSERT_TRUE(json_export.success()) << json_export.output;
