@@ -15,12 +15,11 @@ Status CheckAddress(const std::string& address) {
   if (address.empty()) {
     return Status::InvalidArgument("coordinator address is empty; use HOST:PORT[,HOST:PORT...]");
   }
-  if (address.find(':') == std::string::npos || address.back() == ':') {
-    return Status::InvalidArgument("coordinator address '" + address +
-                                   "' has no port; use HOST:PORT, e.g. 127.0.0.1:50051");
+  if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) {
+    return Status::Ok();
   }
-  if (Status port = CheckPortRange(address); !port.ok()) {
-    return Status::InvalidArgument("coordinator address " + port.message());
+  if (Status checked = CheckListenAddress(address); !checked.ok()) {
+    return Status::InvalidArgument("coordinator address " + checked.message());
   }
   return Status::Ok();
 }

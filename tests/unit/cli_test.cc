@@ -178,6 +178,18 @@ TEST_F(CliTest, PortOverTheRangeIsAUsageErrorNotAnotherPort) {
       << result.output;
 }
 
+TEST_F(CliTest, AnAddressThatDoesNotEndInAPortIsAUsageError) {
+  // gRPC alone would dial localhost:443 for "localhost", and resolve "127.0.0.1:50051x".
+  for (const char* address : {"localhost", "127.0.0.1:50051x", "127.0.0.1:"}) {
+    ProcessResult result = RunWithAddress(address, {"status", "1"});
+    EXPECT_EQ(result.exit_code, 2) << address << ": " << result.output;
+    EXPECT_NE(result.output.find("coordinator address '" + std::string(address) +
+                                 "': expected HOST:PORT"),
+              std::string::npos)
+        << result.output;
+  }
+}
+
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
   ProcessResult result = Run({"cancel", "7"});
   EXPECT_EQ(result.exit_code, 0) << result.output;
@@ -251,8 +263,8 @@ TEST_F(CliTest, SpecCheckedLocallyNamesTheFileAndTheLineOfEachProblem) {
 // A replay spec's space: its device kind has no hardware to ask for
 // properties (it crashed `space`).
 TEST_F(CliTest, SpaceCountsAReplaySpecsConfigurations) {
-  ProcessResult result = Run(
-      {"space", testing::SourcePath("tests/data/spaces/convolution/convolution_replay.yaml")});
+  ProcessResult result =
+      Run({"space", testing::SourcePath("tests/data/spaces/convolution/convolution_replay.yaml")});
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("4362"), std::string::npos) << result.output;
 }

@@ -224,8 +224,9 @@ def test_unreachable_coordinator(tmp_path: Path) -> None:
             nobody.jobs()
         with pytest.warns(UserWarning, match="cannot reach"):
             assert tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1) == {"BM": 1}
-    with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
-        tunefleet.Client("localhost")
+    for address in ("localhost", "127.0.0.1:50051x"):
+        with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
+            tunefleet.Client(address)
     missing = tmp_path / "missing.token"
     with pytest.raises(tunefleet.InvalidArgumentError, match=f"token file {missing}: No such file"):
         tunefleet.Client("127.0.0.1:1", token_file=missing)

@@ -54,15 +54,17 @@ def _read_token_file(path: Union[str, os.PathLike[str]]) -> str:
 def _split_addresses(addresses: str) -> list[str]:
     split = addresses.split(",")
     for address in split:
-        if ":" not in address or address.endswith(":"):
+        if address.startswith(("unix:", "unix-abstract:")):
+            continue
+        port = address.rsplit(":", 1)[1] if ":" in address else ""
+        if not port.isdigit():
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"coordinator address '{address}' has no port; use HOST:PORT, e.g. "
                 "127.0.0.1:50051",
             )
         # gRPC would dial a port over 65535 modulo 65536 (99999: 34463).
-        port = address.rsplit(":", 1)[1]
-        if port.isdigit() and int(port) > 65535:
+        if int(port) > 65535:
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"coordinator address '{address}': port {port} is out of range (0-65535)",
