@@ -79,7 +79,11 @@ Result<std::vector<std::pair<std::string, std::string>>> SplitAssignments(std::s
       return Status::InvalidArgument("expected NAME=VALUE, got '" + std::string(item) + "' in '" +
                                      std::string(text) + "'");
     }
-    out.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+    std::string name(item.substr(0, eq));
+    if (std::any_of(out.begin(), out.end(), [&](const auto& p) { return p.first == name; })) {
+      return Status::InvalidArgument(name + " is given twice in '" + std::string(text) + "'");
+    }
+    out.emplace_back(std::move(name), std::string(item.substr(eq + 1)));
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }

@@ -157,6 +157,10 @@ TEST_F(CliTest, UnknownJobExits4WithTheCoordinatorsMessage) {
 TEST_F(CliTest, MalformedProblemExits2) {
   ProcessResult result = Run({"best", "gemm", "--problem", "M"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
+  result = Run({"best", "gemm", "--problem", "M=256,M=512,N=256"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("M is given twice in 'M=256,M=512,N=256'"), std::string::npos)
+      << result.output;
 }
 
 TEST_F(CliTest, UnreachableCoordinatorExits3) {
