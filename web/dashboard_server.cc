@@ -135,8 +135,10 @@ std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& r
   if (!caller.ok()) {
     Status status = caller.status();
     if (!header) {
-      status = Status::Unauthenticated("no bearer token: sign in with a token (" +
-                                       std::string(auth::RpcName(rpc)) + " needs one)");
+      status = Status::Unauthenticated(
+          "no bearer token: sign in with a token, or send the header 'Authorization: Bearer "
+          "TOKEN' (" +
+          request.path + " needs one)");
     }
     Fail(response, status);
     return std::nullopt;

@@ -122,7 +122,9 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
       const none = await fetch(base + path);
       assert.equal(none.status, 401, `${path} without a token`);
       assert.match(none.headers.get("www-authenticate"), /^Bearer/);
-      assert.match((await none.json()).error, /no bearer token/);
+      const refusal = (await none.json()).error;
+      assert.match(refusal, /no bearer token/);
+      assert.ok(refusal.includes(`'Authorization: Bearer TOKEN' (${path} needs one)`), refusal);
       const wrong = await fetch(base + path, { headers: { Authorization: "Bearer tf_999_nonsense" } });
       assert.equal(wrong.status, 401, `${path} with an unknown token`);
     }
