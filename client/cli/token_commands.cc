@@ -77,8 +77,9 @@ int RunTokenRevoke(const GlobalOptions& global, int64_t token_id) {
     PrintJson(client::TokenJson(*revoked));
     return kExitOk;
   }
-  std::printf("token %lld (%s) revoked\n", static_cast<long long>(token_id),
-              revoked->name().c_str());
+  // The time tells a revocation now from an earlier one (revoking again changes nothing).
+  std::printf("token %lld (%s) revoked at %s\n", static_cast<long long>(token_id),
+              revoked->name().c_str(), FormatTime(revoked->revoked_unix_ms()).c_str());
   return kExitOk;
 }
 
