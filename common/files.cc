@@ -17,6 +17,11 @@ namespace tf {
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("cannot read " + path + ": " + std::strerror(errno));
+  // A directory opens, and reads as empty.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::InvalidArgument("cannot read " + path + ": " + std::strerror(EISDIR));
+  }
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();

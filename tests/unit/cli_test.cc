@@ -266,6 +266,14 @@ TEST_F(CliTest, SpecCheckedLocallyNamesTheFileAndTheLineOfEachProblem) {
 
 // A replay spec's space: its device kind has no hardware to ask for
 // properties (it crashed `space`).
+TEST_F(CliTest, ASpecPathThatIsAFolderIsNamedAsSuch) {
+  const std::string folder = std::string(TF_BINARY_DIR) + "/bin";
+  ProcessResult result = Run({"space", folder});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("cannot read " + folder + ": Is a directory"), std::string::npos)
+      << result.output;
+}
+
 TEST_F(CliTest, SpaceCountsAReplaySpecsConfigurations) {
   ProcessResult result =
       Run({"space", testing::SourcePath("tests/data/spaces/convolution/convolution_replay.yaml")});
