@@ -94,6 +94,20 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
   const int64_t now = NowUnixMs();
   const std::string recorded_on = request.device().empty() ? "an unnamed device" : request.device();
   std::lock_guard lock(mu_);
+  // The problems of a kernel name the same variables: results of another
+  // kernel, or a problem named short of a variable, would answer no query.
+  auto names = [](const v1::Problem& problem) {
+    std::set<std::string> out;
+    for (const auto& var : problem.vars()) out.insert(var.name());
+    return out;
+  };
+  if (auto tuned = best_.List(request.kernel(), "");
+      !tuned.empty() && names(tuned[0].problem()) != names(request.problem())) {
+    return Status::InvalidArgument(
+        "problem: " + kernelspec::ProblemText(request.problem()) + " names other variables than " +
+        request.kernel() + "'s tuned problems (" + kernelspec::ProblemText(tuned[0].problem()) +
+        " on " + tuned[0].device_class() + ")");
+  }
 
   db::JobRow job;
   job.kernel = request.kernel();

@@ -205,6 +205,17 @@ TEST_P(ResultsIoTest, BadFilesAreRefusedNamingTheFileAndNothingIsStored) {
   ASSERT_TRUE(jobs.success()) << jobs.output;
   EXPECT_TRUE(Output(jobs).empty()) << jobs.output;
   EXPECT_EQ(Cli({"best", kernel_, "--problem", kProblem}).exit_code, 4);
+
+  // Once the kernel answers, an import must name the variables its problems name.
+  Import("A100_T4.json.gz", "a100");
+  ProcessResult short_problem =
+      Cli({"import", "results", SourcePath(std::string(kSpaces) + "W6600_T4.json.gz"), "--kernel",
+           kernel_, "--device-class", "rdna", "--problem", "problem_size_x=4096"});
+  EXPECT_EQ(short_problem.exit_code, 2) << short_problem.output;
+  EXPECT_NE(short_problem.output.find("problem: problem_size_x=4096 names other variables than " +
+                                      kernel_ + "'s tuned problems"),
+            std::string::npos)
+      << short_problem.output;
 }
 
 TF_ON_BOTH_DATABASES(ResultsIoTest);
