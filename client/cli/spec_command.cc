@@ -14,6 +14,7 @@
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
 #include "tunefleet/v1/tunefleet.pb.h"
+#include "vendors/toolchains.h"
 
 namespace tf::cli {
 
@@ -32,12 +33,19 @@ int RunSpec(const std::string& spec_path) {
       !valid.ok()) {
     return FailSpec(*loaded, valid);
   }
+  // The language and target.vendor as the coordinator checks them; the request
+  // keeps the target as `submit` sends it (the coordinator completes it).
+  v1::KernelSpec completed = loaded->spec;
+  if (Status target = vendors::CompleteTarget(&completed); !target.ok()) {
+    return FailSpec(*loaded, target);
+  }
   v1::SubmitJobRequest request;
   *request.mutable_spec() = loaded->spec;
   request.mutable_sources()->Assign(loaded->sources.begin(), loaded->sources.end());
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;  // a false or 0 the spec set shows too
   std::string json;
   if (auto status = google::protobuf::util::MessageToJsonString(request, &json, options);
       !status.ok()) {

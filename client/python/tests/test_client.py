@@ -96,6 +96,16 @@ def test_a_spec_the_coordinator_would_refuse_names_file_line_and_field(tmp_path:
     assert from_dict.value.message == raised.value.message.removeprefix(f"{path}:{line}: ")
 
 
+def test_a_language_or_vendor_the_coordinator_would_refuse_is_refused_here(tmp_path: Path) -> None:
+    for edit, refusal in [
+        ({"language": "cdua"}, "language: 'cdua' is not one of cpp, cuda"),
+        ({"target": {"vendor": "amd"}}, "target.vendor: 'amd' devices do not run cpp"),
+    ]:
+        path = write_spec(tmp_path, {**small_gemm(), **edit})
+        with pytest.raises(tunefleet.InvalidArgumentError, match=refusal):
+            tunefleet.load_spec(path)
+
+
 def test_a_spec_file_the_coordinator_refuses_is_named(fleet: Fleet, tmp_path: Path) -> None:
     spec = small_gemm()
     # Its limits are the coordinator's own: 64 problems at most by default.
