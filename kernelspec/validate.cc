@@ -170,6 +170,7 @@ class Validator {
     // Empty: a client from before param_style, meaning template.
     if (!spec_.param_style().empty() && !OneOf(spec_.param_style(), kParamStyles)) {
       Fail("param_style", "'" + spec_.param_style() + "' is not one of " + Choices(kParamStyles));
+      used_params_.insert(params_.begin(), params_.end());  // no other error for each of them
       return;
     }
     if (spec_.param_style() == "define") {

@@ -99,6 +99,7 @@ TEST_F(ValidateTest, DefineStyleParamsNeedNoPlaceholderButEntryIsAName) {
       << ValidateSpec(spec_, sources_, limits_).message();
   spec_.set_param_style("macros");
   EXPECT_THAT(Error(), HasSubstr("param_style: 'macros' is not one of"));
+  EXPECT_THAT(Error(), Not(HasSubstr("is used neither")));  // that error alone
 }
 
 TEST_F(ValidateTest, ConstantMemoryIsForGpuKernels) {
