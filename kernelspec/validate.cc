@@ -440,7 +440,9 @@ class Validator {
       Fail("params", "the space has " + std::to_string(size) +
                          " configurations, above the limit of " +
                          std::to_string(limits_.max_space_size) +
-                         "; add constraints, or use search.strategy random with max_candidates");
+                         " (every combination of the values, constrained or not); give the "
+                         "parameters fewer values, or use search.strategy random with "
+                         "max_candidates");
     }
   }
 
