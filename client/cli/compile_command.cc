@@ -62,6 +62,8 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!configs.ok()) return FailUsage(configs.status());
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
+  // What the coordinator checks at submit (compile_options, define-style values), with lines.
+  if (Status valid = (*toolchain)->Validate(spec); !valid.ok()) return FailSpec(*loaded, valid);
   if ((*toolchain)->target().empty()) {
     return FailUsage(Status::InvalidArgument(
         "target.arch: the spec names no architecture; pass --target with the arch a worker "

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "compiler/artifact_store.h"
+#include "common/files.h"
+#include "common/subprocess.h"
 #include "compiler/batch_builder.h"
 #include "coordinator/coordinator.h"
 #include "kernelspec/config.h"
@@ -82,6 +84,31 @@ TEST_F(CompilePolicyTest, SubmitAndBuildGiveTheSameAnswer) {
     EXPECT_EQ(submit.message(), build.message()) << option;
     EXPECT_NE(submit.message().find("compile_options[0]"), std::string::npos) << submit.message();
   }
+}
+
+// `tunefleet compile` refuses what the coordinator would, before building,
+// with the spec's line.
+TEST_F(CompilePolicyTest, TheCompileCommandRefusesTheSameWithTheSpecsLine) {
+  for (const char* file : {"slow.yaml", "slow.cpp"}) {
+    auto text = ReadFile(testing::SourcePath(std::string("tests/integration/data/slow/") + file));
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    std::string content = *text;
+    if (std::string(file) == "slow.yaml") content += "compile_options: [\"-fplugin=./evil.so\"]\n";
+    ASSERT_TRUE(WriteFileAtomic(dir_ / file, content).ok());
+  }
+  RunOptions options;
+  options.timeout_s = 60;
+  auto result = RunProcess({testing::BinaryPath("bin/tunefleet"), "compile", dir_ / "slow.yaml",
+                            "--limit", "1", "--out", dir_ / "cli-artifacts"},
+                           options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->exit_code, 2) << result->output;
+  EXPECT_NE(result->output.find(dir_ / "slow.yaml" + ":15: compile_options[0]: "
+                                                     "'-fplugin=./evil.so' is not allowed"),
+            std::string::npos)
+      << result->output;
+  EXPECT_EQ(result->output.find("configurations over"), std::string::npos)
+      << "refused before building: " << result->output;
 }
 
 }  // namespace
