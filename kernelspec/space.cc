@@ -109,9 +109,12 @@ Result<SearchSpace> SearchSpace::Create(const v1::KernelSpec& spec, const v1::Pr
   for (const v1::ProblemVar& var : problem.vars()) add_constant(var.name(), var.value());
 
   space.checks_.resize(num_params);
-  for (const std::string& text : spec.constraints()) {
+  for (int c = 0; c < spec.constraints_size(); ++c) {
+    const std::string& text = spec.constraints(c);
+    // "constraints[c]: ...": the spec's field, which clients find the line of.
+    const std::string field = "constraints[" + std::to_string(c) + "]: ";
     auto expr = kernelspec::Expr::Parse(text);
-    if (!expr.ok()) return Status::InvalidArgument("constraint: " + expr.status().message());
+    if (!expr.ok()) return Status::InvalidArgument(field + expr.status().message());
     Constraint constraint{std::move(expr).value(), {}};
     int last_param = -1;
     for (const std::string& name : constraint.expr.variables()) {
@@ -119,14 +122,14 @@ Result<SearchSpace> SearchSpace::Create(const v1::KernelSpec& spec, const v1::Pr
         auto it = device.find(name.substr(7));
         if (it == device.end()) {
           return Status::InvalidArgument(
-              "constraint '" + text + "': device property '" + name.substr(7) +
+              field + "'" + text + "': device property '" + name.substr(7) +
               "' is unknown for this device; known: " + JoinKeys(device));
         }
         add_constant(name, it->second);
       }
       auto slot = slot_of_name.find(name);
       if (slot == slot_of_name.end()) {
-        return Status::InvalidArgument("constraint '" + text + "': unknown variable '" + name +
+        return Status::InvalidArgument(field + "'" + text + "': unknown variable '" + name +
                                        "'; parameters, problem variables (" + problem_vars +
                                        ") and device.* are known");
       }

@@ -25,13 +25,6 @@ namespace {
 using client::Json;
 using kernelspec::DeviceProperties;
 
-// Everything wrong with the flags for a valid spec, found before building.
-Result<std::vector<v1::Config>> PlanCandidates(const v1::KernelSpec& spec,
-                                               const CompileOptions& options) {
-  TF_ASSIGN_OR_RETURN(DeviceProperties props, TargetProperties(spec, options.device_props));
-  return EnumerateConfigs(spec, props, options.limit, options.seed);
-}
-
 // $XDG_CACHE_HOME/tunefleet/artifacts, else ~/.cache/tunefleet/artifacts:
 // content-addressed, so a second compile of the same candidates is cheap.
 std::string DefaultArtifactDir() {
@@ -58,8 +51,11 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
       !valid.ok()) {
     return FailSpec(*loaded, valid);
   }
-  Result<std::vector<v1::Config>> configs = PlanCandidates(spec, options);
-  if (!configs.ok()) return FailUsage(configs.status());
+  Result<DeviceProperties> props = TargetProperties(spec, options.device_props);
+  if (!props.ok()) return FailUsage(props.status());
+  Result<std::vector<v1::Config>> configs =
+      EnumerateConfigs(spec, *props, options.limit, options.seed);
+  if (!configs.ok()) return FailSpec(*loaded, configs.status());  // constraints[i]: ...
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
   // What the coordinator checks at submit (compile_options, define-style values), with lines.

@@ -33,7 +33,7 @@ int RunSpace(const GlobalOptions& global, const SpaceOptions& options) {
   uint64_t configurations = 0;
   for (const v1::Problem& problem : spec.problems()) {
     Result<kernelspec::SearchSpace> space = ProblemSpace(spec, problem, *props);
-    if (!space.ok()) return FailUsage(space.status());
+    if (!space.ok()) return FailSpec(*loaded, space.status());
     const uint64_t count = space->CountValid();
     client::Json shown = client::Json::array();
     if (options.show > 0) {

@@ -34,10 +34,10 @@ Result<kernelspec::DeviceProperties> TargetProperties(const v1::KernelSpec& spec
 Result<kernelspec::SearchSpace> ProblemSpace(const v1::KernelSpec& spec, const v1::Problem& problem,
                                              const kernelspec::DeviceProperties& props) {
   Result<kernelspec::SearchSpace> space = kernelspec::SearchSpace::Create(spec, problem, props);
-  if (!space.ok()) {
-    return Status(
-        space.status().code(),
-        space.status().message() + "\n(set a device property with --device-prop NAME=VALUE)");
+  if (!space.ok() &&
+      space.status().message().find("is unknown for this device") != std::string::npos) {
+    return Status(space.status().code(),
+                  space.status().message() + " (give it with --device-prop NAME=VALUE)");
   }
   return space;
 }

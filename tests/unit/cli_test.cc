@@ -274,6 +274,20 @@ TEST_F(CliTest, ASpecPathThatIsAFolderIsNamedAsSuch) {
       << result.output;
 }
 
+TEST_F(CliTest, SpaceNamesTheLineOfAConstraintOnAnUnknownDeviceProperty) {
+  const std::string spec = std::string(TF_SOURCE_DIR) + "/examples/cuda/transpose/transpose.yaml";
+  ProcessResult result = Run({"space", spec});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find(
+                "transpose.yaml:13: constraints[1]: 'TILE * ROWS <= device.max_threads_per_block': "
+                "device property 'max_threads_per_block' is unknown for this device; known: (none) "
+                "(give it with --device-prop NAME=VALUE)"),
+            std::string::npos)
+      << result.output;
+  result = Run({"space", spec, "--device-prop", "max_threads_per_block=1024"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
 TEST_F(CliTest, SpaceCountsAReplaySpecsConfigurations) {
   ProcessResult result =
       Run({"space", testing::SourcePath("tests/data/spaces/convolution/convolution_replay.yaml")});

@@ -171,17 +171,19 @@ TEST(SearchSpaceTest, ConstraintsWithoutParametersDecideTheWholeSpace) {
 TEST(SearchSpaceTest, UnknownDevicePropertyIsNamed) {
   auto space = SearchSpace::Create(GemmSpec(), Problem("M=512,K=256"), {{"sm_count", 132}});
   ASSERT_FALSE(space.ok());
-  EXPECT_EQ(space.status().message(),
-            "constraint 'BM * BN * 4 <= device.max_smem': device property 'max_smem' is unknown "
-            "for this device; known: sm_count");
+  EXPECT_EQ(
+      space.status().message(),
+      "constraints[0]: 'BM * BN * 4 <= device.max_smem': device property 'max_smem' is unknown "
+      "for this device; known: sm_count");
 }
 
 TEST(SearchSpaceTest, UnknownVariableIsNamed) {
   v1::KernelSpec spec = GemmSpec();
   auto space = SearchSpace::Create(spec, Problem("M=512"), kDevice);
   ASSERT_FALSE(space.ok());
-  EXPECT_THAT(space.status().message(),
-              HasSubstr("constraint 'K % SPLIT == 0 && K / SPLIT >= BM': unknown variable 'K'"));
+  EXPECT_THAT(
+      space.status().message(),
+      HasSubstr("constraints[1]: 'K % SPLIT == 0 && K / SPLIT >= BM': unknown variable 'K'"));
 }
 
 TEST(SearchSpaceTest, SelectsAllOrRefusesUnlessSampled) {
