@@ -15,8 +15,8 @@ namespace tf {
 // InvalidArgument "'ADDRESS': port N is out of range (0-65535)" otherwise.
 Status CheckPortRange(std::string_view address);
 
-// An address to listen on: "HOST:PORT" or "[V6]:PORT", the port in 0-65535
-// (0: any free one).
+// An address to listen on, or a coordinator's to dial: "HOST:PORT" or
+// "[V6]:PORT", the port in 0-65535 (0, to listen on: any free one).
 Status CheckListenAddress(std::string_view address);
 
 }  // namespace tf
