@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/flag_checks.h"
 #include "search/evaluate.h"
 #include "search/strategy.h"
 #include "search/transfer.h"
@@ -106,13 +107,13 @@ int main(int argc, char** argv) {
       "search_eval"};
   app.add_option("--space", files, "recorded space file (repeatable)")->required();
   app.add_option("--strategy", strategy, "one of: " + names)->required();
-  app.add_option("--budget", budget, "evaluations per run")->required()->check(CLI::PositiveNumber);
+  app.add_option("--budget", budget, "evaluations per run")->required()->check(tf::kPositive);
   app.add_option("--seeds", seeds, "runs per space, seeds 1..K")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(tf::kPositive);
   app.add_option("--batch", batch, "configurations asked at a time (free devices)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(tf::kPositive);
   app.add_option("--threads", threads, "seeds run in parallel")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "client/cli/commands.h"
+#include "common/flag_checks.h"
 
 namespace {
 
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
   int limit = 0;
   CLI::App* jobs_cmd = AddCommand(app, "jobs", "List jobs, most recent first",
                                   "  tunefleet jobs\n  tunefleet jobs --limit 10 --json\n");
-  jobs_cmd->add_option("--limit", limit, "At most this many jobs (0: the coordinator's default)");
+  jobs_cmd->add_option("--limit", limit, "At most this many jobs (0: the coordinator's default)")
+      ->check(tf::kNonNegative);
   jobs_cmd->callback([&] { exit_code = RunJobs(global, limit); });
 
   CLI::App* cancel_cmd =
@@ -178,7 +180,7 @@ int main(int argc, char** argv) {
       "Target architecture, as workers report their devices' (tunefleet workers); "
       "default: the spec's");
   compile_cmd->add_option("--batch-size", compile.batch_size, "Configurations per compiler run")
-      ->check(CLI::PositiveNumber)
+      ->check(tf::kPositive)
       ->capture_default_str();
   compile_cmd->add_option("--jobs", compile.jobs,
                           "Concurrent compiler runs (default: one per hardware thread)");
@@ -191,7 +193,7 @@ int main(int argc, char** argv) {
       ->add_option("--limit", compile.limit,
                    "Build a sample of at most N configurations, drawn uniformly from each "
                    "problem's space (seeded), instead of all of them")
-      ->check(CLI::PositiveNumber);
+      ->check(tf::kPositive);
   compile_cmd->add_option("--seed", compile.seed, "Seed of the --limit sample")
       ->capture_default_str();
   compile_cmd->callback([&] { exit_code = RunCompile(global, compile); });
@@ -209,7 +211,7 @@ int main(int argc, char** argv) {
                         "NAME=VALUE for device.NAME in constraints; for the host target the "
                         "host's own properties are the default");
   space_cmd->add_option("--show", space.show, "Configurations listed per problem")
-      ->check(CLI::NonNegativeNumber)
+      ->check(tf::kNonNegative)
       ->capture_default_str();
   space_cmd->callback([&] { exit_code = RunSpace(global, space); });
 

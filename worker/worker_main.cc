@@ -8,6 +8,7 @@
 
 #include "auth/token_file.h"
 #include "common/daemon_flags.h"
+#include "common/flag_checks.h"
 #include "vendors/device_kinds.h"
 #include "worker/worker.h"
 
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   app.add_option("--replay-speed", options.replay_speed,
                  "replay devices sleep the recorded compile and run times times this (0: none)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(tf::kNonNegative);
   app.add_option("--cache", options.cache_dir, "directory for downloaded artifacts")->required();
   app.add_option("--label", options.label, "label added to every device and its device class");
   app.add_option("--max-candidates", options.max_candidates, "candidates per lease")

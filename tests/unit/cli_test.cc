@@ -194,6 +194,15 @@ TEST_F(CliTest, AnAddressThatDoesNotEndInAPortIsAUsageError) {
   }
 }
 
+TEST_F(CliTest, ANumberFlagOutOfRangeIsNamedWithItsValue) {
+  ProcessResult result = Run({"jobs", "--limit", "-3"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--limit: -3 is negative"), std::string::npos) << result.output;
+  result = Run({"space", "gemm.yaml", "--show", "x"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--show: 'x' is not a number"), std::string::npos) << result.output;
+}
+
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
   ProcessResult result = Run({"cancel", "7"});
   EXPECT_EQ(result.exit_code, 0) << result.output;

@@ -1,0 +1,27 @@
+// Number checks for command-line flags. CLI11's NonNegativeNumber and
+// PositiveNumber refuse with their range written out up to DBL_MAX; these
+// refuse with the value and what it must be, and show the same names in --help.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tf {
+
+namespace flag_checks_detail {
+inline CLI::Validator AtLeast(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a number";
+        if (value > 0 || (zero_allowed && value == 0)) return "";
+        return text + (zero_allowed ? " is negative" : " is not above 0");
+      },
+      zero_allowed ? "NONNEGATIVE" : "POSITIVE");
+}
+}  // namespace flag_checks_detail
+
+inline const CLI::Validator kNonNegative = flag_checks_detail::AtLeast(true);
+inline const CLI::Validator kPositive = flag_checks_detail::AtLeast(false);
+
+}  // namespace tf
