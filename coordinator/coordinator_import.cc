@@ -96,13 +96,9 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
   std::lock_guard lock(mu_);
   // The problems of a kernel name the same variables: results of another
   // kernel, or a problem named short of a variable, would answer no query.
-  auto names = [](const v1::Problem& problem) {
-    std::set<std::string> out;
-    for (const auto& var : problem.vars()) out.insert(var.name());
-    return out;
-  };
   if (auto tuned = best_.List(request.kernel(), "");
-      !tuned.empty() && names(tuned[0].problem()) != names(request.problem())) {
+      !tuned.empty() && kernelspec::ProblemVariableNames(tuned[0].problem()) !=
+                            kernelspec::ProblemVariableNames(request.problem())) {
     return Status::InvalidArgument(
         "problem: " + kernelspec::ProblemText(request.problem()) + " names other variables than " +
         request.kernel() + "'s tuned problems (" + kernelspec::ProblemText(tuned[0].problem()) +

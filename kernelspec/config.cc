@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <set>
 
 #include "common/files.h"
 
@@ -55,6 +56,14 @@ std::string ProblemText(const v1::Problem& problem) {
     text += v.name() + '=' + std::to_string(v.value());
   }
   return text;
+}
+
+std::string ProblemVariableNames(const v1::Problem& problem) {
+  std::set<std::string> names;
+  for (const v1::ProblemVar& var : problem.vars()) names.insert(var.name());
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ",") + name;
+  return joined;
 }
 
 std::string ProblemKey(const v1::Problem& problem) {

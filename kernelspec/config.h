@@ -28,6 +28,8 @@ std::string ConfigKey(const v1::Config& config);
 std::string ProblemKey(const v1::Problem& problem);
 // "M=4096,N=4096,K=4096" in the order given (for display).
 std::string ProblemText(const v1::Problem& problem);
+// The variable names, sorted: "K,M,N".
+std::string ProblemVariableNames(const v1::Problem& problem);
 // Parses "M=4096,N=4096,K=4096" (order kept).
 Result<v1::Problem> ParseProblem(std::string_view text);
 // Inverse of ConfigKey: values that parse as integers become integers.

@@ -108,15 +108,6 @@ v1::Problem InOrderOf(const v1::Problem& asked, const v1::Problem& answer) {
   return ordered.vars_size() == answer.vars_size() ? ordered : answer;
 }
 
-// Variable names of a problem, sorted: "K,M,N".
-std::string VariableNames(const v1::Problem& problem) {
-  std::set<std::string> names;
-  for (const v1::ProblemVar& var : problem.vars()) names.insert(var.name());
-  std::string joined;
-  for (const std::string& name : names) joined += (joined.empty() ? "" : ",") + name;
-  return joined;
-}
-
 // When `best` found nothing for a kernel that is tuned: what it is tuned
 // for, since a forgotten variable or a misspelt device class is the usual
 // cause. Empty when nothing of the kernel is tuned, or the list cannot be read.
@@ -131,7 +122,7 @@ std::string WhatIsTuned(const GlobalOptions& global, const BestOptions& options,
   std::set<std::string> variables;
   std::set<std::string> classes;
   for (const v1::QueryBestResponse& entry : *tuned) {
-    variables.insert(VariableNames(entry.problem()));
+    variables.insert(kernelspec::ProblemVariableNames(entry.problem()));
     classes.insert(entry.device_class());
   }
   auto join = [](const std::set<std::string>& items, const char* separator) {
@@ -139,7 +130,7 @@ std::string WhatIsTuned(const GlobalOptions& global, const BestOptions& options,
     for (const std::string& item : items) joined += (joined.empty() ? "" : separator) + item;
     return joined;
   };
-  if (!variables.count(VariableNames(asked))) {
+  if (!variables.count(kernelspec::ProblemVariableNames(asked))) {
     return "; its tuned problems have the variables " + join(variables, " or ");
   }
   if (!options.device_class.empty() && !classes.count(options.device_class)) {
