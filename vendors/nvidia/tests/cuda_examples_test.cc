@@ -144,7 +144,9 @@ TEST(HopperGemmSpecs, EveryProblemHasConfigurationsAndSplitKOnlyWhereTilesAreFew
           // GROUP_M 16 only where it orders the tiles otherwise than 8: over 8 rows of them.
           const int64_t tile_rows =
               (p["M"] + v["BM"] * v["CLUSTER_M"] - 1) / (v["BM"] * v["CLUSTER_M"]);
-          if (v["GROUP_M"] == 16) EXPECT_GT(tile_rows, 8);
+          if (v["GROUP_M"] == 16) {
+            EXPECT_GT(tile_rows, 8);
+          }
           if (v["GROUP_M"] == 16 && v["BM"] == 64 && v["BN"] == 128 && tile_rows == 16) {
             ++column_major_64x128;
           }
