@@ -11,6 +11,15 @@ namespace tf::coordinator {
 
 using kernelspec::ProblemDistance;
 
+namespace {
+
+std::string CompletedKey(const std::string& kernel, const std::string& fingerprint,
+                         const std::string& device_class) {
+  return kernel + '\n' + fingerprint + '\n' + device_class;
+}
+
+}  // namespace
+
 void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   Entry entry;
   entry.fingerprint = row.fingerprint;
@@ -34,7 +43,8 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   a.set_job_id(job_id_hint ? job_id_hint : row.result.job_id);
 
   std::unique_lock lock(mu_);
-  entry.completed = completed_.count(entry.fingerprint + '\n' + entry.device_class) > 0;
+  entry.completed =
+      completed_.count(CompletedKey(row.kernel, entry.fingerprint, entry.device_class)) > 0;
   if (entry.completed) AnswerLocked(row.kernel, entry.device_class, entry.fingerprint_created_ms);
   auto upsert = [&](std::vector<Entry>& entries) {
     for (auto& e : entries) {
@@ -52,7 +62,9 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
 
 void BestIndex::Complete(const db::CompletedTuning& tuning) {
   std::unique_lock lock(mu_);
-  if (!completed_.insert(tuning.fingerprint + '\n' + tuning.device_class).second) return;
+  if (!completed_.insert(CompletedKey(tuning.kernel, tuning.fingerprint, tuning.device_class))
+           .second)
+    return;
   auto it = by_kernel_.find(tuning.kernel);
   if (it == by_kernel_.end()) return;
   auto complete = [&](Entry& e) {

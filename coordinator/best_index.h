@@ -30,8 +30,8 @@ class BestIndex {
  public:
   // Adds or replaces the entry of (fingerprint, problem, device class).
   void Put(const db::BestRow& row, int64_t job_id_hint = 0);
-  // The fingerprint has a completed tuning on the device class: its entries
-  // there may answer from now on.
+  // The kernel's fingerprint has a completed tuning on the device class: its
+  // entries there may answer from now on.
   void Complete(const db::CompletedTuning& tuning);
   // device_class empty: any device class (the fastest answer wins).
   v1::QueryBestResponse Query(const v1::QueryBestRequest& request) const;
@@ -70,7 +70,8 @@ class BestIndex {
   // kernel + '\n' + device class ("" too) -> the answering fingerprint's
   // created_ms.
   std::unordered_map<std::string, int64_t> newest_;
-  // fingerprint + '\n' + device class, for each completed tuning.
+  // kernel + '\n' + fingerprint + '\n' + device class, for each completed
+  // tuning: two kernels of one source complete apart.
   std::unordered_set<std::string> completed_;
 };
 

@@ -129,6 +129,25 @@ ALTER TABLE jobs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 ALTER TABLE results ADD COLUMN retiming BLOB NOT NULL DEFAULT '';
 ALTER TABLE results ADD COLUMN retime_winner INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 7: the best configurations are kept per kernel name too: two kernels
+      // of one source (one fingerprint) each keep their own. Before, the second
+      // replaced the first's rows and kept its name; rows lost so come back
+      // with the kernel's next job.
+      R"sql(
+CREATE TABLE best_by_kernel(
+  kernel TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  problem_key TEXT NOT NULL,
+  device_class TEXT NOT NULL,
+  candidate_id INTEGER NOT NULL REFERENCES results(candidate_id),
+  median_ns REAL NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY(kernel, fingerprint, problem_key, device_class));
+INSERT INTO best_by_kernel SELECT kernel, fingerprint, problem_key, device_class, candidate_id,
+  median_ns, updated_ms FROM best;
+DROP TABLE best;
+ALTER TABLE best_by_kernel RENAME TO best;
+)sql",
   };
   return kMigrations;
 }

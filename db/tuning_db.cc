@@ -397,24 +397,34 @@ Status TuningDb::SetRetiming(int64_t candidate_id, const v1::TimingStats& retimi
 }
 
 Status TuningDb::PutBest(const std::string& kernel, const ResultRow& result, int64_t now_ms) {
-  return UpsertBest(kernel, result, now_ms, /*only_if_faster=*/false).status();
+  return UpsertBest(kernel, result, now_ms, BestUpdate::kAlways).status();
 }
 
 Result<bool> TuningDb::OfferBest(const std::string& kernel, const ResultRow& result,
                                  int64_t now_ms) {
-  return UpsertBest(kernel, result, now_ms, /*only_if_faster=*/true);
+  return UpsertBest(kernel, result, now_ms, BestUpdate::kIfFaster);
+}
+
+Result<bool> TuningDb::InheritBest(const std::string& kernel, const ResultRow& result,
+                                   int64_t now_ms) {
+  return UpsertBest(kernel, result, now_ms, BestUpdate::kIfAbsent);
 }
 
 Result<bool> TuningDb::UpsertBest(const std::string& kernel, const ResultRow& result,
-                                  int64_t now_ms, bool only_if_faster) {
-  TF_ASSIGN_OR_RETURN(
-      auto stmt,
-      db_->Prepare(std::string("INSERT INTO best(kernel, fingerprint, problem_key, device_class, "
-                               "candidate_id, median_ns, updated_ms) VALUES(?,?,?,?,?,?,?) "
-                               "ON CONFLICT(fingerprint, problem_key, device_class) DO UPDATE SET "
-                               "candidate_id = excluded.candidate_id, median_ns = "
-                               "excluded.median_ns, updated_ms = excluded.updated_ms") +
-                   (only_if_faster ? " WHERE excluded.median_ns < best.median_ns" : "")));
+                                  int64_t now_ms, BestUpdate update) {
+  std::string sql =
+      "INSERT INTO best(kernel, fingerprint, problem_key, device_class, candidate_id, median_ns, "
+      "updated_ms) VALUES(?,?,?,?,?,?,?) ON CONFLICT(kernel, fingerprint, problem_key, "
+      "device_class) ";
+  if (update == BestUpdate::kIfAbsent) {
+    sql += "DO NOTHING";
+  } else {
+    sql +=
+        "DO UPDATE SET candidate_id = excluded.candidate_id, median_ns = excluded.median_ns, "
+        "updated_ms = excluded.updated_ms";
+    if (update == BestUpdate::kIfFaster) sql += " WHERE excluded.median_ns < best.median_ns";
+  }
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare(sql));
   stmt.Bind(1, kernel)
       .Bind(2, result.fingerprint)
       .Bind(3, result.problem_key)

@@ -176,12 +176,17 @@ class TuningDb {
   // A finalist's re-timing in alternation, and whether it won it.
   Status SetRetiming(int64_t candidate_id, const v1::TimingStats& retiming, bool winner);
 
-  // Keeps `result` as the best of its (fingerprint, problem, device class)
-  // when it is faster than the one stored; true when it became the best.
+  // The best result is kept per (kernel, fingerprint, problem, device class):
+  // two kernels of one source share results but not their best.
+  // Keeps `result` as the kernel's best of its (fingerprint, problem, device
+  // class) when it is faster than the one stored; true when it became the best.
   Result<bool> OfferBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
-  // Makes `result` the best of its (fingerprint, problem, device class),
-  // faster or not: the winner of a re-timing, `result.timing` its figure.
+  // Makes `result` that best, faster or not: the winner of a re-timing,
+  // `result.timing` its figure.
   Status PutBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
+  // Makes `result` that best where the kernel has none: a result reused from
+  // another kernel of the same source. True when it became the best.
+  Result<bool> InheritBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
   Result<std::vector<BestRow>> LoadBest();
   Result<std::vector<CompletedTuning>> LoadCompletedTunings();
   // Each problem's best OK result of a job: the winner of its finalists'
@@ -202,9 +207,10 @@ class TuningDb {
 
  private:
   explicit TuningDb(std::unique_ptr<Database> db) : db_(std::move(db)) {}
-  // OfferBest (only_if_faster) and PutBest; true when the row changed.
+  enum class BestUpdate { kAlways, kIfFaster, kIfAbsent };
+  // OfferBest, PutBest and InheritBest; true when the row changed.
   Result<bool> UpsertBest(const std::string& kernel, const ResultRow& result, int64_t now_ms,
-                          bool only_if_faster);
+                          BestUpdate update);
   std::unique_ptr<Database> db_;
 };
 

@@ -64,13 +64,14 @@ class CoordinatorSearchTest : public ::testing::Test {
   }
 
   // `source_edit`, appended to each source: another source of the kernel
-  // (another fingerprint).
+  // (another fingerprint). `kernel`: another name for the kernel.
   int64_t Submit(const std::function<void(v1::Search&)>& edit, const std::string& device_class = "",
-                 const std::string& source_edit = "") {
+                 const std::string& source_edit = "", const std::string& kernel = "") {
     kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
         "tests/data/spaces/convolution/convolution_replay.yaml", [&](v1::KernelSpec& spec) {
           edit(*spec.mutable_search());
           spec.mutable_target()->set_device_class(device_class);
+          if (!kernel.empty()) spec.set_name(kernel);
         });
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded.spec;
@@ -364,6 +365,80 @@ TEST_F(CoordinatorSearchTest, BestAnswersFromTheNewestCompletedTuningOnly) {
   c_.reset();
   Start();
   EXPECT_EQ(best().DebugString(), newer.DebugString()) << "after a restart";
+}
+
+// Two kernels of one source (one fingerprint) share results, not answers:
+// each answers under its own name, the first as before the second ran, before
+// and after a restart, and the second from the first's results it reused.
+TEST_F(CoordinatorSearchTest, TwoKernelsOfOneSourceEachKeepTheirOwnBest) {
+  Start();
+  std::string worker = Register(1);
+  auto best = [&](const std::string& kernel) {
+    v1::QueryBestRequest query;
+    query.set_kernel(kernel);
+    query.set_device_class("replay/test");
+    *query.mutable_problem() = *kernelspec::ParseProblem("image_width=4096,image_height=4096");
+    v1::QueryBestResponse answer = c_->QueryBest(query);
+    v1::ListBestRequest list;
+    list.set_kernel(kernel);
+    std::vector<v1::QueryBestResponse> exported = c_->ListBest(list);
+    EXPECT_EQ(exported.size(), 1u) << kernel;
+    if (!exported.empty()) {
+      EXPECT_EQ(exported[0].DebugString(), answer.DebugString()) << kernel;
+    }
+    return answer;
+  };
+  const int64_t first = Submit([](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_max_candidates(16);
+  });
+  Work(worker, 1, first);
+  ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
+  const v1::QueryBestResponse first_answer = best("convolution_replay");
+  ASSERT_TRUE(first_answer.found());
+  EXPECT_EQ(first_answer.job_id(), first);
+
+  // The copy searches further than the first: it reuses the first's 16 and
+  // measures more.
+  const int64_t copy = Submit(
+      [](v1::Search& s) {
+        s.set_strategy("random");
+        s.set_max_candidates(200);
+      },
+      "", "", "convolution_copy");
+  Work(worker, 1, copy);
+  ASSERT_EQ(Job(copy).state(), v1::JOB_STATE_SUCCEEDED);
+  ASSERT_EQ(Job(copy).fingerprint(), Job(first).fingerprint());
+  EXPECT_EQ(Job(copy).candidates_cached(), 16);
+  const v1::QueryBestResponse copy_answer = best("convolution_copy");
+  ASSERT_TRUE(copy_answer.found());
+  EXPECT_EQ(copy_answer.kernel(), "convolution_copy");
+  ASSERT_EQ(Job(copy).best_size(), 1);
+  EXPECT_EQ(copy_answer.config().DebugString(), Job(copy).best(0).config().DebugString());
+  EXPECT_EQ(best("convolution_replay").DebugString(), first_answer.DebugString());
+
+  c_.reset();
+  Start();
+  EXPECT_EQ(best("convolution_replay").DebugString(), first_answer.DebugString())
+      << "after a restart";
+  EXPECT_EQ(best("convolution_copy").DebugString(), copy_answer.DebugString()) << "after a restart";
+
+  // A third name that measures nothing new answers from the results it reused.
+  worker = Register(1);
+  const int64_t again = Submit(
+      [](v1::Search& s) {
+        s.set_strategy("random");
+        s.set_max_candidates(16);
+      },
+      "", "", "convolution_again");
+  Work(worker, 1, again);
+  ASSERT_EQ(Job(again).state(), v1::JOB_STATE_SUCCEEDED);
+  const v1::QueryBestResponse again_answer = best("convolution_again");
+  ASSERT_TRUE(again_answer.found());
+  EXPECT_EQ(again_answer.kernel(), "convolution_again");
+  EXPECT_EQ(Job(again).candidates_cached(), Job(again).candidates_total());
+  ASSERT_EQ(Job(again).best_size(), 1);
+  EXPECT_EQ(again_answer.config().DebugString(), Job(again).best(0).config().DebugString());
 }
 
 TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <map>
 
 #include "db/schema.h"
 #include "tests/test_util.h"
@@ -90,6 +91,26 @@ TEST_P(TuningDbTest, BestKeepsTheFastestOkResult) {
   ASSERT_TRUE(job_best.ok());
   ASSERT_EQ(job_best->size(), 1u);
   EXPECT_EQ((*job_best)[0].config_key, "X=1");
+}
+
+// Two kernels of one source share a fingerprint and its results; each keeps
+// its own best.
+TEST_P(TuningDbTest, EachKernelOfOneSourceKeepsItsOwnBest) {
+  auto slow = OkResult(candidates_[0].id, "X=0", 900);
+  auto fast = OkResult(candidates_[1].id, "X=1", 300);
+  for (const auto* r : {&slow, &fast}) ASSERT_TRUE(db_->InsertResult(*r).ok());
+  EXPECT_TRUE(*db_->OfferBest("gemm", slow, 1));
+  EXPECT_TRUE(*db_->OfferBest("gemm_copy", fast, 2));
+  // Inherited only where the kernel has no best.
+  EXPECT_FALSE(*db_->InheritBest("gemm", fast, 3));
+  EXPECT_TRUE(*db_->InheritBest("gemm_again", slow, 4));
+  EXPECT_FALSE(*db_->InheritBest("gemm_again", fast, 5));
+  auto best = db_->LoadBest();
+  ASSERT_TRUE(best.ok());
+  std::map<std::string, std::string> config_of;
+  for (const BestRow& b : *best) config_of[b.kernel] = b.result.config_key;
+  EXPECT_EQ(config_of, (std::map<std::string, std::string>{
+                           {"gemm", "X=0"}, {"gemm_copy", "X=1"}, {"gemm_again", "X=0"}}));
 }
 
 // What a restarted coordinator's best index learns of which fingerprints
@@ -249,6 +270,37 @@ TEST_P(SchemaTest, UpgradesAVersion3DatabaseToTokens) {
   EXPECT_EQ((*tokens)[0].info.role(), v1::ROLE_SUBMITTER);
   EXPECT_EQ((*tokens)[0].info.revoked_unix_ms(), 20);
   EXPECT_EQ((*tokens)[0].hash, "ab12");
+}
+
+// Version 7: the best configurations are kept per kernel; version 6's rows
+// stay, under the kernel they name.
+TEST_P(SchemaTest, UpgradesAVersion6DatabaseKeepingItsBest) {
+  {
+    auto raw = Database::Open(path, false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(Migrate(**raw, 6).ok());
+    for (const char* sql :
+         {"INSERT INTO kernels VALUES('fp1', 'gemm', 5)",
+          "INSERT INTO jobs(kernel, fingerprint, spec, sources, state, created_ms, updated_ms) "
+          "VALUES('gemm', 'fp1', '', '', 3, 1, 1)",
+          "INSERT INTO candidates(job_id, config_key, problem_text, state) "
+          "VALUES(1, 'X=0', 'M=64,N=64,K=64', 3)",
+          "INSERT INTO results(candidate_id, job_id, fingerprint, config_key, problem_key, "
+          "device_class, status, median_ns, created_ms) "
+          "VALUES(1, 1, 'fp1', 'X=0', 'K=64,M=64,N=64', 'cpu/test', 1, 700, 1)",
+          "INSERT INTO best VALUES('gemm', 'fp1', 'K=64,M=64,N=64', 'cpu/test', 1, 700, 1)"}) {
+      ASSERT_TRUE((*raw)->Exec(sql).ok()) << sql;
+    }
+  }
+  auto db = TuningDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto best = (*db)->LoadBest();
+  ASSERT_TRUE(best.ok()) << best.status().ToString();
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].kernel, "gemm");
+  EXPECT_EQ((*best)[0].result.config_key, "X=0");
+  EXPECT_TRUE(*(*db)->OfferBest("gemm_copy", (*best)[0].result, 2));
+  EXPECT_EQ((*db)->LoadBest()->size(), 2u);
 }
 
 TEST_P(SchemaTest, RefusesADatabaseFromANewerVersion) {
