@@ -460,7 +460,14 @@ Status Worker::Run() {
     spdlog::info("device {}: {} ({} cores)", device.info.index(), device.info.device_class(),
                  device.cpus.size());
   }
-  TF_RETURN_IF_ERROR(Register());
+  if (Status registered = Register(); !registered.ok()) {
+    // Stopped (SIGTERM, SIGINT) while no coordinator answered: a clean stop.
+    if (registered.code() == Code::kCancelled) {
+      spdlog::info("{}", registered.message());
+      return Status::Ok();
+    }
+    return registered;
+  }
   std::thread heartbeat([this] { HeartbeatLoop(); });
   std::vector<std::thread> device_threads;
   for (const Device& device : devices_) {

@@ -5,6 +5,8 @@
 // itself and hide a client that never polls them, so it is a real process.)
 // Following a takeover is standby_test's.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "client/client.h"
 #include "tests/test_util.h"
@@ -40,6 +42,24 @@ TEST(CoordinatorAddressesTest, ClientCliAndWorkerReachTheOneThatServesWhereverIt
       },
       seconds(60)))
       << worker->Log();
+}
+
+// Stopped while no coordinator answers, as `systemctl stop` does while the
+// coordinator is down: a clean stop (exit 0), which systemd does not count as
+// a failure.
+TEST(CoordinatorAddressesTest, AWorkerStoppedBeforeAnyCoordinatorAnswersExitsZero) {
+  TempDir dir;
+  const std::string nothing = "127.0.0.1:" + std::to_string(FreePort());
+  auto worker = StartWorker(nothing, dir.path(), "worker0", "cpu:1");
+  ASSERT_TRUE(
+      WaitFor([&] { return worker->Log().find("device 0:") != std::string::npos; }, seconds(30)))
+      << worker->Log();
+  kill(worker->pid(), SIGTERM);
+  int wait_status = 0;
+  ASSERT_TRUE(WaitFor([&] { return worker->Exited(&wait_status); }, seconds(30))) << worker->Log();
+  ASSERT_TRUE(WIFEXITED(wait_status)) << worker->Log();
+  EXPECT_EQ(WEXITSTATUS(wait_status), 0) << worker->Log();
+  EXPECT_NE(worker->Log().find("shut down before registering"), std::string::npos) << worker->Log();
 }
 
 }  // namespace
