@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,19 @@ int HttpStatusOf(Code code) {
     default:
       return 500;
   }
+}
+
+// `limit` of /api/jobs: absent or 0, the newest 100; at most 1000.
+Result<int> JobsLimit(const httplib::Request& request) {
+  if (!request.has_param("limit")) return 100;
+  const std::string text = request.get_param_value("limit");
+  long long limit = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
+  if (error != std::errc() || end != text.data() + text.size() || limit < 0) {
+    return Status::InvalidArgument("limit: '" + text +
+                                   "' is not a number of jobs (0 or more; 0: the newest 100)");
+  }
+  return limit == 0 ? 100 : static_cast<int>(std::min<long long>(limit, 1000));
 }
 
 void Fail(httplib::Response& response, const Status& status) {
@@ -165,9 +179,9 @@ void DashboardServer::Route() {
   http.Get("/api/jobs", [this](const httplib::Request& req, httplib::Response& res) {
     auto caller = Authorize(req, res, auth::Rpc::kListJobs);
     if (!caller) return;
-    int limit = 100;
-    if (req.has_param("limit")) limit = std::atoi(req.get_param_value("limit").c_str());
-    auto jobs = coordinator_.ListJobs(std::clamp(limit, 1, 1000), *caller);
+    auto limit = JobsLimit(req);
+    if (!limit.ok()) return Fail(res, limit.status());
+    auto jobs = coordinator_.ListJobs(*limit, *caller);
     if (!jobs.ok()) return Fail(res, jobs.status());
     client::Json out = client::Json::array();
     for (const auto& job : *jobs) out.push_back(client::JobJson(job));

@@ -247,6 +247,17 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     assert.deepEqual(recorded.sort(byId), JSON.parse(listed.stdout).sort(byId));
   });
 
+  await t.test("a limit that is not a number of jobs is refused, 0 lists the default", async () => {
+    for (const limit of ["abc", "-1", "2x", ""]) {
+      const r = await fetch(`${base}/api/jobs?limit=${limit}`, { headers });
+      assert.equal(r.status, 400, `limit=${limit}`);
+      assert.ok((await r.json()).error.includes(`limit: '${limit}'`), `limit=${limit}`);
+    }
+    const all = await (await fetch(`${base}/api/jobs`, { headers })).json();
+    assert.deepEqual(await (await fetch(`${base}/api/jobs?limit=0`, { headers })).json(), all);
+    assert.deepEqual(await (await fetch(`${base}/api/jobs?limit=1`, { headers })).json(), all.slice(0, 1));
+  });
+
   await t.test("the workers page showed the device working on the job", () => {
     assert.match(workerDoing, new RegExp(`job #${jobId} web_axpy: \\d+ candidates \\(lease \\d+\\) for`));
   });
