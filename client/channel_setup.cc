@@ -22,14 +22,14 @@ grpc::ChannelArguments CoordinatorChannelArgs() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
-  // A restarted coordinator, or a standby that took over, is found again
-  // within a few seconds, however long it was away (gRPC's own back-off
+  // Connections to a restarted coordinator, or a standby that took over, are
+  // tried at most a second apart, however long it was away (gRPC's own back-off
   // starts at 1 s and grows to two minutes). GRPC_ARG_MIN_RECONNECT_BACKOFF_MS
   // is, despite its name, how long one connection attempt may take: it stays
   // at gRPC's 20 s, since a handshake on a loaded machine or a long link may
   // need more than the 100 ms once set here.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   return args;
 }
 

@@ -45,6 +45,10 @@ Status Coordinator::Load() {
     leases_[l.id] = std::move(lease);
     observer_->OnLeaseStarted(l.id, l.worker_id, l.device_index);
   }
+  if (!leases.empty()) {
+    spdlog::info("{} leases were out: their workers may report them for {} ms", leases.size(),
+                 options_.lease_ttl_ms);
+  }
   TF_ASSIGN_OR_RETURN(auto rows, db_->LoadJobs(/*unfinished_only=*/true, 1 << 30));
   for (auto& row : rows) {
     Job& job = jobs_[row.id];

@@ -40,6 +40,12 @@ void ResultReporter::FinishLease(int64_t lease_id, int32_t device_index) {
   changed_.notify_all();
 }
 
+void ResultReporter::RetryNow() {
+  std::lock_guard lock(mu_);
+  retry_now_ = true;
+  changed_.notify_all();
+}
+
 size_t ResultReporter::Drain(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   changed_.wait_for(lock, timeout, [this] { return queue_.empty(); });
@@ -90,7 +96,8 @@ void ResultReporter::SendLoop() {
         spdlog::warn("cannot report {} results of lease {}: {}; retrying", request.results_size(),
                      request.lease_id(), response.status().message());
       }
-      changed_.wait_for(lock, backoff.Next(), [this] { return stopping_; });
+      changed_.wait_for(lock, backoff.Next(), [this] { return stopping_ || retry_now_; });
+      retry_now_ = false;
       continue;
     }
     if (failures > 0) spdlog::info("reporting results again after {} failed attempts", failures);

@@ -36,6 +36,8 @@ class ResultReporter {
   void Add(int64_t lease_id, int32_t device_index, v1::CandidateResult result);
   // Queues the end of a lease, sent with lease_finished after its results.
   void FinishLease(int64_t lease_id, int32_t device_index);
+  // Ends the pause after a failed delivery: the coordinator answers again.
+  void RetryNow();
   // Waits until everything queued is delivered or `timeout` passes; returns
   // the number of results left undelivered.
   size_t Drain(std::chrono::milliseconds timeout);
@@ -57,6 +59,7 @@ class ResultReporter {
   std::list<Item> queue_;
   size_t queued_results_ = 0;
   bool stopping_ = false;
+  bool retry_now_ = false;
   std::thread thread_;
 };
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "auth/bearer.h"
+#include "client/channel_setup.h"
 #include "common/backoff.h"
 #include "common/files.h"
 #include "common/grpc_status.h"
@@ -33,14 +34,11 @@ constexpr auto kDrainTimeout = std::chrono::seconds(10);
 // connect (a standby taking over); the callers retry after that.
 constexpr auto kTakeoverWait = std::chrono::seconds(2);
 
-// The one place the worker's channel settings are made. A restarted
-// coordinator is found again within about a second. (The connection attempt's
-// timeout, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS despite its name, stays at gRPC's
-// 20 s: a handshake on a loaded machine may need more than 100 ms.)
+// The worker's channel settings: the clients' (a restarted coordinator is
+// found again within about a second), and keepalive pings, so that a
+// coordinator gone without a word is noticed while the worker waits.
 grpc::ChannelArguments ChannelArgs() {
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  grpc::ChannelArguments args = client::CoordinatorChannelArgs();
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
@@ -213,7 +211,11 @@ void Worker::HeartbeatLoop() {
       for (int64_t id : leases_in_progress_) request.add_lease_ids(id);
     }
     v1::HeartbeatResponse response;
-    auto context = MakeContext(kRpcTimeout, options_.token);
+    // Unreachable, a heartbeat waits for the coordinator for one interval: a
+    // call in flight is what notices the connection come up (a failing call
+    // returns at once, and nothing else looks but gRPC's 5 s backup poller).
+    auto context = MakeContext(reachable ? kRpcTimeout : heartbeat_interval_, options_.token);
+    context->set_wait_for_ready(!reachable);
     Status status =
         FromGrpc(Stub()->Heartbeat(context.get(), request, &response), options_.coordinator);
     // Refused: another token's id now (registering again gets a new one), or
@@ -225,7 +227,8 @@ void Worker::HeartbeatLoop() {
       reachable = false;
       continue;
     }
-    if (!reachable) spdlog::info("coordinator {} answers again", options_.coordinator);
+    const bool back = !reachable;
+    if (back) spdlog::info("coordinator {} answers again", options_.coordinator);
     reachable = true;
     if (response.reregister() || disowned) {
       spdlog::warn("coordinator does not know worker {} as ours ({}); registering again",
@@ -239,6 +242,8 @@ void Worker::HeartbeatLoop() {
         return;
       }
     }
+    // The results that waited go now, before their leases expire.
+    if (back) reporter_->RetryNow();
     std::lock_guard lock(mu_);
     cancelled_leases_.insert(response.cancelled_lease_ids().begin(),
                              response.cancelled_lease_ids().end());

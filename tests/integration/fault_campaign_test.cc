@@ -177,6 +177,33 @@ TEST_P(FaultCampaignTest, CoordinatorKilledAndRestartedWhileWorkersRun) {
   ExpectFleetInvariants(coordinator_->db_path());
 }
 
+// docs/coordinator.md: workers find a restarted coordinator within about a
+// second, and a lease that was out when it died is reported within the lease
+// time-to-live after the restart (the default 10 s), not run again.
+TEST_P(FaultCampaignTest, ALeaseOutWhileTheCoordinatorRestartsIsReportedNotRunAgain) {
+  coordinator_ = std::make_unique<CoordinatorProcess>(
+      dir_.path(), std::vector<std::string>{"--lease-ttl-ms", "10000", "--heartbeat-ms", "1000"},
+      database_.location());
+  coordinator_->Start();
+  auto client = client::Client::Connect(coordinator_->address());
+  ASSERT_TRUE(client.ok());
+  client_ = std::move(*client);
+  v1::Job job = SubmitSpec(*client_, SlowSpec("restart", 400));
+  ASSERT_GT(job.job_id(), 0);
+  AddWorker("restart");
+  // Leases of 4 candidates of 0.4 s: one is out after the first result.
+  ASSERT_TRUE(WaitFor([&] { return Done(job.job_id()) % 4 == 1; }, seconds(60)));
+  coordinator_->Kill();
+  std::this_thread::sleep_for(milliseconds(500));
+  coordinator_->Start();
+  ExpectSucceededWithoutFailures(job.job_id(), seconds(90));
+  const std::string log = coordinator_->Log();
+  EXPECT_NE(log.find("1 leases were out"), std::string::npos) << log;
+  EXPECT_EQ(log.find("expired"), std::string::npos) << log;
+  coordinator_->Kill();
+  ExpectFleetInvariants(coordinator_->db_path());
+}
+
 TEST_P(FaultCampaignTest, StragglersLeasesAreFinishedElsewhere) {
   StartCoordinator({"--db-sync", "normal"});
   v1::Job job = SubmitSpec(*client_, SlowSpec("straggle", 50));
