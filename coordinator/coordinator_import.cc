@@ -176,6 +176,8 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
     best_.Put(best);
   }
   best_.Complete({job.kernel, job.fingerprint, fingerprint_created_ms, job.device_class});
+  for (const db::ResultRow& row : rows) observer_->OnResultImported(row);
+  jobs_[job.id].row = job;  // among the jobs that ended since the start, as the others
   spdlog::info("job {}: {} results of {} on {} imported from {}", job.id, rows.size(), job.kernel,
                job.device_class, request.source());
 

@@ -31,6 +31,8 @@ class Observer {
   // worker, found at build time (compile failures, pruned) or reused from
   // an earlier job (row.cached).
   virtual void OnResultRecorded(const db::ResultRow&) {}
+  // A result of `tunefleet import results` was committed: measured elsewhere.
+  virtual void OnResultImported(const db::ResultRow&) {}
 };
 
 }  // namespace tf::coordinator

@@ -36,7 +36,7 @@ Metrics::Metrics()
       results_(Counters(*registry_, "tunefleet_results_recorded_total",
                         "Candidate results committed to the tuning database, by status and "
                         "origin (worker: measured; build: failed or pruned at build time; "
-                        "reused: from an earlier job)")),
+                        "reused: from an earlier job; imported: tunefleet import results)")),
       build_seconds_(prometheus::BuildHistogram()
                          .Name("tunefleet_build_duration_seconds")
                          .Help("Wall time of each job's build of its configurations")
@@ -104,7 +104,12 @@ void Metrics::OnLeaseEnded(int64_t lease_id) {
 }
 
 void Metrics::OnResultRecorded(const db::ResultRow& row) {
-  const char* origin = row.cached ? "reused" : row.worker.empty() ? "build" : "worker";
+  CountResult(row, row.cached ? "reused" : row.worker.empty() ? "build" : "worker");
+}
+
+void Metrics::OnResultImported(const db::ResultRow& row) { CountResult(row, "imported"); }
+
+void Metrics::CountResult(const db::ResultRow& row, const char* origin) {
   results_
       .Add({{"status", EnumLabel(v1::ResultStatus_Name(row.status), "RESULT_STATUS_")},
             {"origin", origin}})

@@ -41,8 +41,10 @@ class Metrics final : public coordinator::Observer {
   void OnLeaseStarted(int64_t lease_id, const std::string& worker_id, int device_index) override;
   void OnLeaseEnded(int64_t lease_id) override;
   void OnResultRecorded(const db::ResultRow& row) override;
+  void OnResultImported(const db::ResultRow& row) override;
 
  private:
+  void CountResult(const db::ResultRow& row, const char* origin);
   using Device = std::pair<std::string, int>;  // worker id, device index
   // Time with at least one lease, per device: leases overlap (a worker may
   // hold more than one per device), busy time does not.

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/files.h"
+#include "kernelspec/config.h"
 #include "tests/test_util.h"
 #include "web/metrics.h"
 
@@ -67,6 +68,28 @@ TEST_F(MetricsTest, OverlappingLeasesOfADeviceCountItsBusyTimeOnce) {
   // Idle since: the counter stays where it was.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_DOUBLE_EQ(Sample(metrics_.Scrape(*coordinator_), busy), seconds);
+}
+
+// An import is a job that ended since the start, its results committed.
+TEST_F(MetricsTest, AnImportCountsItsResultsAsImportedAndItsJobAsSucceeded) {
+  v1::ImportResultsRequest request;
+  request.set_kernel("gemm");
+  request.set_device_class("cpu/test");
+  *request.mutable_problem() = *kernelspec::ParseProblem("M=64");
+  for (int i = 0; i < 3; ++i) {
+    v1::ImportedResult* r = request.add_results();
+    *r->mutable_config() = *kernelspec::ParseConfigKey("X=" + std::to_string(i));
+    r->set_status(i < 2 ? v1::RESULT_STATUS_OK : v1::RESULT_STATUS_RUNTIME_FAILED);
+    r->mutable_timing()->set_median_ns(100 + i);
+  }
+  ASSERT_TRUE(coordinator_->ImportResults(request).ok());
+  std::string text = metrics_.Scrape(*coordinator_);
+  EXPECT_EQ(Sample(text, R"(tunefleet_results_recorded_total{origin="imported",status="ok"})"), 2);
+  EXPECT_EQ(
+      Sample(text,
+             R"(tunefleet_results_recorded_total{origin="imported",status="runtime_failed"})"),
+      1);
+  EXPECT_EQ(Sample(text, R"(tunefleet_jobs{state="succeeded"})"), 1);
 }
 
 TEST_F(MetricsTest, CountsResultsBuildsLeasesAndRpcsWithTheirLabels) {
