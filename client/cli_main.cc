@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   int64_t job_id = 0;
   CLI::App* status_cmd = AddCommand(app, "status", "Show a job's state, progress and best results",
                                     "  tunefleet status 12\n  tunefleet status 12 --json\n");
-  status_cmd->add_option("JOB", job_id, "Job id")->required();
+  status_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
   status_cmd->callback([&] { exit_code = RunStatus(global, job_id); });
 
   int limit = 0;
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
 
   CLI::App* cancel_cmd =
       AddCommand(app, "cancel", "Cancel a queued or running job", "  tunefleet cancel 12\n");
-  cancel_cmd->add_option("JOB", job_id, "Job id")->required();
+  cancel_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
   cancel_cmd->callback([&] { exit_code = RunCancel(global, job_id); });
 
   CLI::App* results_cmd =
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
                  "p10/p90, GFLOP/s, error",
                  "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n"
                  "  tunefleet results 12 --format t4 > gemm_T4.json\n");
-  results_cmd->add_option("JOB", job_id, "Job id")->required();
+  results_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
   std::string results_format = "table";
   results_cmd
       ->add_option("--format", results_format,
@@ -150,7 +150,9 @@ int main(int argc, char** argv) {
   CLI::App* token_revoke_cmd =
       AddCommand(*token_cmd, "revoke", "Revoke a token: its next call is refused",
                  "  tunefleet token revoke 3\n");
-  token_revoke_cmd->add_option("ID", token_id, "Token id, as `token list` shows it")->required();
+  token_revoke_cmd->add_option("ID", token_id, "Token id, as `token list` shows it")
+      ->required()
+      ->check(tf::kId);
   token_revoke_cmd->callback([&] { exit_code = RunTokenRevoke(global, token_id); });
 
   std::string spec_path;
@@ -182,8 +184,10 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--batch-size", compile.batch_size, "Configurations per compiler run")
       ->check(tf::kPositive)
       ->capture_default_str();
-  compile_cmd->add_option("--jobs", compile.jobs,
-                          "Concurrent compiler runs (default: one per hardware thread)");
+  compile_cmd
+      ->add_option("--jobs", compile.jobs,
+                   "Concurrent compiler runs (default, or 0: one per hardware thread)")
+      ->check(tf::kNonNegative);
   compile_cmd->add_option("--out", compile.out_dir,
                           "Artifact store directory (default: ~/.cache/tunefleet/artifacts)");
   compile_cmd->add_option("--device-prop", compile.device_props,

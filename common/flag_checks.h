@@ -23,5 +23,13 @@ inline CLI::Validator AtLeast(bool zero_allowed) {
 
 inline const CLI::Validator kNonNegative = flag_checks_detail::AtLeast(true);
 inline const CLI::Validator kPositive = flag_checks_detail::AtLeast(false);
+// A job or token id: a whole number above 0.
+inline const CLI::Validator kId = CLI::Validator(
+    [](std::string& text) -> std::string {
+      long long value = 0;
+      if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a whole number";
+      return value > 0 ? "" : text + " is not above 0";
+    },
+    "ID");
 
 }  // namespace tf

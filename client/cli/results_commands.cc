@@ -90,8 +90,8 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options) {
   if (Status written = WriteFileAtomic(options.out_path, text); !written.ok()) {
     return FailUsage(written);
   }
-  std::fprintf(stderr, "wrote %zu configurations of %s to %s\n", entries->size(),
-               options.kernel.c_str(), options.out_path.c_str());
+  std::fprintf(stderr, "wrote %zu configuration%s of %s to %s\n", entries->size(),
+               entries->size() == 1 ? "" : "s", options.kernel.c_str(), options.out_path.c_str());
   return kExitOk;
 }
 

@@ -201,6 +201,22 @@ TEST_F(CliTest, ANumberFlagOutOfRangeIsNamedWithItsValue) {
   result = Run({"space", "gemm.yaml", "--show", "x"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("--show: 'x' is not a number"), std::string::npos) << result.output;
+  result = Run({"compile", "gemm.yaml", "--jobs", "-3"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--jobs: -3 is negative"), std::string::npos) << result.output;
+  for (const char* command : {"status", "cancel", "results"}) {
+    result = Run({command, "abc"});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("JOB: 'abc' is not a whole number"), std::string::npos)
+        << result.output;
+    result = Run({command, "-1"});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("JOB: -1 is not above 0"), std::string::npos) << result.output;
+  }
+  result = Run({"token", "revoke", "abc"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("ID: 'abc' is not a whole number"), std::string::npos)
+      << result.output;
 }
 
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
