@@ -37,8 +37,8 @@ Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key) con
   bool exact = false;
   const v1::QueryBestResponse* found = LookupExported(exported_, request, &exact);
   if (!found) {
-    return Status::NotFound("no tuned configuration of kernel '" + key.kernel() + "' for " +
-                            kernelspec::ProblemText(key.problem()) + " in the exported file");
+    return Status::NotFound(NotTunedMessage(key.kernel(), key.problem(), key.device_class()) +
+                            " in the exported file");
   }
   v1::QueryBestResponse answer = *found;
   answer.set_exact(exact);

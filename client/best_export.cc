@@ -225,4 +225,11 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
   return out.str();
 }
 
+std::string NotTunedMessage(const std::string& kernel, const v1::Problem& problem,
+                            const std::string& device_class) {
+  return "no tuned configuration of kernel '" + kernel + "' for " +
+         kernelspec::ProblemText(problem) + " on " +
+         (device_class.empty() ? "any device class" : "device class '" + device_class + "'");
+}
+
 }  // namespace tf::client

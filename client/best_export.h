@@ -43,4 +43,9 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
 const v1::QueryBestResponse* LookupExported(const std::vector<v1::QueryBestResponse>& entries,
                                             const v1::QueryBestRequest& request, bool* exact);
 
+// What a query that found nothing says, online or from an export:
+// "no tuned configuration of kernel 'K' for M=1 on device class 'C'".
+std::string NotTunedMessage(const std::string& kernel, const v1::Problem& problem,
+                            const std::string& device_class);
+
 }  // namespace tf::client

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "auth/bearer.h"
+#include "client/best_export.h"
 #include "client/channel_setup.h"
 #include "client/job_state.h"
 #include "common/backoff.h"
@@ -137,10 +138,7 @@ Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
   TF_ASSIGN_OR_RETURN(v1::QueryBestResponse response,
                       Call(&v1::TuneFleet::Stub::QueryBest, request));
   if (!response.found()) {
-    return Status::NotFound(
-        "no tuned configuration of kernel '" + kernel + "' for " +
-        kernelspec::ProblemText(problem) + " on " +
-        (device_class.empty() ? "any device class" : "device class '" + device_class + "'"));
+    return Status::NotFound(NotTunedMessage(kernel, problem, device_class));
   }
   return response;
 }

@@ -325,6 +325,11 @@ TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
   EXPECT_GE(distinct.size(), 2u) << "the recordings' optima should differ";
   auto unknown = (*offline)->Lookup("no_such_kernel", *kernelspec::ParseProblem(kProblem), "");
   EXPECT_EQ(unknown.status().code(), Code::kNotFound);
+  auto elsewhere = (*offline)->Lookup(kernel_, *kernelspec::ParseProblem(kProblem), "nope/1");
+  EXPECT_EQ(elsewhere.status().code(), Code::kNotFound);
+  EXPECT_NE(elsewhere.status().message().find("on device class 'nope/1' in the exported file"),
+            std::string::npos)
+      << elsewhere.status().message();
 }
 
 // The candidates a job of the replayed kernel runs with a budget of
