@@ -142,6 +142,8 @@ class Coordinator {
   const auth::TokenIndex& tokens() const { return tokens_; }
   Result<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
   std::vector<v1::TokenInfo> ListTokens() const { return tokens_.List(); }
+  // The token of --admin-token-file (EnsureAdminToken) is not revoked:
+  // kFailedPrecondition, since the coordinator would not start again.
   Result<v1::TokenInfo> RevokeToken(int64_t token_id);
   // Makes `token` (the text of an admin token, e.g. from --admin-token-file)
   // valid: stored when the database does not know its id, kFailedPrecondition
@@ -350,8 +352,9 @@ class Coordinator {
   std::condition_variable work_cv_;    // new ready candidates
   std::condition_variable change_cv_;  // any job changed
   std::unique_ptr<db::TuningDb> db_;
-  auth::TokenIndex tokens_;      // its own lock: read on every call
-  std::map<int64_t, Job> jobs_;  // unfinished jobs
+  auth::TokenIndex tokens_;       // its own lock: read on every call
+  int64_t admin_file_token_ = 0;  // EnsureAdminToken's
+  std::map<int64_t, Job> jobs_;   // unfinished jobs
   std::unordered_map<int64_t, Candidate> candidates_;
   std::map<int64_t, Lease> leases_;
   std::map<std::string, Worker> workers_;

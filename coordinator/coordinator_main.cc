@@ -57,7 +57,7 @@ tf::Status SetUpAdminToken(tf::coordinator::Coordinator& coordinator, const std:
     return written;
   }
   spdlog::info("new admin token written to {} (mode 0600)", path);
-  return tf::Status::Ok();
+  return coordinator.EnsureAdminToken(created.token());
 }
 
 }  // namespace

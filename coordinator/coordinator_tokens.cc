@@ -40,6 +40,13 @@ Result<v1::TokenInfo> Coordinator::RevokeToken(int64_t token_id) {
     return Status::NotFound("token " + std::to_string(token_id) + " does not exist");
   }
   if (info.revoked_unix_ms() != 0) return info;  // revoked already
+  if (token_id == admin_file_token_) {
+    return Status::FailedPrecondition(
+        "token " + std::to_string(token_id) +
+        " is the coordinator's --admin-token-file token, which it needs to start; to replace "
+        "it, remove the file and restart the coordinator (it writes a new admin token), then "
+        "revoke this one");
+  }
   info.set_revoked_unix_ms(NowUnixMs());
   TF_RETURN_IF_ERROR(db_->RevokeToken(token_id, info.revoked_unix_ms()));
   tokens_.Revoke(token_id, info.revoked_unix_ms());
@@ -59,6 +66,7 @@ Status Coordinator::EnsureAdminToken(const std::string& token) {
     row.hash = auth::HashToken(token);
     TF_RETURN_IF_ERROR(db_->InsertToken(row));
     tokens_.Put(row.info, row.hash);
+    admin_file_token_ = id;
     return Status::Ok();
   }
   auto caller = tokens_.Authenticate(token);
@@ -70,6 +78,7 @@ Status Coordinator::EnsureAdminToken(const std::string& token) {
     return Status::FailedPrecondition("the admin token file holds token " + std::to_string(id) +
                                       ", whose role is " + auth::RoleName(caller->role));
   }
+  admin_file_token_ = id;
   return Status::Ok();
 }
 

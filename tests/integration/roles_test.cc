@@ -502,6 +502,18 @@ TEST_F(RolesTest, TheCommandLineManagesTokensAndExits5WhenRefused) {
   EXPECT_EQ(revoked.exit_code, 0) << revoked.output;
   jobs = RunCli(coordinator_->address(), {"--token-file", reader_file, "jobs"});
   EXPECT_EQ(jobs.exit_code, 5) << jobs.output;
+
+  // The coordinator's own admin token stays: it would not start again.
+  const std::string admin_id = std::to_string(*auth::TokenId(*auth::ReadTokenFile(admin_file)));
+  revoked =
+      RunCli(coordinator_->address(), {"--token-file", admin_file, "token", "revoke", admin_id});
+  EXPECT_NE(revoked.exit_code, 0) << revoked.output;
+  EXPECT_NE(
+      revoked.output.find("token " + admin_id + " is the coordinator's --admin-token-file token"),
+      std::string::npos)
+      << revoked.output;
+  listed = RunCli(coordinator_->address(), {"--token-file", admin_file, "token", "list"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
 }
 
 TEST_F(RolesTest, AnAdminTokenFileOthersCanReadStopsTheStart) {
