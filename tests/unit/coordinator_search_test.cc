@@ -388,10 +388,13 @@ TEST_F(CoordinatorSearchTest, TwoKernelsOfOneSourceEachKeepTheirOwnBest) {
     }
     return answer;
   };
-  const int64_t first = Submit([](v1::Search& s) {
-    s.set_strategy("random");
-    s.set_max_candidates(16);
-  });
+  auto random = [](int budget) {
+    return [budget](v1::Search& s) {
+      s.set_strategy("random");
+      s.set_max_candidates(budget);
+    };
+  };
+  const int64_t first = Submit(random(16));
   Work(worker, 1, first);
   ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
   const v1::QueryBestResponse first_answer = best("convolution_replay");
@@ -400,12 +403,7 @@ TEST_F(CoordinatorSearchTest, TwoKernelsOfOneSourceEachKeepTheirOwnBest) {
 
   // The copy searches further than the first: it reuses the first's 16 and
   // measures more.
-  const int64_t copy = Submit(
-      [](v1::Search& s) {
-        s.set_strategy("random");
-        s.set_max_candidates(200);
-      },
-      "", "", "convolution_copy");
+  const int64_t copy = Submit(random(200), "", "", "convolution_copy");
   Work(worker, 1, copy);
   ASSERT_EQ(Job(copy).state(), v1::JOB_STATE_SUCCEEDED);
   ASSERT_EQ(Job(copy).fingerprint(), Job(first).fingerprint());
@@ -425,12 +423,7 @@ TEST_F(CoordinatorSearchTest, TwoKernelsOfOneSourceEachKeepTheirOwnBest) {
 
   // A third name that measures nothing new answers from the results it reused.
   worker = Register(1);
-  const int64_t again = Submit(
-      [](v1::Search& s) {
-        s.set_strategy("random");
-        s.set_max_candidates(16);
-      },
-      "", "", "convolution_again");
+  const int64_t again = Submit(random(16), "", "", "convolution_again");
   Work(worker, 1, again);
   ASSERT_EQ(Job(again).state(), v1::JOB_STATE_SUCCEEDED);
   const v1::QueryBestResponse again_answer = best("convolution_again");
