@@ -252,10 +252,9 @@ class Coordinator {
   bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
   void BindQueuedJobsLocked();
   Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
-  // The kernel's best of each problem, where it has none, from `earlier`:
-  // results of its source on the job's device class that another kernel of
-  // that source (or an earlier job) measured.
-  Status InheritBestLocked(Job& job, const std::vector<db::ResultRow>& earlier);
+  // The kernel's best of each problem of the job, where it has none: the
+  // fastest best of the other kernels of its source on the job's device class.
+  Status InheritBestLocked(Job& job);
   // A bound job's warm start (docs/search.md, "Warm starts from other
   // devices"): per problem, the kernel's best configuration on the job's
   // device class for the nearest tuned problem, then the search::kWarmStartConfigs

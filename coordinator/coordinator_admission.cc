@@ -176,7 +176,7 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     reused.push_back(std::move(c));
   }
   TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
-  TF_RETURN_IF_ERROR(InheritBestLocked(job, earlier));
+  TF_RETURN_IF_ERROR(InheritBestLocked(job));
   TF_RETURN_IF_ERROR(SeedWarmStartLocked(job));
   spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
                job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
@@ -184,24 +184,26 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   return Status::Ok();
 }
 
-Status Coordinator::InheritBestLocked(Job& job, const std::vector<db::ResultRow>& earlier) {
-  // Per problem of the job, the best earlier result as a job's end picks it:
-  // a re-timing's winner (with the figure it won by), else the fastest.
-  auto rank = [](const db::ResultRow& r) {
-    return std::make_pair(!r.retime_winner, (r.retime_winner ? r.retiming : r.timing).median_ns());
+Status Coordinator::InheritBestLocked(Job& job) {
+  // Per problem of the job, the fastest best of another kernel of this source
+  // on this class, by the figure it answers with (a re-timing's winner's).
+  auto figure = [](const db::BestRow& b) {
+    return (b.result.retime_winner ? b.result.retiming : b.result.timing).median_ns();
   };
-  std::map<std::string, const db::ResultRow*> best;
-  for (const db::ResultRow& r : earlier) {
-    if (r.status != v1::RESULT_STATUS_OK || !job.problem_index.count(r.problem_key)) continue;
-    const db::ResultRow*& b = best[r.problem_key];
-    if (!b || rank(r) < rank(*b)) b = &r;
+  TF_ASSIGN_OR_RETURN(std::vector<db::BestRow> rows,
+                      db_->LoadBest(job.row.fingerprint, job.row.device_class));
+  std::map<std::string, const db::BestRow*> fastest;
+  for (const db::BestRow& b : rows) {
+    if (b.kernel == job.row.kernel || !job.problem_index.count(b.problem_key)) continue;
+    const db::BestRow*& f = fastest[b.problem_key];
+    if (!f || figure(b) < figure(*f)) f = &b;
   }
   const int64_t now = NowUnixMs();
-  for (const auto& [problem_key, r] : best) {
-    db::BestRow row{job.row.kernel, job.row.fingerprint,  job.fingerprint_created_ms,
-                    problem_key,    job.row.device_class, *r};
-    if (r->retime_winner) row.result.timing = r->retiming;
-    TF_ASSIGN_OR_RETURN(bool inherited, db_->InheritBest(job.row.kernel, row.result, now));
+  for (const auto& [problem_key, b] : fastest) {
+    db::BestRow row = *b;
+    row.kernel = job.row.kernel;
+    row.result.timing.set_median_ns(figure(*b));  // the stored best's figure
+    TF_ASSIGN_OR_RETURN(bool inherited, db_->InheritBest(row.kernel, row.result, now));
     if (inherited) best_.Put(row);
   }
   return Status::Ok();

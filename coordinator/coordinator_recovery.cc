@@ -46,8 +46,8 @@ Status Coordinator::Load() {
     observer_->OnLeaseStarted(l.id, l.worker_id, l.device_index);
   }
   if (!leases.empty()) {
-    spdlog::info("{} leases were out: their workers may report them for {} ms", leases.size(),
-                 options_.lease_ttl_ms);
+    spdlog::info("leases out at the restart: {}; their workers may report them for {} ms",
+                 leases.size(), options_.lease_ttl_ms);
   }
   TF_ASSIGN_OR_RETURN(auto rows, db_->LoadJobs(/*unfinished_only=*/true, 1 << 30));
   for (auto& row : rows) {

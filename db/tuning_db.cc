@@ -436,12 +436,22 @@ Result<bool> TuningDb::UpsertBest(const std::string& kernel, const ResultRow& re
   return db_->Changes() > 0;
 }
 
-Result<std::vector<BestRow>> TuningDb::LoadBest() {
+Result<std::vector<BestRow>> TuningDb::LoadBest() { return QueryBest("", {}); }
+
+Result<std::vector<BestRow>> TuningDb::LoadBest(const std::string& fingerprint,
+                                                const std::string& device_class) {
+  return QueryBest(" WHERE b.fingerprint = ? AND b.device_class = ?", {fingerprint, device_class});
+}
+
+Result<std::vector<BestRow>> TuningDb::QueryBest(const std::string& where,
+                                                 const std::vector<std::string>& values) {
   TF_ASSIGN_OR_RETURN(
       auto stmt,
       db_->Prepare(std::string("SELECT ") + kResultColumns +
                    ", b.kernel, k.created_ms FROM best b JOIN results r ON r.candidate_id = "
-                   "b.candidate_id JOIN kernels k ON k.fingerprint = b.fingerprint"));
+                   "b.candidate_id JOIN kernels k ON k.fingerprint = b.fingerprint" +
+                   where));
+  for (size_t i = 0; i < values.size(); ++i) stmt.Bind(static_cast<int>(i + 1), values[i]);
   return Collect<BestRow>(stmt, [](const Statement& s) {
     BestRow b;
     b.result = ReadResult(s);

@@ -188,6 +188,9 @@ class TuningDb {
   // another kernel of the same source. True when it became the best.
   Result<bool> InheritBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
   Result<std::vector<BestRow>> LoadBest();
+  // The rows of one fingerprint on one device class, of every kernel.
+  Result<std::vector<BestRow>> LoadBest(const std::string& fingerprint,
+                                        const std::string& device_class);
   Result<std::vector<CompletedTuning>> LoadCompletedTunings();
   // Each problem's best OK result of a job: the winner of its finalists'
   // re-timing, else the fastest.
@@ -208,6 +211,9 @@ class TuningDb {
  private:
   explicit TuningDb(std::unique_ptr<Database> db) : db_(std::move(db)) {}
   enum class BestUpdate { kAlways, kIfFaster, kIfAbsent };
+  // LoadBest's query, `where` appended with its values bound in order.
+  Result<std::vector<BestRow>> QueryBest(const std::string& where,
+                                         const std::vector<std::string>& values);
   // OfferBest, PutBest and InheritBest; true when the row changed.
   Result<bool> UpsertBest(const std::string& kernel, const ResultRow& result, int64_t now_ms,
                           BestUpdate update);

@@ -102,6 +102,7 @@ void ResultReporter::SendLoop() {
     }
     if (failures > 0) spdlog::info("reporting results again after {} failed attempts", failures);
     failures = 0;
+    retry_now_ = false;
     backoff.Reset();
     queued_results_ -= request.results_size();
     changed_.notify_all();

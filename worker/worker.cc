@@ -211,13 +211,19 @@ void Worker::HeartbeatLoop() {
       for (int64_t id : leases_in_progress_) request.add_lease_ids(id);
     }
     v1::HeartbeatResponse response;
-    // Unreachable, a heartbeat waits for the coordinator for one interval: a
-    // call in flight is what notices the connection come up (a failing call
-    // returns at once, and nothing else looks but gRPC's 5 s backup poller).
-    auto context = MakeContext(reachable ? kRpcTimeout : heartbeat_interval_, options_.token);
-    context->set_wait_for_ready(!reachable);
+    std::shared_ptr<grpc::Channel> channel = channels_->Pick(kTakeoverWait);
+    // Unreachable, the worker waits for the connection for one interval: a
+    // wait is what notices it come up (a failing call returns at once, and
+    // nothing else looks but gRPC's 5 s backup poller). The call itself has
+    // the usual time, for a coordinator that is up but slow to answer.
+    if (!reachable &&
+        !channel->WaitForConnected(std::chrono::system_clock::now() + heartbeat_interval_)) {
+      continue;
+    }
+    auto context = MakeContext(kRpcTimeout, options_.token);
     Status status =
-        FromGrpc(Stub()->Heartbeat(context.get(), request, &response), options_.coordinator);
+        FromGrpc(v1::WorkerService::NewStub(channel)->Heartbeat(context.get(), request, &response),
+                 options_.coordinator);
     // Refused: another token's id now (registering again gets a new one), or
     // the token revoked (registering again is refused, which stops the worker).
     const bool disowned =

@@ -182,7 +182,10 @@ TEST_P(FaultCampaignTest, CoordinatorKilledAndRestartedWhileWorkersRun) {
 // time-to-live after the restart (the default 10 s), not run again.
 TEST_P(FaultCampaignTest, ALeaseOutWhileTheCoordinatorRestartsIsReportedNotRunAgain) {
   coordinator_ = std::make_unique<CoordinatorProcess>(
-      dir_.path(), std::vector<std::string>{"--lease-ttl-ms", "10000", "--heartbeat-ms", "1000"},
+      dir_.path(),
+      // One compiler run at a time, 4 configurations each: every lease holds 4 candidates.
+      std::vector<std::string>{"--lease-ttl-ms", "10000", "--heartbeat-ms", "1000", "--build-jobs",
+                               "1", "--batch-size", "4"},
       database_.location());
   coordinator_->Start();
   auto client = client::Client::Connect(coordinator_->address());
@@ -198,7 +201,7 @@ TEST_P(FaultCampaignTest, ALeaseOutWhileTheCoordinatorRestartsIsReportedNotRunAg
   coordinator_->Start();
   ExpectSucceededWithoutFailures(job.job_id(), seconds(90));
   const std::string log = coordinator_->Log();
-  EXPECT_NE(log.find("1 leases were out"), std::string::npos) << log;
+  EXPECT_NE(log.find("leases out at the restart: 1;"), std::string::npos) << log;
   EXPECT_EQ(log.find("expired"), std::string::npos) << log;
   coordinator_->Kill();
   ExpectFleetInvariants(coordinator_->db_path());
