@@ -37,7 +37,7 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
   a.set_device_class(row.device_class);
   if (config.ok()) *a.mutable_config() = *config;
   // A re-timing's winner answers with the figure it won by.
-  *a.mutable_timing() = row.result.retime_winner ? row.result.retiming : row.result.timing;
+  *a.mutable_timing() = db::AnsweringTiming(row.result);
   a.set_confirmed_by_retiming(row.result.retime_winner);
   a.set_fingerprint(row.fingerprint);
   a.set_job_id(job_id_hint ? job_id_hint : row.result.job_id);

@@ -353,7 +353,7 @@ class Coordinator {
   std::unique_ptr<db::TuningDb> db_;
   auth::TokenIndex tokens_;       // its own lock: read on every call
   int64_t admin_file_token_ = 0;  // EnsureAdminToken's
-  std::map<int64_t, Job> jobs_;   // unfinished jobs
+  std::map<int64_t, Job> jobs_;   // unfinished, and ended since the start
   std::unordered_map<int64_t, Candidate> candidates_;
   std::map<int64_t, Lease> leases_;
   std::map<std::string, Worker> workers_;

@@ -187,9 +187,7 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
 Status Coordinator::InheritBestLocked(Job& job) {
   // Per problem of the job, the fastest best of another kernel of this source
   // on this class, by the figure it answers with (a re-timing's winner's).
-  auto figure = [](const db::BestRow& b) {
-    return (b.result.retime_winner ? b.result.retiming : b.result.timing).median_ns();
-  };
+  auto figure = [](const db::BestRow& b) { return db::AnsweringTiming(b.result).median_ns(); };
   TF_ASSIGN_OR_RETURN(std::vector<db::BestRow> rows,
                       db_->LoadBest(job.row.fingerprint, job.row.device_class));
   std::map<std::string, const db::BestRow*> fastest;

@@ -144,7 +144,7 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
       auto config = kernelspec::ParseConfigKey(r.config_key);
       if (problem.ok()) *entry->mutable_problem() = *problem;
       if (config.ok()) *entry->mutable_config() = *config;
-      *entry->mutable_timing() = r.retime_winner ? r.retiming : r.timing;
+      *entry->mutable_timing() = db::AnsweringTiming(r);
       entry->set_confirmed_by_retiming(r.retime_winner);
       entry->set_candidate_id(r.candidate_id);
     }

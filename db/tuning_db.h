@@ -84,6 +84,11 @@ struct ResultRow {
   bool retime_winner = false;
 };
 
+// The figure a result answers with: its re-timing when it won one.
+inline const v1::TimingStats& AnsweringTiming(const ResultRow& r) {
+  return r.retime_winner ? r.retiming : r.timing;
+}
+
 struct BestRow {
   std::string kernel;
   std::string fingerprint;
@@ -184,8 +189,8 @@ class TuningDb {
   // Makes `result` that best, faster or not: the winner of a re-timing,
   // `result.timing` its figure.
   Status PutBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
-  // Makes `result` that best where the kernel has none: a result reused from
-  // another kernel of the same source. True when it became the best.
+  // Makes `result` that best where the kernel has none: another kernel's
+  // best of the same source. True when it became the best.
   Result<bool> InheritBest(const std::string& kernel, const ResultRow& result, int64_t now_ms);
   Result<std::vector<BestRow>> LoadBest();
   // The rows of one fingerprint on one device class, of every kernel.
