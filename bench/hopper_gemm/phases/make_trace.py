@@ -24,6 +24,10 @@ k = sub('''  constexpr int kConsumerRows = BM / CONSUMERS;
   constexpr int kMTiles''', '''  MarkEntry();
   constexpr int kConsumerRows = BM / CONSUMERS;
   constexpr int kMTiles''', k)
+k = sub('''    asm volatile("fence.mbarrier_init.release.cluster;\\n" ::: "memory");
+  }''', '''    asm volatile("fence.mbarrier_init.release.cluster;\\n" ::: "memory");
+    Mark(43);
+  }''', k)
 k = sub('''    __syncthreads();
   }
 
@@ -32,6 +36,10 @@ k = sub('''    __syncthreads();
   if (threadIdx.x == 0) Mark(3);
 
   // Waits until''', k)
+k = sub('''    if (threadIdx.x == 0) {
+      RingPosition<STAGES> at;''', '''    if (threadIdx.x == 0) {
+      Mark(44);
+      RingPosition<STAGES> at;''', k)
 k = sub('''    BarrierWait(empty + 8 * stage, at.phase ^ 1);
     const int k0 = kt * BK;''', '''    BarrierWait(empty + 8 * stage, at.phase ^ 1);
     if (kt < 16) Mark(26 + kt);
@@ -53,12 +61,13 @@ k = sub('''            if (leader) TmaStore(map, tile.n * BN + col, row0 + rb * 
         }
         if (leader && consumer == 0) Mark(5);''', k)
 k = sub('''    if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
-  }''', '''    if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
+''', '''    if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
     if (leader && consumer == 0) Mark(6);
-  }''', k)
-k = sub('''  if constexpr (kCluster > 1) ClusterSync();
-}''', '''  if constexpr (kCluster > 1) ClusterSync();
+''', k)
+k = sub('''  if constexpr (SPLIT_K > 1) ClusterSync();
+}''', '''  if constexpr (SPLIT_K > 1) ClusterSync();
   if (threadIdx.x == 128) Mark(7);
+  if (threadIdx.x == 0) Mark(42);
 }''', k)
 (out / "hopper_gemm_trace.cu").write_text(k)
 h = (root / "bench/hopper_gemm/gemm_vs_cublas.cu").read_text()
@@ -88,7 +97,7 @@ h = sub('''          const bool repeatable = got == first;''', '''          cons
                 if (t[b * 64] == 0) continue;
                 std::printf("TRACE %s %s %s %d event_us=%.3f block=%d", shape_text, dtype.c_str(),
                             v.config.Text().c_str(), rep, ms * 1000, b);
-                for (int i = 0; i < 42; ++i) std::printf(" %llu", t[b * 64 + i]);
+                for (int i = 0; i < 45; ++i) std::printf(" %llu", t[b * 64 + i]);
                 std::printf("\\n");
               }
             }

@@ -195,6 +195,15 @@ __device__ __forceinline__ void ClusterSync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
                    : "memory");
 }
+// CUTLASS's start of a cluster kernel: the mbarrier inits are released by their own fence, so
+// the arrive is relaxed (ClusterSync's release arrive made the start 950 cycles longer, bench
+// hopper_gemm/NOTES.md v14).
+__device__ __forceinline__ void ClusterArriveRelaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void ClusterWait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
 
 // WGMMA shared-memory descriptor for a 128-byte-swizzled operand. K-major: `stride` is the
 // distance between 8-row groups (1024 bytes), `leading` unused. MN-major: `leading` is the

@@ -206,7 +206,9 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   if constexpr (kCluster > 1) {
-    ClusterSync();  // peers' barriers are initialized before any multicast or remote arrive
+    // Peers' barriers are initialized before any multicast or remote arrive.
+    ClusterArriveRelaxed();
+    ClusterWait();
   } else {
     __syncthreads();
   }
@@ -252,6 +254,17 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       }
     }
   };
+  // CLUSTER_M > 1: the peers' consumers arrive on this block's empty barriers until their last k
+  // tile, so the thread that issues the loads waits, after its last, until every stage has been
+  // released before the block may exit (CUTLASS's producer tail; a cluster barrier at the exit
+  // cost 1,600 cycles at 1024^3, bench NOTES.md v13 and v14). `at`: the position after the last
+  // load.
+  auto wait_for_releases = [&](RingPosition<STAGES> at) {
+    if constexpr (CLUSTER_M > 1) {
+      for (int s = 0; s < STAGES; ++s, at.Advance())
+        BarrierWait(empty + 8 * at.stage, at.phase ^ 1);
+    }
+  };
   // WS == 0 (every unit a whole tile, STREAM_K == 0): step p is k tile p % k_tiles of unit
   // p / k_tiles.
   auto load_step = [&](int p) {
@@ -284,6 +297,7 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
         const TileCoord tile = tile_of(w.tile);
         for (int kt = w.k_lo; kt < w.k_hi; ++kt, at.Advance()) load(at, tile, kt);
       }
+      wait_for_releases(at);
     }
   } else {
     if constexpr (WS && CONSUMERS == 2) ClaimRegisters<232>();
@@ -500,10 +514,11 @@ __device__ __forceinline__ void HopperGemm(T* C, float* W, long long M, long lon
       }
     }
     if (TMA_STORE && leader) TmaStoreWaitRead<0>();  // shared memory outlives the stores' reads
+    if (issues_loads)
+      wait_for_releases({steps % STAGES, static_cast<uint32_t>(steps / STAGES) & 1});
   }
-  // No block may exit while a peer can still multicast into it, arrive on its barriers or read
-  // its partials.
-  if constexpr (kCluster > 1) ClusterSync();
+  // No block may exit while a peer can still read its partials.
+  if constexpr (SPLIT_K > 1) ClusterSync();
 }
 
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
