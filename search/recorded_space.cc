@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -24,10 +27,12 @@ Result<std::string> ReadMaybeGzipped(const std::string& path) {
   int n;
   while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, n);
   int error = 0;
-  const char* message = n < 0 ? gzerror(file, &error) : nullptr;
+  const char* message = gzerror(file, &error);
   std::string reason = message ? message : "";
   gzclose(file);
   if (n < 0) return Status::InvalidArgument(path + ": " + reason);
+  // zlib's word for a gzip stream that stops in the middle.
+  if (error == Z_BUF_ERROR) return Status::InvalidArgument(path + ": the gzip data ends early");
   return text;
 }
 
@@ -176,7 +181,8 @@ Outcome OutcomeOfInvalidity(const std::string& s) {
   return Outcome::kInvalid;
 }
 
-// Finds each configuration's value among its parameter's values.
+// Finds each configuration's value among its parameter's values. A categorical parameter's
+// values may mix numbers and strings (0 and "auto"): T4 values are compared as text.
 Status IndexConfig(const std::string& where, const Json& config,
                    const std::vector<Parameter>& params, std::vector<uint32_t>* indices) {
   if (!config.is_object()) return Status::InvalidArgument(where + ": not an object");
@@ -184,8 +190,9 @@ Status IndexConfig(const std::string& where, const Json& config,
     auto it = config.find(p.name);
     if (it == config.end()) return Status::InvalidArgument(where + ": no value for " + p.name);
     Value value = ValueOf(*it);
-    auto found = std::find_if(p.values.begin(), p.values.end(),
-                              [&](const Value& v) { return SameValue(v, value); });
+    auto found = std::find_if(p.values.begin(), p.values.end(), [&](const Value& v) {
+      return SameValue(v, value) || (!p.ordinal() && ValueText(v) == ValueText(value));
+    });
     if (found == p.values.end()) {
       return Status::InvalidArgument(where + ": " + p.name + "=" + ValueText(value) +
                                      " is not among its values");
@@ -227,7 +234,8 @@ Status ReadCache(const std::string& path, const ParsedFile& file, RecordedSpace*
     TF_RETURN_IF_ERROR(IndexConfig(where, entry, params, &indices));
     RecordedResult& r = out->results.emplace_back();
     const Json* time = Field(entry, "time");
-    if (time && time->is_number() && time->get<double>() < kCacheErrorTime) {
+    if (time && time->is_number() && time->get<double>() > 0 &&
+        time->get<double>() < kCacheErrorTime) {
       r.time_ms = time->get<double>();
     } else if (time && time->is_string()) {
       r.outcome = OutcomeOfCacheString(time->get<std::string>());
@@ -248,15 +256,19 @@ Status ReadCache(const std::string& path, const ParsedFile& file, RecordedSpace*
   return Status::Ok();
 }
 
-// T4 files do not list the parameters' values; they are the values recorded.
+// T4 files do not list the parameters or their values; they are those recorded, the parameters
+// in the order they first appear.
 std::vector<Parameter> ParamsOfResults(const Json& results) {
   std::vector<Parameter> params;
-  for (const auto& [name, value] : Field(results[0], "configuration")->items()) {
-    params.push_back({name, {}});
-  }
   for (const Json& result : results) {
     const Json* config = Field(result, "configuration");
     if (!config || !config->is_object()) continue;  // reported by ReadT4
+    for (const auto& [name, value] : config->items()) {
+      if (std::none_of(params.begin(), params.end(),
+                       [&](const Parameter& p) { return p.name == name; })) {
+        params.push_back({name, {}});
+      }
+    }
     for (Parameter& p : params) {
       auto it = config->find(p.name);
       if (it == config->end()) continue;  // reported by IndexConfig
@@ -283,6 +295,28 @@ std::vector<Parameter> ParamsOfResults(const Json& results) {
   return params;
 }
 
+// Milliseconds per `unit`, as T4 files write units; nullopt for what is no unit of time.
+std::optional<double> MillisecondsPer(const std::string& unit) {
+  static const std::map<std::string, double> kUnits = {
+      {"s", 1e3},   {"sec", 1e3},          {"seconds", 1e3},
+      {"ms", 1},    {"milliseconds", 1},   {"miliseconds", 1},
+      {"us", 1e-3}, {"\u00b5s", 1e-3},     {"microseconds", 1e-3},
+      {"ns", 1e-6}, {"nanoseconds", 1e-6},
+  };
+  auto it = kUnits.find(unit);
+  if (it == kUnits.end()) return std::nullopt;
+  return it->second;
+}
+
+// A problem object's text as kernelspec::ProblemText writes it ("M=1024,N=1024").
+std::string ProblemTextOf(const Json& problem) {
+  std::string text;
+  for (const auto& [name, value] : problem.items()) {
+    text += (text.empty() ? "" : ",") + name + "=" + value.dump();
+  }
+  return text;
+}
+
 Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
   const Json* list = Field(json, "results");
   if (!list || !list->is_array() || list->empty() || !Field((*list)[0], "configuration") ||
@@ -291,6 +325,39 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
   }
   const Json& results = *list;
   out->format = "t4";
+  // Times are in the file's unit (metadata.timeunit, milliseconds if it names none) unless a
+  // measurement names its own.
+  double file_ms = 1;
+  if (const Json* metadata = Field(json, "metadata")) {
+    const std::string unit = StringOr(*metadata, "timeunit", "ms");
+    std::optional<double> per = MillisecondsPer(unit);
+    if (!per)
+      return Status::InvalidArgument(path + ": metadata.timeunit " + unit + " is no unit of time");
+    file_ms = *per;
+  }
+  // A measurement is a time in milliseconds when its unit is one of time, or it names none and
+  // the measurement is named time.
+  auto milliseconds = [&](const Json& measurement) -> std::optional<double> {
+    const std::string unit = StringOr(measurement, "unit", "");
+    std::optional<double> per = unit.empty() ? std::nullopt : MillisecondsPer(unit);
+    if (unit.empty() && StringOr(measurement, "name", "").rfind("time", 0) == 0) per = file_ms;
+    return per;
+  };
+  // TuneFleet's exports name each result's problem; a recording is of one.
+  std::set<std::string> problems;
+  for (const Json& result : results) {
+    if (const Json* problem = Field(result, "problem"); problem && problem->is_object()) {
+      problems.insert(ProblemTextOf(*problem));
+    }
+  }
+  if (problems.size() > 1) {
+    std::string listed;
+    for (const std::string& p : problems) listed += (listed.empty() ? "" : "; ") + p;
+    return Status::InvalidArgument(path + ": holds results of " + std::to_string(problems.size()) +
+                                   " problems (" + listed +
+                                   "); a recording is of one: split it by each result's problem");
+  }
+  if (problems.size() == 1 && out->problem.empty()) out->problem = *problems.begin();
   std::vector<Parameter> params = ParamsOfResults(results);
   std::vector<uint32_t> indices;
   indices.reserve(results.size() * params.size());
@@ -306,31 +373,41 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
       return Status::InvalidArgument(where + ": no invalidity");
     }
     r.outcome = OutcomeOfInvalidity(invalidity->get<std::string>());
+    // The first objective where it is a time (lower is better), else the measurement named
+    // time: an objective such as GFLOP/s is not minimized.
     std::string objective = "time";
     if (const Json* o = Field(result, "objectives");
         o && o->is_array() && !o->empty() && (*o)[0].is_string()) {
       objective = (*o)[0].get<std::string>();
     }
-    bool measured = false;
+    const Json* measured = nullptr;
     if (const Json* m = Field(result, "measurements"); m && m->is_array()) {
-      for (const Json& measurement : *m) {
-        const Json* value = Field(measurement, "value");
-        if (StringOr(measurement, "name", "") == objective && value && value->is_number()) {
-          r.time_ms = value->get<double>();
-          measured = true;
+      for (const std::string& name : {objective, std::string("time")}) {
+        for (const Json& measurement : *m) {
+          if (!measured && StringOr(measurement, "name", "") == name && milliseconds(measurement)) {
+            measured = &measurement;
+          }
         }
       }
     }
-    if (r.outcome == Outcome::kOk && !measured) {
-      return Status::InvalidArgument(where + ": correct, but no number for objective " + objective);
+    if (r.outcome == Outcome::kOk) {
+      const Json* value = measured ? Field(*measured, "value") : nullptr;
+      if (!value) {
+        return Status::InvalidArgument(where + ": correct, but no number for objective " +
+                                       objective + " and no time measured");
+      }
+      r.time_ms = value->is_number() ? value->get<double>() * *milliseconds(*measured) : NAN;
+      // NaN (read as null), 0 or below: a failure of no kind, as in a Kernel Tuner cache.
+      if (!(r.time_ms > 0) || !std::isfinite(r.time_ms)) r.outcome = Outcome::kInvalid;
     }
     if (const Json* times = Field(result, "times"); times && times->is_object()) {
       r.compile_ms = NumberOr(*times, "compilation", NumberOr(*times, "compilation_time", -1));
+      if (r.compile_ms > 0) r.compile_ms *= file_ms;
       if (const Json* runs = Field(*times, "runtimes"); runs && runs->is_array()) {
         double total = 0;
         for (const Json& t : *runs) {
           if (!t.is_number()) continue;
-          r.runtimes_ms.push_back(t.get<double>());
+          r.runtimes_ms.push_back(t.get<double>() * file_ms);
           total += r.runtimes_ms.back();
         }
         if (!r.runtimes_ms.empty()) r.benchmark_ms = total;

@@ -14,11 +14,17 @@
 //    -Infinity, which Python writes, are read as null anywhere.
 //  - T4 result files (*_T4.json, KernelTuner's T4 1.0.0 results schema): each
 //    result's `configuration`, `invalidity`, the measurement named by its first
-//    objective (ms), `times.compilation` and `times.runtimes`. Parameters are
-//    the configuration keys of the first result; values are those recorded,
-//    numbers ascending, strings (and booleans, as "True"/"False") sorted.
+//    objective where that is a time, else the one named `time` (an objective
+//    such as GFLOP/s is not minimized), `times.compilation` and
+//    `times.runtimes`, all converted to ms from the measurement's `unit` or
+//    `metadata.timeunit` (s, ms, us, ns; ms when neither names one).
+//    Parameters are the configuration keys recorded; values are those
+//    recorded, numbers ascending, the rest as text ("True"/"False" for
+//    booleans) sorted. Results naming their `problem` (TuneFleet's exports)
+//    must all name the same one.
 // Either may name its problem in a top-level `problem` string, as TuneFleet's
-// exports do ("M=1024,N=1024,K=1024", kernelspec::ProblemText's form).
+// exports do ("M=1024,N=1024,K=1024", kernelspec::ProblemText's form). A
+// correct result's time of 0, below or NaN is read as invalid.
 //
 // Errors name the file and the entry: a configuration that lacks a parameter
 // or has a value outside tune_params, the same configuration twice, no

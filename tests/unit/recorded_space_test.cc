@@ -203,6 +203,118 @@ TEST_F(SmallFilesTest, T4WithFloatsAndEveryInvalidity) {
   EXPECT_EQ(recorded->space.Describe(0), "f=0.5,s=True");
 }
 
+// A T4 result: `measurements` as given (JSON), the objectives listed.
+std::string T4Result(const std::string& config, const std::string& measurements,
+                     const std::string& objectives = R"(["time"])", const std::string& extra = "") {
+  return R"({"configuration": )" + config + R"(, "invalidity": "correct", "times": {},)" +
+         R"( "measurements": )" + measurements + R"(, "objectives": )" + objectives + extra + "}";
+}
+
+// Times are read in milliseconds whatever unit the file writes them in, and an objective that
+// is not a time (higher is better) is not minimized: the time measured beside it is.
+TEST_F(SmallFilesTest, T4TimesInTheirUnitsAndTheObjectiveThatIsATime) {
+  auto recorded = ReadRecordedSpace(Write(
+      "units_T4.json",
+      R"({"metadata": {"timeunit": "seconds"}, "results": [)" +
+          T4Result(R"({"a": 1})", R"([{"name": "time", "value": 0.002, "unit": ""}])") + "," +
+          T4Result(R"({"a": 2})", R"([{"name": "time", "value": 3000000, "unit": "ns"}])") + "," +
+          T4Result(R"({"a": 3})",
+                   R"([{"name": "GFLOP/s", "value": 900, "unit": "GFLOP/s"},)"
+                   R"( {"name": "time", "value": 4, "unit": "ms"}])",
+                   R"(["GFLOP/s", "time"])") +
+          "]}"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  EXPECT_DOUBLE_EQ(recorded->results[0].time_ms, 2);
+  EXPECT_DOUBLE_EQ(recorded->results[1].time_ms, 3);
+  EXPECT_DOUBLE_EQ(recorded->results[2].time_ms, 4);
+
+  auto no_time = ReadRecordedSpace(
+      Write("gflops_T4.json",
+            R"({"results": [)" +
+                T4Result(R"({"a": 1})", R"([{"name": "GFLOP/s", "value": 900, "unit": "GFLOP/s"}])",
+                         R"(["GFLOP/s"])") +
+                "]}"));
+  ASSERT_FALSE(no_time.ok());
+  EXPECT_THAT(no_time.status().message(),
+              HasSubstr("results[0]: correct, but no number for objective GFLOP/s and no time"));
+  auto bad_unit = ReadRecordedSpace(Write(
+      "furlongs_T4.json", R"({"metadata": {"timeunit": "furlongs"}, "results": [)" +
+                              T4Result(R"({"a": 1})", R"([{"name": "time", "value": 1}])") + "]}"));
+  ASSERT_FALSE(bad_unit.ok());
+  EXPECT_THAT(bad_unit.status().message(), HasSubstr("timeunit furlongs is no unit of time"));
+}
+
+// A time of 0, below or NaN is a failure of no kind in both formats, not the fastest.
+TEST_F(SmallFilesTest, TimesOfZeroOrBelowOrNaNAreFailures) {
+  auto t4 = ReadRecordedSpace(Write(
+      "zero_T4.json", R"({"results": [)" +
+                          T4Result(R"({"a": 1})", R"([{"name": "time", "value": 0}])") + "," +
+                          T4Result(R"({"a": 2})", R"([{"name": "time", "value": -1}])") + "," +
+                          T4Result(R"({"a": 3})", R"([{"name": "time", "value": NaN}])") + "," +
+                          T4Result(R"({"a": 4})", R"([{"name": "time", "value": 5}])") + "]}"));
+  ASSERT_TRUE(t4.ok()) << t4.status().ToString();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(t4->results[i].outcome, Outcome::kInvalid) << i;
+  EXPECT_EQ(t4->results[3].outcome, Outcome::kOk);
+  auto cache = ReadRecordedSpace(
+      Write("zero_cache.json", std::string(kCacheHead) +
+                                   R"("32,half": {"bx": 32, "dt": "half", "time": 0},)"
+                                   R"("64,half": {"bx": 64, "dt": "half", "time": 2}}})"));
+  ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+  EXPECT_EQ(cache->results[0].outcome, Outcome::kInvalid);
+  EXPECT_EQ(cache->results[1].outcome, Outcome::kOk);
+}
+
+// T4 parameters are every configuration key recorded, wherever it first appears; a categorical
+// one may mix numbers, strings and null.
+TEST_F(SmallFilesTest, T4ParametersFromEveryResultAndMixedValues) {
+  const std::string time = R"([{"name": "time", "value": 1}])";
+  auto recorded = ReadRecordedSpace(
+      Write("mixed_T4.json", R"({"results": [)" + T4Result(R"({"a": 1, "m": 0})", time) + "," +
+                                 T4Result(R"({"a": 1, "m": "auto"})", time) + "," +
+                                 T4Result(R"({"a": 1, "m": null})", time) + "]}"));
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  EXPECT_EQ(recorded->space.size(), 3u);
+  EXPECT_FALSE(recorded->space.params()[1].ordinal());
+
+  auto later = ReadRecordedSpace(
+      Write("later_T4.json", R"({"results": [)" + T4Result(R"({"a": 1})", time) + "," +
+                                 T4Result(R"({"a": 1, "u": 2})", time) + "]}"));
+  ASSERT_FALSE(later.ok());
+  EXPECT_THAT(later.status().message(), HasSubstr("results[0]: no value for u"));
+}
+
+// TuneFleet's T4 export names each result's problem: one problem is the recording's, several
+// are refused by name.
+TEST_F(SmallFilesTest, T4ExportsNameTheirProblem) {
+  const std::string time = R"([{"name": "time", "value": 1}])";
+  auto one = ReadRecordedSpace(Write(
+      "one_T4.json",
+      R"({"results": [)" +
+          T4Result(R"({"a": 1})", time, R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") + "," +
+          T4Result(R"({"a": 2})", time, R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") +
+          "]}"));
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->problem, "M=64,N=32");
+  auto two = ReadRecordedSpace(Write(
+      "two_T4.json",
+      R"({"results": [)" +
+          T4Result(R"({"a": 1})", time, R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") + "," +
+          T4Result(R"({"a": 1})", time, R"(["time"])", R"(, "problem": {"M": 128, "N": 32})") +
+          "]}"));
+  ASSERT_FALSE(two.ok());
+  EXPECT_THAT(two.status().message(),
+              HasSubstr("holds results of 2 problems (M=128,N=32; M=64,N=32)"));
+}
+
+TEST_F(SmallFilesTest, ATruncatedGzipFileIsSaidToEndEarly) {
+  auto whole = ReadFile(SpaceFile("A100_T4.json.gz"));
+  ASSERT_TRUE(whole.ok());
+  std::string path = Write("cut_T4.json.gz", whole->substr(0, whole->size() / 2));
+  auto cut = ReadRecordedSpace(path);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_THAT(cut.status().message(), HasSubstr(path + ": the gzip data ends early"));
+}
+
 TEST_F(SmallFilesTest, ErrorsNameTheFileAndTheEntry) {
   std::string path =
       Write("missing_cache.json", std::string(kCacheHead) + R"("32": {"bx": 32, "time": 1}}})");
