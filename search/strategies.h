@@ -18,8 +18,8 @@ std::unique_ptr<Strategy> MakeLocal(const Space& space, const StrategyOptions& o
 std::unique_ptr<Strategy> MakeBayes(const Space& space, const StrategyOptions& options);
 // A steady-state genetic algorithm.
 std::unique_ptr<Strategy> MakeEvolutionary(const Space& space, const StrategyOptions& options);
-// Exhaustive for spaces the budget covers; else bayes, then local once the
-// model has had its evaluations.
+// The whole space in a random order where the budget covers it; else bayes,
+// then local once the model has had its evaluations.
 std::unique_ptr<Strategy> MakeAuto(const Space& space, const StrategyOptions& options);
 
 }  // namespace tf::search

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "search/neighbours.h"
@@ -102,6 +103,24 @@ TEST_P(EveryStrategyTest, NeverProposesWhatItWasTold) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Search, EveryStrategyTest, ::testing::ValuesIn(StrategyNames()));
+
+// A space the budget covers is run whole in a random order, not in the order the space lists
+// it (a file may list the best last), and without learning, so that it is built at once.
+TEST(StrategyTest, AutoRunsASpaceTheBudgetCoversWholeInARandomOrder) {
+  const size_t size = A100().space.size();
+  auto whole = [&](uint64_t seed) {
+    auto strategy = MakeStrategy("auto", A100().space, {.seed = seed, .budget = size});
+    EXPECT_TRUE(strategy.ok());
+    EXPECT_FALSE((*strategy)->Adaptive());
+    return (*strategy)->Ask(size);
+  };
+  const std::vector<ConfigId> first = whole(1);
+  ASSERT_EQ(std::set<ConfigId>(first.begin(), first.end()).size(), size);
+  std::vector<ConfigId> listed(size);
+  std::iota(listed.begin(), listed.end(), ConfigId{0});
+  EXPECT_NE(first, listed);
+  EXPECT_NE(first, whole(2));
+}
 
 TEST(StrategyTest, RandomSeedsDiffer) {
   EXPECT_NE(Propose("random", A100(), 1, 50, 1), Propose("random", A100(), 2, 50, 1));
