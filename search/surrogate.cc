@@ -68,10 +68,15 @@ Status Surrogate::Fit(const std::vector<float>& features, size_t width,
     TF_XGB(XGBoosterCreate(cache, 1, &booster), "booster");
     boosters_.push_back(booster);
     const std::string seed = std::to_string(rng() % 1000000007);
+    // The trees fit what is left of the labels' mean (XGBoost's default start is 0.5): so the
+    // model does not depend on the unit of the times, whose logs it is given.
+    double sum = 0;
+    for (float label : labels) sum += label;
+    const std::string base_score = std::to_string(n ? sum / n : 0.0);
     const std::pair<const char*, const char*> params[] = {
         {"nthread", "1"},       {"tree_method", "exact"},  {"max_depth", "6"},
         {"eta", "0.3"},         {"min_child_weight", "1"}, {"colsample_bytree", "0.8"},
-        {"seed", seed.c_str()}, {"verbosity", "0"},
+        {"seed", seed.c_str()}, {"verbosity", "0"},        {"base_score", base_score.c_str()},
     };
     for (const auto& [key, value] : params) {
       TF_XGB(XGBoosterSetParam(booster, key, value), "parameter");

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
 #include "search/neighbours.h"
 #include "search/recorded_space.h"
+#include "search/surrogate.h"
 #include "tests/test_util.h"
 
 namespace tf::search {
@@ -120,6 +122,31 @@ TEST(StrategyTest, AutoRunsASpaceTheBudgetCoversWholeInARandomOrder) {
   std::iota(listed.begin(), listed.end(), ConfigId{0});
   EXPECT_NE(first, listed);
   EXPECT_NE(first, whole(2));
+}
+
+// Told log times, the model must not depend on their unit: times in ns are the ms times' logs
+// plus ln 10^6, and every prediction moves by that alone (the spread not at all).
+TEST(SurrogateTest, AUnitOfTimeShiftsEveryPredictionAndNothingElse) {
+  std::vector<float> rows, targets;
+  for (int x = 0; x < 12; ++x) {
+    for (int y = 0; y < 12; ++y) {
+      rows.insert(rows.end(), {float(x), float(y)});
+      targets.push_back(std::log(1.0f + std::abs(x - 7) * 0.5f + (y % 4 == 0 ? 2.0f : 0.0f)));
+    }
+  }
+  const float shift = std::log(1e6f);
+  std::vector<float> shifted = targets;
+  for (float& t : shifted) t += shift;
+  Surrogate in_ms(4, 11), in_ns(4, 11);
+  ASSERT_TRUE(in_ms.Fit(rows, 2, targets).ok());
+  ASSERT_TRUE(in_ns.Fit(rows, 2, shifted).ok());
+  std::vector<float> mean_ms, spread_ms, mean_ns, spread_ns;
+  ASSERT_TRUE(in_ms.Predict(rows, 2, &mean_ms, &spread_ms).ok());
+  ASSERT_TRUE(in_ns.Predict(rows, 2, &mean_ns, &spread_ns).ok());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    EXPECT_NEAR(mean_ns[i] - mean_ms[i], shift, 1e-3) << i;
+    EXPECT_NEAR(spread_ns[i], spread_ms[i], 1e-3) << i;
+  }
 }
 
 TEST(StrategyTest, RandomSeedsDiffer) {
