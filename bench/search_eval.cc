@@ -139,6 +139,11 @@ int main(int argc, char** argv) {
                "does. The JSON adds joint: true");
   app.add_flag("--json", json, "print one JSON object");
   CLI11_PARSE(app, argc, argv);
+  // Before any file is read: a large one takes seconds.
+  if (tf::Status known = tf::search::CheckStrategyName(strategy); !known.ok()) {
+    std::fprintf(stderr, "search_eval: %s\n", known.message().c_str());
+    return 2;
+  }
 
   // Every file read, or the first error printed.
   auto read_all = [](const std::vector<std::string>& paths,

@@ -36,15 +36,22 @@ const std::vector<std::string>& StrategyNames() {
   return *names;
 }
 
-Result<std::unique_ptr<Strategy>> MakeStrategy(std::string_view name, const Space& space,
-                                               const StrategyOptions& options) {
-  for (const auto& [known, factory] : Factories()) {
-    if (known == name) return factory(space, options);
+Status CheckStrategyName(std::string_view name) {
+  for (const std::string& n : StrategyNames()) {
+    if (n == name) return Status::Ok();
   }
   std::string known;
   for (const std::string& n : StrategyNames()) known += (known.empty() ? "" : ", ") + n;
   return Status::InvalidArgument("unknown search strategy \"" + std::string(name) +
                                  "\"; known: " + known);
+}
+
+Result<std::unique_ptr<Strategy>> MakeStrategy(std::string_view name, const Space& space,
+                                               const StrategyOptions& options) {
+  for (const auto& [known, factory] : Factories()) {
+    if (known == name) return factory(space, options);
+  }
+  return CheckStrategyName(name);
 }
 
 }  // namespace tf::search

@@ -64,5 +64,7 @@ Result<std::unique_ptr<Strategy>> MakeStrategy(std::string_view name, const Spac
                                                const StrategyOptions& options);
 
 const std::vector<std::string>& StrategyNames();
+// Whether `name` is one of them; the error MakeStrategy gives otherwise.
+Status CheckStrategyName(std::string_view name);
 
 }  // namespace tf::search
