@@ -286,21 +286,22 @@ TEST_F(SmallFilesTest, T4ParametersFromEveryResultAndMixedValues) {
 // TuneFleet's T4 export names each result's problem: one problem is the recording's, several
 // are refused by name.
 TEST_F(SmallFilesTest, T4ExportsNameTheirProblem) {
-  const std::string time = R"([{"name": "time", "value": 1}])";
-  auto one = ReadRecordedSpace(Write(
-      "one_T4.json",
-      R"({"results": [)" +
-          T4Result(R"({"a": 1})", time, R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") + "," +
-          T4Result(R"({"a": 2})", time, R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") +
-          "]}"));
+  // Two results, configurations a=1 and a=`second`, of the problems given.
+  auto read = [&](const std::string& name, int second, const std::string& first_problem,
+                  const std::string& second_problem) {
+    const std::string time = R"([{"name": "time", "value": 1}])";
+    return ReadRecordedSpace(Write(
+        name, R"({"results": [)" +
+                  T4Result(R"({"a": 1})", time, R"(["time"])", ", \"problem\": " + first_problem) +
+                  "," +
+                  T4Result("{\"a\": " + std::to_string(second) + "}", time, R"(["time"])",
+                           ", \"problem\": " + second_problem) +
+                  "]}"));
+  };
+  auto one = read("one_T4.json", 2, R"({"M": 64, "N": 32})", R"({"M": 64, "N": 32})");
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ(one->problem, "M=64,N=32");
-  auto two = ReadRecordedSpace(Write(
-      "two_T4.json",
-      R"({"results": [)" +
-          T4Result(R"({"a": 1})", time, R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") + "," +
-          T4Result(R"({"a": 1})", time, R"(["time"])", R"(, "problem": {"M": 128, "N": 32})") +
-          "]}"));
+  auto two = read("two_T4.json", 1, R"({"M": 64, "N": 32})", R"({"M": 128, "N": 32})");
   ASSERT_FALSE(two.ok());
   EXPECT_THAT(two.status().message(),
               HasSubstr("holds results of 2 problems (M=128,N=32; M=64,N=32)"));
