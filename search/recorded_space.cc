@@ -298,10 +298,10 @@ std::vector<Parameter> ParamsOfResults(const Json& results) {
 // Milliseconds per `unit`, as T4 files write units; nullopt for what is no unit of time.
 std::optional<double> MillisecondsPer(const std::string& unit) {
   static const std::map<std::string, double> kUnits = {
-      {"s", 1e3},   {"sec", 1e3},          {"seconds", 1e3},
-      {"ms", 1},    {"milliseconds", 1},   {"miliseconds", 1},
-      {"us", 1e-3}, {"\u00b5s", 1e-3},     {"microseconds", 1e-3},
-      {"ns", 1e-6}, {"nanoseconds", 1e-6},
+      {"s", 1e3},     {"sec", 1e3},        {"seconds", 1e3},      {"ms", 1},
+      {"msec", 1},    {"milliseconds", 1}, {"miliseconds", 1},    {"us", 1e-3},
+      {"usec", 1e-3}, {"\u00b5s", 1e-3},   {"\u03bcs", 1e-3},     {"microseconds", 1e-3},
+      {"ns", 1e-6},   {"nsec", 1e-6},      {"nanoseconds", 1e-6},
   };
   auto it = kUnits.find(unit);
   if (it == kUnits.end()) return std::nullopt;
@@ -325,10 +325,10 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
   }
   const Json& results = *list;
   out->format = "t4";
-  // Times are in the file's unit (metadata.timeunit, milliseconds if it names none) unless a
-  // measurement names its own.
-  double file_ms = 1;
-  if (const Json* metadata = Field(json, "metadata")) {
+  // Times are in the file's unit (metadata.timeunit) unless a measurement names its own; where
+  // the file names none, `times` are in the unit of the time measured, else milliseconds.
+  std::optional<double> file_ms;
+  if (const Json* metadata = Field(json, "metadata"); metadata && Field(*metadata, "timeunit")) {
     const std::string unit = StringOr(*metadata, "timeunit", "ms");
     std::optional<double> per = MillisecondsPer(unit);
     if (!per)
@@ -340,7 +340,9 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
   auto milliseconds = [&](const Json& measurement) -> std::optional<double> {
     const std::string unit = StringOr(measurement, "unit", "");
     std::optional<double> per = unit.empty() ? std::nullopt : MillisecondsPer(unit);
-    if (unit.empty() && StringOr(measurement, "name", "").rfind("time", 0) == 0) per = file_ms;
+    if (unit.empty() && StringOr(measurement, "name", "").rfind("time", 0) == 0) {
+      per = file_ms.value_or(1);
+    }
     return per;
   };
   // TuneFleet's exports name each result's problem; a recording is of one.
@@ -357,7 +359,11 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
                                    " problems (" + listed +
                                    "); a recording is of one: split it by each result's problem");
   }
-  if (problems.size() == 1 && out->problem.empty()) out->problem = *problems.begin();
+  if (problems.size() == 1 && !out->problem.empty() && out->problem != *problems.begin()) {
+    return Status::InvalidArgument(path + ": its problem is " + out->problem + ", its results' " +
+                                   *problems.begin());
+  }
+  if (problems.size() == 1) out->problem = *problems.begin();
   std::vector<Parameter> params = ParamsOfResults(results);
   std::vector<uint32_t> indices;
   indices.reserve(results.size() * params.size());
@@ -381,11 +387,15 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
       objective = (*o)[0].get<std::string>();
     }
     const Json* measured = nullptr;
+    std::string not_a_time;  // a measurement of the wanted names whose unit is none of time
     if (const Json* m = Field(result, "measurements"); m && m->is_array()) {
       for (const std::string& name : {objective, std::string("time")}) {
         for (const Json& measurement : *m) {
-          if (!measured && StringOr(measurement, "name", "") == name && milliseconds(measurement)) {
+          if (measured || StringOr(measurement, "name", "") != name) continue;
+          if (milliseconds(measurement)) {
             measured = &measurement;
+          } else if (not_a_time.empty()) {
+            not_a_time = name + " is in \"" + StringOr(measurement, "unit", "") + "\"";
           }
         }
       }
@@ -393,21 +403,24 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
     if (r.outcome == Outcome::kOk) {
       const Json* value = measured ? Field(*measured, "value") : nullptr;
       if (!value) {
-        return Status::InvalidArgument(where + ": correct, but no number for objective " +
-                                       objective + " and no time measured");
+        return Status::InvalidArgument(
+            where + ": correct, but no number for objective " + objective +
+            " and no time measured" +
+            (not_a_time.empty() ? "" : " (" + not_a_time + ", no unit of time)"));
       }
       r.time_ms = value->is_number() ? value->get<double>() * *milliseconds(*measured) : NAN;
       // NaN (read as null), 0 or below: a failure of no kind, as in a Kernel Tuner cache.
       if (!(r.time_ms > 0) || !std::isfinite(r.time_ms)) r.outcome = Outcome::kInvalid;
     }
     if (const Json* times = Field(result, "times"); times && times->is_object()) {
+      const double times_ms = file_ms.value_or(measured ? *milliseconds(*measured) : 1);
       r.compile_ms = NumberOr(*times, "compilation", NumberOr(*times, "compilation_time", -1));
-      if (r.compile_ms > 0) r.compile_ms *= file_ms;
+      if (r.compile_ms > 0) r.compile_ms *= times_ms;
       if (const Json* runs = Field(*times, "runtimes"); runs && runs->is_array()) {
         double total = 0;
         for (const Json& t : *runs) {
           if (!t.is_number()) continue;
-          r.runtimes_ms.push_back(t.get<double>() * file_ms);
+          r.runtimes_ms.push_back(t.get<double>() * times_ms);
           total += r.runtimes_ms.back();
         }
         if (!r.runtimes_ms.empty()) r.benchmark_ms = total;

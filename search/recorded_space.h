@@ -16,12 +16,13 @@
 //    result's `configuration`, `invalidity`, the measurement named by its first
 //    objective where that is a time, else the one named `time` (an objective
 //    such as GFLOP/s is not minimized), `times.compilation` and
-//    `times.runtimes`, all converted to ms from the measurement's `unit` or
-//    `metadata.timeunit` (s, ms, us, ns; ms when neither names one).
+//    `times.runtimes`, all converted to ms: a measurement from its `unit`, else
+//    `metadata.timeunit`; `times` from `metadata.timeunit`, else the unit of
+//    the time measured (s, ms, us, ns and their spellings; ms when none says).
 //    Parameters are the configuration keys recorded; values are those
 //    recorded, numbers ascending, the rest as text ("True"/"False" for
 //    booleans) sorted. Results naming their `problem` (TuneFleet's exports)
-//    must all name the same one.
+//    must all name the same one, the file's `problem` if it names one.
 // Either may name its problem in a top-level `problem` string, as TuneFleet's
 // exports do ("M=1024,N=1024,K=1024", kernelspec::ProblemText's form). A
 // correct result's time of 0, below or NaN is read as invalid.

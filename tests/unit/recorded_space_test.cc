@@ -237,6 +237,22 @@ TEST_F(SmallFilesTest, T4TimesInTheirUnitsAndTheObjectiveThatIsATime) {
   ASSERT_FALSE(no_time.ok());
   EXPECT_THAT(no_time.status().message(),
               HasSubstr("results[0]: correct, but no number for objective GFLOP/s and no time"));
+  // Without metadata.timeunit, a result's times are in the unit of its time measurement.
+  auto per_result = ReadRecordedSpace(Write(
+      "us_T4.json", R"({"results": [{"configuration": {"a": 1}, "invalidity": "correct",)"
+                    R"( "times": {"compilation": 5000, "runtimes": [2000, 4000]},)"
+                    R"( "measurements": [{"name": "time", "value": 3000, "unit": "\u03bcs"}],)"
+                    R"( "objectives": ["time"]}]})"));
+  ASSERT_TRUE(per_result.ok()) << per_result.status().ToString();
+  EXPECT_DOUBLE_EQ(per_result->results[0].time_ms, 3);
+  EXPECT_DOUBLE_EQ(per_result->results[0].compile_ms, 5);
+  EXPECT_THAT(per_result->results[0].runtimes_ms, ElementsAre(2, 4));
+  auto furlongs = ReadRecordedSpace(Write(
+      "furlong_T4.json",
+      R"({"results": [)" +
+          T4Result(R"({"a": 1})", R"([{"name": "time", "value": 1, "unit": "furlongs"}])") + "]}"));
+  ASSERT_FALSE(furlongs.ok());
+  EXPECT_THAT(furlongs.status().message(), HasSubstr("(time is in \"furlongs\", no unit of time)"));
   auto bad_unit = ReadRecordedSpace(Write(
       "furlongs_T4.json", R"({"metadata": {"timeunit": "furlongs"}, "results": [)" +
                               T4Result(R"({"a": 1})", R"([{"name": "time", "value": 1}])") + "]}"));
@@ -301,6 +317,14 @@ TEST_F(SmallFilesTest, T4ExportsNameTheirProblem) {
   auto one = read("one_T4.json", 2, R"({"M": 64, "N": 32})", R"({"M": 64, "N": 32})");
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ(one->problem, "M=64,N=32");
+  auto other = ReadRecordedSpace(
+      Write("other_T4.json", R"({"problem": "M=64,N=64", "results": [)" +
+                                 T4Result(R"({"a": 1})", R"([{"name": "time", "value": 1}])",
+                                          R"(["time"])", R"(, "problem": {"M": 64, "N": 32})") +
+                                 "]}"));
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(),
+              HasSubstr("its problem is M=64,N=64, its results' M=64,N=32"));
   auto two = read("two_T4.json", 1, R"({"M": 64, "N": 32})", R"({"M": 128, "N": 32})");
   ASSERT_FALSE(two.ok());
   EXPECT_THAT(two.status().message(),
