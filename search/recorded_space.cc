@@ -263,7 +263,8 @@ std::vector<Parameter> ParamsOfResults(const Json& results) {
   for (const Json& result : results) {
     const Json* config = Field(result, "configuration");
     if (!config || !config->is_object()) continue;  // reported by ReadT4
-    for (const auto& [name, value] : config->items()) {
+    for (const auto& item : config->items()) {
+      const std::string& name = item.key();  // clang 14 captures no structured binding
       if (std::none_of(params.begin(), params.end(),
                        [&](const Parameter& p) { return p.name == name; })) {
         params.push_back({name, {}});
