@@ -30,7 +30,9 @@ Result<std::string> ReadMaybeGzipped(const std::string& path) {
   const char* message = gzerror(file, &error);
   std::string reason = message ? message : "";
   gzclose(file);
-  if (n < 0) return Status::InvalidArgument(path + ": " + reason);
+  // zlib's messages begin with the path.
+  if (n < 0)
+    return Status::InvalidArgument(reason.rfind(path, 0) == 0 ? reason : path + ": " + reason);
   // zlib's word for a gzip stream that stops in the middle.
   if (error == Z_BUF_ERROR) return Status::InvalidArgument(path + ": the gzip data ends early");
   return text;
@@ -161,6 +163,18 @@ double NumberOr(const Json& object, const char* key, double fallback) {
 std::string StringOr(const Json& object, const char* key, std::string fallback) {
   const Json* field = Field(object, key);
   return field && field->is_string() ? field->get<std::string>() : fallback;
+}
+
+// A number, or the mean of an array of numbers (a measurement of each run); NaN otherwise.
+double MeanOfNumbers(const Json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (!value.is_array() || value.empty()) return NAN;
+  double sum = 0;
+  for (const Json& v : value) {
+    if (!v.is_number()) return NAN;
+    sum += v.get<double>();
+  }
+  return sum / value.size();
 }
 
 // Kernel Tuner before the failure strings wrote every failure as this time.
@@ -401,6 +415,7 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
         }
       }
     }
+    const std::optional<double> measured_ms = measured ? milliseconds(*measured) : std::nullopt;
     if (r.outcome == Outcome::kOk) {
       const Json* value = measured ? Field(*measured, "value") : nullptr;
       if (!value) {
@@ -409,12 +424,12 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
             " and no time measured" +
             (not_a_time.empty() ? "" : " (" + not_a_time + ", no unit of time)"));
       }
-      r.time_ms = value->is_number() ? value->get<double>() * *milliseconds(*measured) : NAN;
+      r.time_ms = MeanOfNumbers(*value) * *measured_ms;
       // NaN (read as null), 0 or below: a failure of no kind, as in a Kernel Tuner cache.
       if (!(r.time_ms > 0) || !std::isfinite(r.time_ms)) r.outcome = Outcome::kInvalid;
     }
     if (const Json* times = Field(result, "times"); times && times->is_object()) {
-      const double times_ms = file_ms.value_or(measured ? *milliseconds(*measured) : 1);
+      const double times_ms = file_ms.value_or(measured_ms.value_or(1));
       r.compile_ms = NumberOr(*times, "compilation", NumberOr(*times, "compilation_time", -1));
       if (r.compile_ms > 0) r.compile_ms *= times_ms;
       if (const Json* runs = Field(*times, "runtimes"); runs && runs->is_array()) {

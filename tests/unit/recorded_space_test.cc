@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "common/files.h"
@@ -262,15 +263,21 @@ TEST_F(SmallFilesTest, T4TimesInTheirUnitsAndTheObjectiveThatIsATime) {
 
 // A time of 0, below or NaN is a failure of no kind in both formats, not the fastest.
 TEST_F(SmallFilesTest, TimesOfZeroOrBelowOrNaNAreFailures) {
-  auto t4 = ReadRecordedSpace(Write(
-      "zero_T4.json", R"({"results": [)" +
-                          T4Result(R"({"a": 1})", R"([{"name": "time", "value": 0}])") + "," +
-                          T4Result(R"({"a": 2})", R"([{"name": "time", "value": -1}])") + "," +
-                          T4Result(R"({"a": 3})", R"([{"name": "time", "value": NaN}])") + "," +
-                          T4Result(R"({"a": 4})", R"([{"name": "time", "value": 5}])") + "]}"));
+  auto t4 = ReadRecordedSpace(
+      Write("zero_T4.json",
+            R"({"results": [)" + T4Result(R"({"a": 1})", R"([{"name": "time", "value": 0}])") +
+                "," + T4Result(R"({"a": 2})", R"([{"name": "time", "value": -1}])") + "," +
+                T4Result(R"({"a": 3})", R"([{"name": "time", "value": NaN}])") + "," +
+                T4Result(R"({"a": 4})", R"([{"name": "time", "value": 5}])") + "," +
+                T4Result(R"({"a": 5})", R"([{"name": "time", "value": [1, 2]}])") + "," +
+                T4Result(R"({"a": 6})", R"([{"name": "time", "value": [1, "x"]}])") + "]}"));
   ASSERT_TRUE(t4.ok()) << t4.status().ToString();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(t4->results[i].outcome, Outcome::kInvalid) << i;
   EXPECT_EQ(t4->results[3].outcome, Outcome::kOk);
+  // A value per run is read as their mean; one that is not a number is no time.
+  EXPECT_EQ(t4->results[4].outcome, Outcome::kOk);
+  EXPECT_DOUBLE_EQ(t4->results[4].time_ms, 1.5);
+  EXPECT_EQ(t4->results[5].outcome, Outcome::kInvalid);
   auto cache = ReadRecordedSpace(
       Write("zero_cache.json", std::string(kCacheHead) +
                                    R"("32,half": {"bx": 32, "dt": "half", "time": 0},)"
@@ -338,6 +345,15 @@ TEST_F(SmallFilesTest, ATruncatedGzipFileIsSaidToEndEarly) {
   auto cut = ReadRecordedSpace(path);
   ASSERT_FALSE(cut.ok());
   EXPECT_THAT(cut.status().message(), HasSubstr(path + ": the gzip data ends early"));
+}
+
+// zlib's own message names the file; it is said once.
+TEST_F(SmallFilesTest, AFolderGivenAsASpaceIsNamedOnce) {
+  const std::string folder = dir_ / "folder_T4.json";
+  std::filesystem::create_directory(folder);
+  auto read = ReadRecordedSpace(folder);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(), folder + ": Is a directory");
 }
 
 TEST_F(SmallFilesTest, ErrorsNameTheFileAndTheEntry) {
