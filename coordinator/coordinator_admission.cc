@@ -163,14 +163,18 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   job.search = std::move(search).value();
 
   // Every result the database holds for this kernel on this device class is
-  // reused: the strategies learn from it and the job keeps it as its own.
+  // reused where the job's constraints admit it: the strategies learn from it
+  // and the job keeps it as its own.
   std::map<std::string, const db::ResultRow*> earlier_by_key;  // one per pair: the latest
   for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
   std::vector<NewCandidate> reused;
   for (const auto& [key, r] : earlier_by_key) {
     auto problem = job.problem_index.find(r->problem_key);
     auto config = kernelspec::ParseConfigKey(r->config_key);
-    if (problem == job.problem_index.end() || !config.ok()) continue;
+    if (problem == job.problem_index.end() || !config.ok() ||
+        !job.search->InSpace(problem->second, *config)) {
+      continue;
+    }
     NewCandidate c{problem->second, *std::move(config), *r};
     c.earlier->cached = true;
     reused.push_back(std::move(c));

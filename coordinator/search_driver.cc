@@ -11,8 +11,9 @@ namespace tf::coordinator {
 namespace {
 
 // kSeedPending: a seed under evaluation, whose result the strategy is told
-// as a warm start's (Strategy::TellSeed).
-enum : uint8_t { kUnseen = 0, kPending = 1, kTold = 2, kSeedPending = 3 };
+// as a warm start's (Strategy::TellSeed). kSeedQueued: a seed outside a random
+// sample, not yet proposed.
+enum : uint8_t { kUnseen = 0, kPending = 1, kTold = 2, kSeedPending = 3, kSeedQueued = 4 };
 
 search::Value SearchValue(const v1::Value& value) {
   if (value.kind_case() == v1::Value::kStrValue) return value.str_value();
@@ -77,6 +78,7 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
 
     Problem& p = driver->problems_.emplace_back();
     p.text = text;
+    p.constrained = std::move(space).value();
     for (const search::Parameter& param : params) {
       auto& index = p.index_of_value.emplace_back();
       for (uint32_t k = 0; k < param.values.size(); ++k) {
@@ -86,9 +88,10 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
     }
     std::vector<uint32_t> indices;
     const size_t width = params.size();
-    if (spec.search().strategy() == "random" && spec.search().max_candidates() > 0) {
+    p.sampled = spec.search().strategy() == "random" && spec.search().max_candidates() > 0;
+    if (p.sampled) {
       // A sample drawn without walking the space, which may be too large to.
-      auto sample = space->Select(spec.search(), max_space_size);
+      auto sample = p.constrained->Select(spec.search(), max_space_size);
       if (!sample.ok()) return fail(sample.status());
       for (const v1::Config& config : *sample) {
         for (size_t k = 0; k < width; ++k) {
@@ -99,7 +102,7 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
         }
       }
     } else {
-      uint64_t valid = space->CountValid();
+      uint64_t valid = p.constrained->CountValid();
       if (valid > max_space_size) {
         return fail(Status::ResourceExhausted(
             "the space has " + std::to_string(valid) +
@@ -107,7 +110,7 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
             "; add constraints, or use search.strategy random with search.max_candidates"));
       }
       indices.reserve(valid * width);
-      space->EnumerateIndices([&](const uint32_t* value_index) {
+      p.constrained->EnumerateIndices([&](const uint32_t* value_index) {
         for (size_t k = 0; k < width; ++k) indices.push_back(remap[k][value_index[k]]);
         return true;
       });
@@ -165,23 +168,34 @@ v1::Config SearchDriver::ConfigOf(const Problem& p, search::ConfigId id) const {
   return config;
 }
 
+uint8_t* SearchDriver::Outside(Problem& p, const v1::Config& config) {
+  if (!p.sampled || !p.constrained->Contains(config)) return nullptr;
+  return &p.outside[kernelspec::ConfigKey(config)];  // kUnseen when first met
+}
+
 bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<double> time) {
   Problem& p = problems_[problem];
   std::optional<search::ConfigId> id = Find(p, config);
-  if (!id || p.state[*id] == kTold) return false;
-  const bool seed = p.state[*id] == kSeedPending;
-  if (p.state[*id] == kPending || seed) {
+  uint8_t* state = id ? &p.state[*id] : Outside(p, config);
+  if (!state || *state == kTold) return false;
+  const bool seed = *state == kSeedPending;
+  if (*state == kPending || seed) {
     --p.pending;
   } else {
     ++p.proposed;
   }
-  p.state[*id] = kTold;
-  ++p.told;
-  if (p.strategy && seed) {
+  *state = kTold;
+  if (p.strategy && id && seed) {
     p.strategy->TellSeed(*id, time);
-  } else if (p.strategy) {
+  } else if (p.strategy && id) {
     p.strategy->Tell(*id, time);
   }
+  Count(p, config, time);
+  return true;
+}
+
+void SearchDriver::Count(Problem& p, const v1::Config& config, std::optional<double> time) {
+  ++p.told;
   if (time && (!p.best || *time < *p.best * (1 - min_improvement_))) {
     p.since_improvement = 0;
   } else {
@@ -189,9 +203,8 @@ bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<dou
   }
   if (time && (!p.best || *time < *p.best)) {
     p.best = time;
-    // Every problem has the spec's parameters with the same value indices.
     for (Problem& other : problems_) {
-      std::optional<search::ConfigId> same = other.space.Find(p.space.config(*id));
+      std::optional<search::ConfigId> same = Find(other, config);
       if (&other != &p && same) Offer(other, *same);
     }
   }
@@ -199,14 +212,19 @@ bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<dou
     p.stop_reason = "no improvement of " + Number(min_improvement_ * 100) + "% in " +
                     std::to_string(patience_) + " evaluations";
   }
-  return true;
+}
+
+bool SearchDriver::InSpace(int problem, const v1::Config& config) const {
+  const Problem& p = problems_[problem];
+  return Find(p, config) || p.constrained->Contains(config);
 }
 
 void SearchDriver::MarkPending(int problem, const v1::Config& config) {
   Problem& p = problems_[problem];
   std::optional<search::ConfigId> id = Find(p, config);
-  if (!id || p.state[*id] != kUnseen) return;
-  p.state[*id] = kPending;
+  uint8_t* state = id ? &p.state[*id] : Outside(p, config);
+  if (!state || *state != kUnseen) return;
+  *state = kPending;
   ++p.pending;
   ++p.proposed;
 }
@@ -214,7 +232,15 @@ void SearchDriver::MarkPending(int problem, const v1::Config& config) {
 void SearchDriver::Seed(int problem, const v1::Config& config) {
   Problem& p = problems_[problem];
   std::optional<search::ConfigId> id = Find(p, config);
-  if (!id || p.state[*id] != kUnseen ||
+  if (!id) {
+    // Left out of the sample, proposed first all the same.
+    if (uint8_t* state = Outside(p, config); state && *state == kUnseen) {
+      *state = kSeedQueued;
+      p.outside_seeds.push_back(config);
+    }
+    return;
+  }
+  if (p.state[*id] != kUnseen ||
       std::find(p.seeds.begin(), p.seeds.end(), *id) != p.seeds.end()) {
     return;
   }
@@ -277,6 +303,17 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
       --want;
       proposals.push_back({static_cast<int>(i), ConfigOf(p, id)});
     };
+    while (want > 0 && !p.outside_seeds.empty()) {
+      v1::Config config = std::move(p.outside_seeds.front());
+      p.outside_seeds.erase(p.outside_seeds.begin());
+      uint8_t& state = p.outside[kernelspec::ConfigKey(config)];
+      if (state != kSeedQueued) continue;  // told meanwhile
+      state = kSeedPending;
+      ++p.pending;
+      ++p.proposed;
+      --want;
+      proposals.push_back({static_cast<int>(i), std::move(config)});
+    }
     while (want > 0 && !p.seeds.empty()) {
       propose(p.seeds.front(), kSeedPending);
       p.seeds.erase(p.seeds.begin());

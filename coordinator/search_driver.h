@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +64,9 @@ class SearchDriver {
   // problem's space or was told before. The problems of a job share what they
   // find: a problem's new best is offered (Offer) to every other problem.
   bool Tell(int problem, const v1::Config& config, std::optional<double> time);
+  // Whether `config` satisfies the problem's constraints on the bound device (a random
+  // sample's space holds only some of those): other jobs' results outside it are not reused.
+  bool InSpace(int problem, const v1::Config& config) const;
   // A configuration under evaluation whose result comes later (a resumed
   // job's): never proposed again.
   void MarkPending(int problem, const v1::Config& config);
@@ -96,12 +100,18 @@ class SearchDriver {
  private:
   struct Problem {
     std::string text;  // "M=256,N=256" for reasons
-    search::Space space;
+    std::optional<kernelspec::SearchSpace> constrained;  // every valid configuration
+    search::Space space;  // the strategy's: the valid configurations, or a random sample
     std::unique_ptr<search::Strategy> strategy;
     // Per parameter: value text -> the value's index in `space`.
     std::vector<std::vector<std::pair<std::string, uint32_t>>> index_of_value;
     std::vector<uint8_t> state;            // per configuration: kUnseen, kPending, kTold
     std::vector<search::ConfigId> seeds;   // to propose first
+    // A random sample's space: the valid configurations outside it that were reused, seeded
+    // or leased before a restart, by config key (their state), and the seeds among them.
+    bool sampled = false;
+    std::map<std::string, uint8_t> outside;
+    std::vector<v1::Config> outside_seeds;
     std::vector<search::ConfigId> shared;  // other problems' bests, to propose next
     size_t proposed = 0;                   // pending or told
     size_t pending = 0;
@@ -114,6 +124,10 @@ class SearchDriver {
 
   SearchDriver() = default;
   std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
+  // The state of a valid configuration outside a random sample's space; null otherwise.
+  uint8_t* Outside(Problem& p, const v1::Config& config);
+  // Counts a result toward the problem's budget, patience and best, and offers a new best.
+  void Count(Problem& p, const v1::Config& config, std::optional<double> time);
   v1::Config ConfigOf(const Problem& p, search::ConfigId id) const;
   bool Proposing(const Problem& p) const;
   void Offer(Problem& p, search::ConfigId id);

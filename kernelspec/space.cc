@@ -252,6 +252,21 @@ Result<std::vector<v1::Config>> SearchSpace::Select(const v1::Search& search,
   return configs;
 }
 
+bool SearchSpace::Contains(const v1::Config& config) const {
+  if (empty_ || static_cast<size_t>(config.settings_size()) != params_.size()) return false;
+  Walker walker(*this);
+  for (size_t p = 0; p < params_.size(); ++p) {
+    const v1::ParamSetting& setting = config.settings(static_cast<int>(p));
+    if (setting.name() != params_[p].name) return false;
+    const std::string value = ValueText(setting.value());
+    const auto& values = params_[p].values;
+    auto at = std::find_if(values.begin(), values.end(),
+                           [&](const v1::Value& v) { return ValueText(v) == value; });
+    if (at == values.end() || !walker.Bind(static_cast<int>(p), at - values.begin())) return false;
+  }
+  return true;
+}
+
 // Draws distinct ranks among the valid configurations (Floyd's algorithm),
 // then finds them in one walk over the constrained prefixes: each valid
 // prefix stands for FreeProduct() configurations, the

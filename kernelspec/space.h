@@ -53,6 +53,10 @@ class SearchSpace {
   // error when there are more than `limit` (strategies then choose among them).
   Result<std::vector<v1::Config>> Select(const v1::Search& search, uint64_t limit) const;
 
+  // Whether `config` sets exactly these parameters, in order, to values they list, and
+  // satisfies every constraint: a configuration of this space.
+  bool Contains(const v1::Config& config) const;
+
  private:
   struct Param {
     std::string name;

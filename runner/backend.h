@@ -19,6 +19,10 @@
 
 namespace tf::runner {
 
+// The estimate a candidate under an early-stop threshold gets first (as
+// TileLang's autotuner does): this many timed runs after a brief warm-up.
+inline constexpr int kEarlyStopRuns = 5;
+
 namespace v1 = ::tunefleet::v1;
 
 // A spec tensor map with one candidate's values: the backend encodes it
@@ -97,9 +101,13 @@ class Backend {
                                        const std::vector<int64_t>& scalars,
                                        const v1::BenchmarkSettings& settings) = 0;
   // A backend that answers from a recording instead of running (replay)
-  // returns the recorded outcome of `kernel`, found by Find; the runner then
-  // neither checks nor times it. Others return std::nullopt.
-  virtual std::optional<v1::CandidateResult> Answer(const Launchable&) { return std::nullopt; }
+  // returns the recorded outcome of `kernel`, found by Find, having spent the
+  // time a device would have; the runner then neither checks nor times it, and
+  // a recorded time over `early_stop_ns` (0: none) it records as stopped early,
+  // so a device spends kEarlyStopRuns runs on it. Others return std::nullopt.
+  virtual std::optional<v1::CandidateResult> Answer(const Launchable&, double /*early_stop_ns*/) {
+    return std::nullopt;
+  }
   // True after an error that leaves the device unusable by this process
   // (a sticky driver error): the runner must exit so that a fresh one starts.
   virtual bool lost() const { return false; }

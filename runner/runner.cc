@@ -22,9 +22,7 @@
 namespace tf::runner {
 namespace {
 
-// The estimate a candidate under an early-stop threshold gets first (as
-// TileLang's autotuner does): this many timed runs after a brief warm-up.
-constexpr int kEarlyStopRuns = 5;
+// The early-stop estimate's warm-up (kEarlyStopRuns runs follow it).
 constexpr double kEarlyStopWarmupMs = 1;
 
 // What a problem's preparation depends on besides the problem itself.
@@ -213,6 +211,23 @@ double EarlyStopThreshold(const v1::KernelSpec& spec, const v1::LeasedCandidate&
   return threshold;
 }
 
+// `result` stopped early on `estimate`, which is over `threshold_ns`.
+v1::CandidateResult EarlyStopped(v1::CandidateResult result, v1::TimingStats estimate,
+                                 double threshold_ns, const PreparedProblem& data) {
+  if (data.flops > 0) estimate.set_gflops(data.flops / estimate.median_ns());
+  result.set_error("estimate of " + std::to_string(kEarlyStopRuns) + " runs " +
+                   Number(estimate.median_ns()) + " ns is over the early-stop threshold " +
+                   Number(threshold_ns) + " ns");
+  *result.mutable_timing() = std::move(estimate);
+  result.set_status(v1::RESULT_STATUS_EARLY_STOPPED);
+  return result;
+}
+
+// The problem's best so far, from which the spec's early-stop factor sets the threshold.
+void NoteBest(const v1::TimingStats& timing, PreparedProblem& data) {
+  data.best_ns = std::min(data.best_ns.value_or(timing.median_ns()), timing.median_ns());
+}
+
 // `kernel`, as Find gave it, with the candidate's constants, launch geometry
 // and tensor maps.
 Result<Launchable> Configure(const v1::KernelSpec& spec, const v1::LeasedCandidate& candidate,
@@ -236,13 +251,20 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
                                          PreparedProblem& data) {
   TF_ASSIGN_OR_RETURN(Launchable found,
                       backend.Find(ArtifactIndex(lease, candidate), candidate.symbol()));
-  if (std::optional<v1::CandidateResult> answer = backend.Answer(found)) {
+  const double threshold_ns = EarlyStopThreshold(spec, candidate, data);
+  v1::CandidateResult result;
+  result.set_candidate_id(candidate.candidate_id());
+  if (std::optional<v1::CandidateResult> answer = backend.Answer(found, threshold_ns)) {
     answer->set_candidate_id(candidate.candidate_id());
+    if (answer->status() != v1::RESULT_STATUS_OK) return *answer;
+    // A recorded time stands for the estimate a device would have made.
+    if (threshold_ns > 0 && answer->timing().median_ns() > threshold_ns) {
+      return EarlyStopped(std::move(result), answer->timing(), threshold_ns, data);
+    }
+    NoteBest(answer->timing(), data);
     return *answer;
   }
   TF_ASSIGN_OR_RETURN(Launchable kernel, Configure(spec, candidate, device, data, found));
-  v1::CandidateResult result;
-  result.set_candidate_id(candidate.candidate_id());
   if (data.has_reference) {
     double max_abs_error = 0;
     TF_ASSIGN_OR_RETURN(std::string mismatch, Verify(spec, backend, kernel, data, &max_abs_error));
@@ -254,7 +276,6 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
     }
   }
   v1::BenchmarkSettings full = spec.benchmark();
-  const double threshold_ns = EarlyStopThreshold(spec, candidate, data);
   if (threshold_ns > 0) {
     // A short estimate first: a clear loser is not worth the full timing.
     const auto estimate_start = std::chrono::steady_clock::now();
@@ -265,13 +286,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
     TF_ASSIGN_OR_RETURN(v1::TimingStats estimate,
                         backend.Time(kernel, *data.buffers, data.scalars, brief));
     if (estimate.median_ns() > threshold_ns) {
-      if (data.flops > 0) estimate.set_gflops(data.flops / estimate.median_ns());
-      *result.mutable_timing() = estimate;
-      result.set_status(v1::RESULT_STATUS_EARLY_STOPPED);
-      result.set_error("estimate of " + std::to_string(kEarlyStopRuns) + " runs " +
-                       Number(estimate.median_ns()) + " ns is over the early-stop threshold " +
-                       Number(threshold_ns) + " ns");
-      return result;
+      return EarlyStopped(std::move(result), std::move(estimate), threshold_ns, data);
     }
     // The estimate's runs warmed the device up: what is left of the warm-up
     // follows, so that a candidate that passes pays for the estimate no more
@@ -284,8 +299,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
                       backend.Time(kernel, *data.buffers, data.scalars, full));
   if (data.flops > 0) result.mutable_timing()->set_gflops(data.flops / result.timing().median_ns());
   result.set_status(v1::RESULT_STATUS_OK);
-  data.best_ns =
-      std::min(data.best_ns.value_or(result.timing().median_ns()), result.timing().median_ns());
+  NoteBest(result.timing(), data);
   return result;
 }
 

@@ -168,6 +168,37 @@ TEST_F(ReplayTest, AConfigurationOutsideTheRecordingIsAnErrorResult) {
             "all " + std::to_string(inside + outside) + " valid configurations evaluated");
 }
 
+// Replayed as a device times: a candidate whose recorded time is over the early-stop factor
+// times the best so far is stopped early (its estimate kept, no failure), and the winner never.
+TEST_F(ReplayTest, AnEarlyStopFactorStopsRecordedLosersAndNeverTheWinner) {
+  StartFleet("tests/data/spaces/convolution/A100_kerneltuner_cache.json.gz");
+  kernelspec::LoadedSpec spec = LoadTestSpec(kSpec, [](v1::KernelSpec& s) {
+    s.mutable_search()->set_strategy("random");
+    s.mutable_search()->set_max_candidates(60);
+    s.mutable_search()->set_seed(3);
+    s.mutable_search()->set_early_stop(1.2);
+  });
+  std::vector<v1::CandidateResult> results;
+  v1::Job job = RunJob(spec, seconds(120), &results);
+  ASSERT_FALSE(HasFailure());
+  int stopped = 0, failed = 0;
+  double fastest_ok = 1e300, fastest_stopped = 1e300;
+  for (const v1::CandidateResult& r : results) {
+    if (r.status() == v1::RESULT_STATUS_EARLY_STOPPED) {
+      ++stopped;
+      EXPECT_THAT(r.error(), HasSubstr("over the early-stop threshold"));
+      fastest_stopped = std::min(fastest_stopped, r.timing().median_ns());
+    } else if (r.status() == v1::RESULT_STATUS_OK) {
+      fastest_ok = std::min(fastest_ok, r.timing().median_ns());
+    } else {
+      ++failed;
+    }
+  }
+  EXPECT_GT(stopped, 10);
+  EXPECT_GT(fastest_stopped, fastest_ok);
+  EXPECT_EQ(job.candidates_failed(), failed);
+}
+
 // The H100's Hopper GEMM recordings name their problems; as one device, each problem's
 // candidates are answered from its own recording.
 TEST_F(ReplayTest, AFolderAnswersEachProblemFromItsOwnRecording) {

@@ -65,13 +65,16 @@ class CoordinatorSearchTest : public ::testing::Test {
 
   // `source_edit`, appended to each source: another source of the kernel
   // (another fingerprint). `kernel`: another name for the kernel.
+  // `constraint`: one more constraint.
   int64_t Submit(const std::function<void(v1::Search&)>& edit, const std::string& device_class = "",
-                 const std::string& source_edit = "", const std::string& kernel = "") {
+                 const std::string& source_edit = "", const std::string& kernel = "",
+                 const std::string& constraint = "") {
     kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
         "tests/data/spaces/convolution/convolution_replay.yaml", [&](v1::KernelSpec& spec) {
           edit(*spec.mutable_search());
           spec.mutable_target()->set_device_class(device_class);
           if (!kernel.empty()) spec.set_name(kernel);
+          if (!constraint.empty()) spec.add_constraints(constraint);
         });
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded.spec;
@@ -451,6 +454,43 @@ TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {
   EXPECT_EQ(job.candidates_cached(), 16);
   EXPECT_EQ(job.candidates_total(), 16);
   EXPECT_EQ(ResultConfigs(second), ResultConfigs(first));
+}
+
+// A job narrowed by a constraint reuses only the earlier results it admits: the others are
+// configurations its user excluded, and must not become its best.
+TEST_F(CoordinatorSearchTest, AJobReusesOnlyTheEarlierResultsItsConstraintsAdmit) {
+  Start();
+  const std::string worker = Register(1);
+  const int64_t first = Submit([](v1::Search& s) {
+    s.set_strategy("random");
+    s.set_max_candidates(40);
+    s.set_seed(5);
+  });
+  Work(worker, 1, first);
+  ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
+  size_t admitted = 0;
+  for (const std::string& key : ResultConfigs(first)) admitted += key.find("read_only=1") != key.npos;
+  ASSERT_GT(admitted, 0u);
+  ASSERT_LT(admitted, 40u);
+  // Local search walks the whole constrained space; random samples it (and reuses what the
+  // constraints admit outside its sample too).
+  for (const std::string strategy : {"local", "random"}) {
+    const int64_t narrowed = Submit(
+        [&](v1::Search& s) {
+          s.set_strategy(strategy);
+          s.set_max_candidates(8);
+        },
+        "", "", "", "read_only == 1");
+    Work(worker, 1, narrowed);
+    const v1::Job job = Job(narrowed);
+    EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED) << strategy;
+    EXPECT_GE(job.candidates_cached(), static_cast<int64_t>(admitted)) << strategy;
+    for (const std::string& key : ResultConfigs(narrowed)) {
+      EXPECT_THAT(key, HasSubstr("read_only=1")) << strategy;
+    }
+    ASSERT_EQ(job.best_size(), 1);
+    EXPECT_THAT(kernelspec::ConfigKey(job.best(0).config()), HasSubstr("read_only=1"));
+  }
 }
 
 }  // namespace

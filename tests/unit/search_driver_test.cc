@@ -254,6 +254,39 @@ TEST(SearchDriverTest, SeedsGoFirstWhenInTheSpace) {
   }
 }
 
+// Random with max_candidates searches a sample of the space; a reused result or a warm start
+// of a valid configuration outside the sample is the job's all the same: counted against the
+// budget, and proposed first.
+TEST(SearchDriverTest, ARandomSampleCountsAndProposesValidConfigurationsOutsideIt) {
+  v1::KernelSpec spec = Spec("random");
+  spec.mutable_search()->set_max_candidates(10);
+  std::set<std::string> sample;
+  for (const auto& p : Make(spec)->Ask(100, kStart)) sample.insert(kernelspec::ConfigKey(p.config));
+  ASSERT_EQ(sample.size(), 10u);
+  std::vector<v1::Config> others;  // valid and not in the sample
+  for (int x = 1; others.size() < 2; ++x) {
+    auto config = kernelspec::ParseConfigKey("X=" + std::to_string(x) + ",Y=1");
+    ASSERT_TRUE(config.ok());
+    if (!sample.count(kernelspec::ConfigKey(*config))) others.push_back(*config);
+  }
+  auto invalid = kernelspec::ParseConfigKey("X=40,Y=40");  // X + Y > 50
+  ASSERT_TRUE(invalid.ok());
+
+  auto driver = Make(spec);
+  EXPECT_TRUE(driver->Tell(0, others[0], 150));
+  EXPECT_FALSE(driver->Tell(0, others[0], 150)) << "told twice";
+  EXPECT_FALSE(driver->Tell(0, *invalid, 150));
+  driver->Seed(0, *invalid);
+  driver->Seed(0, others[1]);
+  driver->Seed(0, others[1]);
+  auto batch = driver->Ask(100, kStart);
+  ASSERT_EQ(batch.size(), 9u) << "the budget less the result told";
+  EXPECT_EQ(kernelspec::ConfigKey(batch[0].config), kernelspec::ConfigKey(others[1]));
+  for (const auto& p : batch) EXPECT_TRUE(driver->Tell(p.problem, p.config, Time(p.config)));
+  EXPECT_TRUE(driver->Done());
+  EXPECT_EQ(driver->Evaluated(0), 10u);
+}
+
 // A seed's result is told as a warm start's (Strategy::TellSeed), which
 // `auto` keeps from its model: asked two at a time, one told before each ask,
 // a job seeded with a poor configuration then proposes what a cold job does

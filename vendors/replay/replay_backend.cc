@@ -17,13 +17,13 @@ class NoBuffers : public runner::DeviceBuffers {
 
 }  // namespace
 
-ReplayBackend::ReplayBackend(std::vector<search::RecordedSpace> recordings, double speed)
-    : recordings_(std::move(recordings)), speed_(speed) {}
+ReplayBackend::ReplayBackend(std::vector<search::RecordedSpace> recordings,
+                             std::string recorded_on, double speed)
+    : recordings_(std::move(recordings)), recorded_on_(std::move(recorded_on)), speed_(speed) {}
 
 std::string ReplayBackend::Source() const {
   const search::RecordedSpace& r = recording();
-  return (r.device.empty() ? r.kernel : r.device) + (r.problem.empty() ? "" : " " + r.problem) +
-         " (" + r.format + ")";
+  return recorded_on_ + (r.problem.empty() ? "" : " " + r.problem) + " (" + r.format + ")";
 }
 
 Status ReplayBackend::Load(const std::vector<std::string>&) { return Status::Ok(); }
@@ -74,10 +74,13 @@ Result<runner::Launchable> ReplayBackend::Find(size_t, const std::string& symbol
   return kernel;
 }
 
-std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchable& kernel) {
+std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchable& kernel,
+                                                        double early_stop_ns) {
   const search::RecordedResult& r = ResultOf(kernel);
   double spent_ms = std::max(0.0, r.compile_ms);
-  if (r.benchmark_ms >= 0) {
+  if (r.outcome == search::Outcome::kOk && early_stop_ns > 0 && r.time_ms * 1e6 > early_stop_ns) {
+    spent_ms += runner::kEarlyStopRuns * r.time_ms;  // the runner stops it after its estimate
+  } else if (r.benchmark_ms >= 0) {
     spent_ms += r.benchmark_ms;
   } else {
     for (double run : r.runtimes_ms) spent_ms += run;

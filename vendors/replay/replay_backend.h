@@ -19,13 +19,16 @@ class ReplayBackend : public runner::Backend {
   // sleeping them; 0 sleeps nothing. A recording that names its problem
   // answers that problem only; one that names none (the only one) answers
   // every problem.
-  ReplayBackend(std::vector<search::RecordedSpace> recordings, double speed);
+  // `recorded_on`: the device's model, as discovery named it (a T4 file names none).
+  ReplayBackend(std::vector<search::RecordedSpace> recordings, std::string recorded_on,
+                double speed);
 
   Status Load(const std::vector<std::string>& artifact_paths) override;
   Status SelectProblem(const v1::Problem& problem) override;
   // A recorded space has no artifacts: `symbol` is the configuration key.
   Result<runner::Launchable> Find(size_t artifact, const std::string& symbol) override;
-  std::optional<v1::CandidateResult> Answer(const runner::Launchable& kernel) override;
+  std::optional<v1::CandidateResult> Answer(const runner::Launchable& kernel,
+                                            double early_stop_ns) override;
 
   // Nothing runs: no buffers are kept and every output matches.
   Result<std::unique_ptr<runner::DeviceBuffers>> Upload(
@@ -41,8 +44,8 @@ class ReplayBackend : public runner::Backend {
                                const v1::BenchmarkSettings& settings) override;
 
  private:
-  // What the recording in use was made on, for messages: its device, or its
-  // kernel, and its problem where it names one.
+  // What the recording in use was made on, for messages: the device, and the
+  // problem where it names one.
   std::string Source() const;
   const search::RecordedSpace& recording() const { return recordings_[current_]; }
   const search::RecordedResult& ResultOf(const runner::Launchable& kernel) const {
@@ -50,6 +53,7 @@ class ReplayBackend : public runner::Backend {
   }
 
   std::vector<search::RecordedSpace> recordings_;
+  std::string recorded_on_;
   size_t current_ = 0;
   double speed_;
 };

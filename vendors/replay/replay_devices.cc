@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "search/recorded_space.h"
 #include "vendors/replay/replay_backend.h"
@@ -12,6 +13,13 @@ namespace tf::replay {
 namespace {
 
 constexpr const char* kSpeedProperty = "replay_speed_permille";
+constexpr double kMinSpeed = 0.001, kMaxSpeed = 1e6;
+
+std::string Number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
 // The last part of `path`, a file's name or a folder's ("dir/" included).
 std::string NameOf(const std::string& path) {
@@ -40,8 +48,11 @@ Result<std::vector<std::string>> FolderRecordings(const std::string& folder) {
 
 Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
                                             const std::string& label, double speed) {
-  if (!(speed >= 0)) {
-    return Status::InvalidArgument("--replay-speed must be >= 0, got " + std::to_string(speed));
+  // Carried in thousandths (kSpeedProperty): a finer factor would be 0, a larger one overflow.
+  if (!(speed == 0 || (speed >= kMinSpeed && speed <= kMaxSpeed))) {
+    return Status::InvalidArgument(
+        "--replay-speed must be 0 (no sleeping) or from " + Number(kMinSpeed) + " to " +
+        Number(kMaxSpeed) + ", got " + Number(speed));
   }
   const std::string where = "replay:" + path;
   std::vector<std::string> paths = {path};
@@ -98,7 +109,8 @@ Result<std::unique_ptr<runner::Backend>> MakeReplayBackend(const v1::DeviceInfo&
   }
   auto speed = device.properties().find(kSpeedProperty);
   const double factor = speed == device.properties().end() ? 1.0 : speed->second / 1000.0;
-  return std::unique_ptr<runner::Backend>(new ReplayBackend(std::move(recordings), factor));
+  return std::unique_ptr<runner::Backend>(
+      new ReplayBackend(std::move(recordings), device.model(), factor));
 }
 
 void ConfineReplayRunner(uint64_t memory_bytes, sandbox::Policy& policy) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "common/files.h"
@@ -82,8 +83,14 @@ TEST(ReplayDevicesTest, DiscoveryDescribesTheRecordedDeviceAndRefusesBadFiles) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("replay:" + (dir / "bad.json")));
   EXPECT_FALSE(DiscoverReplayDevice(dir / "missing.json", 0, "", 1).ok());
-  EXPECT_THAT(DiscoverReplayDevice(SpaceFile("A100_T4.json.gz"), 0, "", -1).status().message(),
-              HasSubstr("--replay-speed must be >= 0"));
+  // The factor travels in thousandths: one it would round to 0 or overflow is refused.
+  for (double speed : {-1.0, 0.0001, 1e300, std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_THAT(
+        DiscoverReplayDevice(SpaceFile("A100_T4.json.gz"), 0, "", speed).status().message(),
+        HasSubstr("--replay-speed must be 0 (no sleeping) or from 0.001 to 1e+06, got "))
+        << speed;
+  }
 }
 
 TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) {
@@ -91,7 +98,7 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
   ASSERT_TRUE(recording.ok()) << recording.status().ToString();
   const search::Space space = recording->space;
   const std::vector<search::RecordedResult> results = recording->results;
-  ReplayBackend backend({*std::move(recording)}, /*speed=*/0);
+  ReplayBackend backend({*std::move(recording)}, "A100 as discovered", /*speed=*/0);
   ASSERT_TRUE(backend.Load({"unused"}).ok());
 
   std::optional<search::ConfigId> ok, failed;
@@ -103,17 +110,17 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
 
   auto kernel = backend.Find(0, kernelspec::ConfigKey(ConfigOf(space, *ok)));
   ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
-  auto answer = backend.Answer(*kernel);
+  auto answer = backend.Answer(*kernel, 0);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->status(), v1::RESULT_STATUS_OK);
   EXPECT_DOUBLE_EQ(answer->timing().median_ns(), results[*ok].time_ms * 1e6);
 
   auto failing = backend.Find(0, kernelspec::ConfigKey(ConfigOf(space, *failed)));
   ASSERT_TRUE(failing.ok());
-  answer = backend.Answer(*failing);
+  answer = backend.Answer(*failing, 0);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->status(), v1::RESULT_STATUS_RUNTIME_FAILED);
-  EXPECT_THAT(answer->error(), HasSubstr("recorded on "));
+  EXPECT_THAT(answer->error(), HasSubstr("recorded on A100 as discovered (kerneltuner-cache)"));
   EXPECT_THAT(answer->error(), HasSubstr("(kerneltuner-cache): runtime_failed"));
 
   v1::Config outside = ConfigOf(space, *ok);
@@ -186,11 +193,11 @@ TEST(ReplayBackendTest, AnswersEachProblemFromItsRecording) {
     ASSERT_TRUE(recording.ok()) << recording.status().ToString();
     recordings.push_back(*std::move(recording));
   }
-  ReplayBackend backend(std::move(recordings), /*speed=*/0);
+  ReplayBackend backend(std::move(recordings), "H100", /*speed=*/0);
   auto time_of_x2 = [&](int64_t n) -> Result<double> {
     TF_RETURN_IF_ERROR(backend.SelectProblem(ProblemOf(n)));
     TF_ASSIGN_OR_RETURN(runner::Launchable kernel, backend.Find(0, "x=2"));
-    return backend.Answer(kernel)->timing().median_ns() / 1e6;
+    return backend.Answer(kernel, 0)->timing().median_ns() / 1e6;
   };
   for (const auto& [n, expected] : {std::pair{2, 3.0}, {1, 1.0}}) {
     auto time = time_of_x2(n);
@@ -203,11 +210,11 @@ TEST(ReplayBackendTest, AnswersEachProblemFromItsRecording) {
   // One recording: it answers its own problem only, or every problem when it names none.
   auto named = search::ReadRecordedSpace(dir / "a.json");
   ASSERT_TRUE(named.ok());
-  ReplayBackend one({*named}, 0);
+  ReplayBackend one({*named}, "X", 0);
   EXPECT_TRUE(one.SelectProblem(ProblemOf(1)).ok());
   EXPECT_FALSE(one.SelectProblem(ProblemOf(2)).ok());
   named->problem.clear();
-  ReplayBackend any({*std::move(named)}, 0);
+  ReplayBackend any({*std::move(named)}, "X", 0);
   EXPECT_TRUE(any.SelectProblem(ProblemOf(2)).ok());
 }
 
