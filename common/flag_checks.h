@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <string>
 
 namespace tf {
@@ -14,6 +15,7 @@ inline CLI::Validator AtLeast(bool zero_allowed) {
       [zero_allowed](std::string& text) -> std::string {
         double value = 0;
         if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a number";
+        if (!std::isfinite(value)) return text + " is not a finite number";
         if (value > 0 || (zero_allowed && value == 0)) return "";
         return text + (zero_allowed ? " is negative" : " is not above 0");
       },

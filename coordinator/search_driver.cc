@@ -66,6 +66,7 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
       position[order[k]] = k;
       out.values.push_back(SearchValue(values[order[k]]));
     }
+    driver->spec_index_.push_back(std::move(order));
   }
 
   for (const v1::Problem& problem : spec.problems()) {
@@ -140,8 +141,8 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
   return driver;
 }
 
-std::optional<search::ConfigId> SearchDriver::Find(const Problem& p,
-                                                   const v1::Config& config) const {
+std::optional<std::vector<uint32_t>> SearchDriver::Positions(const Problem& p,
+                                                             const v1::Config& config) const {
   if (static_cast<size_t>(config.settings_size()) != p.index_of_value.size()) return std::nullopt;
   std::vector<uint32_t> indices;
   for (int k = 0; k < config.settings_size(); ++k) {
@@ -153,7 +154,24 @@ std::optional<search::ConfigId> SearchDriver::Find(const Problem& p,
     if (it == index.end() || it->first != value) return std::nullopt;
     indices.push_back(it->second);
   }
-  return p.space.Find(indices.data());
+  return indices;
+}
+
+std::optional<search::ConfigId> SearchDriver::Find(const Problem& p,
+                                                   const v1::Config& config) const {
+  std::optional<std::vector<uint32_t>> positions = Positions(p, config);
+  return positions ? p.space.Find(positions->data()) : std::nullopt;
+}
+
+std::optional<v1::Config> SearchDriver::OutsideSample(const Problem& p,
+                                                      const v1::Config& config) const {
+  if (!p.sampled || Find(p, config)) return std::nullopt;
+  std::optional<std::vector<uint32_t>> positions = Positions(p, config);
+  if (!positions) return std::nullopt;
+  std::vector<uint32_t> value_index(positions->size());
+  for (size_t k = 0; k < value_index.size(); ++k) value_index[k] = spec_index_[k][(*positions)[k]];
+  if (!p.constrained->Satisfies(value_index.data())) return std::nullopt;
+  return p.constrained->MakeConfig(value_index.data());
 }
 
 v1::Config SearchDriver::ConfigOf(const Problem& p, search::ConfigId id) const {
@@ -169,8 +187,8 @@ v1::Config SearchDriver::ConfigOf(const Problem& p, search::ConfigId id) const {
 }
 
 uint8_t* SearchDriver::Outside(Problem& p, const v1::Config& config) {
-  if (!p.sampled || !p.constrained->Contains(config)) return nullptr;
-  return &p.outside[kernelspec::ConfigKey(config)];  // kUnseen when first met
+  std::optional<v1::Config> outside = OutsideSample(p, config);
+  return outside ? &p.outside[kernelspec::ConfigKey(*outside)] : nullptr;  // kUnseen when new
 }
 
 bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<double> time) {
@@ -216,7 +234,7 @@ void SearchDriver::Count(Problem& p, const v1::Config& config, std::optional<dou
 
 bool SearchDriver::InSpace(int problem, const v1::Config& config) const {
   const Problem& p = problems_[problem];
-  return Find(p, config) || p.constrained->Contains(config);
+  return Find(p, config) || OutsideSample(p, config);
 }
 
 void SearchDriver::MarkPending(int problem, const v1::Config& config) {
@@ -233,18 +251,20 @@ void SearchDriver::Seed(int problem, const v1::Config& config) {
   Problem& p = problems_[problem];
   std::optional<search::ConfigId> id = Find(p, config);
   if (!id) {
-    // Left out of the sample, proposed first all the same.
-    if (uint8_t* state = Outside(p, config); state && *state == kUnseen) {
-      *state = kSeedQueued;
-      p.outside_seeds.push_back(config);
-    }
+    // Left out of the sample, proposed in its turn all the same, as the spec writes it.
+    std::optional<v1::Config> outside = OutsideSample(p, config);
+    if (!outside) return;
+    uint8_t& state = p.outside[kernelspec::ConfigKey(*outside)];
+    if (state != kUnseen) return;
+    state = kSeedQueued;
+    p.seeds.push_back({std::nullopt, *std::move(outside)});
     return;
   }
-  if (p.state[*id] != kUnseen ||
-      std::find(p.seeds.begin(), p.seeds.end(), *id) != p.seeds.end()) {
+  if (p.state[*id] != kUnseen || std::any_of(p.seeds.begin(), p.seeds.end(),
+                                             [&](const Problem::Seed& s) { return s.id == id; })) {
     return;
   }
-  p.seeds.push_back(*id);
+  p.seeds.push_back({*id, {}});
 }
 
 void SearchDriver::Offer(int problem, const v1::Config& config) {
@@ -303,20 +323,20 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
       --want;
       proposals.push_back({static_cast<int>(i), ConfigOf(p, id)});
     };
-    while (want > 0 && !p.outside_seeds.empty()) {
-      v1::Config config = std::move(p.outside_seeds.front());
-      p.outside_seeds.erase(p.outside_seeds.begin());
-      uint8_t& state = p.outside[kernelspec::ConfigKey(config)];
+    while (want > 0 && !p.seeds.empty()) {
+      Problem::Seed seed = std::move(p.seeds.front());
+      p.seeds.pop_front();
+      if (seed.id) {
+        propose(*seed.id, kSeedPending);
+        continue;
+      }
+      uint8_t& state = p.outside[kernelspec::ConfigKey(seed.config)];
       if (state != kSeedQueued) continue;  // told meanwhile
       state = kSeedPending;
       ++p.pending;
       ++p.proposed;
       --want;
-      proposals.push_back({static_cast<int>(i), std::move(config)});
-    }
-    while (want > 0 && !p.seeds.empty()) {
-      propose(p.seeds.front(), kSeedPending);
-      p.seeds.erase(p.seeds.begin());
+      proposals.push_back({static_cast<int>(i), std::move(seed.config)});
     }
     while (want > 0 && !p.shared.empty()) {
       propose(p.shared.front(), kPending);

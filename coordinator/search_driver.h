@@ -99,19 +99,24 @@ class SearchDriver {
 
  private:
   struct Problem {
-    std::string text;  // "M=256,N=256" for reasons
+    std::string text;                                    // "M=256,N=256" for reasons
     std::optional<kernelspec::SearchSpace> constrained;  // every valid configuration
     search::Space space;  // the strategy's: the valid configurations, or a random sample
     std::unique_ptr<search::Strategy> strategy;
     // Per parameter: value text -> the value's index in `space`.
     std::vector<std::vector<std::pair<std::string, uint32_t>>> index_of_value;
-    std::vector<uint8_t> state;            // per configuration: kUnseen, kPending, kTold
-    std::vector<search::ConfigId> seeds;   // to propose first
+    std::vector<uint8_t> state;  // per configuration: kUnseen, kPending, kTold
+    // To propose first, in the order seeded: in the space, or a valid configuration outside
+    // a random sample's.
+    struct Seed {
+      std::optional<search::ConfigId> id;
+      v1::Config config;  // when outside
+    };
+    std::deque<Seed> seeds;
     // A random sample's space: the valid configurations outside it that were reused, seeded
-    // or leased before a restart, by config key (their state), and the seeds among them.
+    // or leased before a restart, by config key, and their state.
     bool sampled = false;
     std::map<std::string, uint8_t> outside;
-    std::vector<v1::Config> outside_seeds;
     std::vector<search::ConfigId> shared;  // other problems' bests, to propose next
     size_t proposed = 0;                   // pending or told
     size_t pending = 0;
@@ -123,8 +128,13 @@ class SearchDriver {
   };
 
   SearchDriver() = default;
+  // Per parameter, the index of the configuration's value among the space's (ascending).
+  std::optional<std::vector<uint32_t>> Positions(const Problem& p, const v1::Config& config) const;
   std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
-  // The state of a valid configuration outside a random sample's space; null otherwise.
+  // `config` as the spec writes it, when it satisfies the constraints but is not in the
+  // problem's random sample.
+  std::optional<v1::Config> OutsideSample(const Problem& p, const v1::Config& config) const;
+  // The state of such a configuration; null for any other.
   uint8_t* Outside(Problem& p, const v1::Config& config);
   // Counts a result toward the problem's budget, patience and best, and offers a new best.
   void Count(Problem& p, const v1::Config& config, std::optional<double> time);
@@ -133,6 +143,8 @@ class SearchDriver {
   void Offer(Problem& p, search::ConfigId id);
   std::string ReasonOf(const Problem& p) const;
 
+  // Per parameter: the spec's index of its value at each ascending position.
+  std::vector<std::vector<uint32_t>> spec_index_;
   v1::Search search_;
   int64_t patience_ = 0;
   double min_improvement_ = 0;  // a fraction

@@ -58,18 +58,16 @@ class SearchSpace::Walker {
   explicit Walker(const SearchSpace& space) : space_(space) {
     slots_.resize(space.params_.size());
     slots_.insert(slots_.end(), space.constants_.begin(), space.constants_.end());
-    for (const Param& param : space.params_) {
-      auto& refs = values_.emplace_back();
-      for (const v1::Value& value : param.values) refs.push_back(RefOf(value));
-    }
   }
 
-  uint32_t size(int param) const { return static_cast<uint32_t>(values_[param].size()); }
+  uint32_t size(int param) const {
+    return static_cast<uint32_t>(space_.params_[param].values.size());
+  }
 
   // Binds parameter `param` (those before it are bound) and checks the
   // constraints that became decidable.
   bool Bind(int param, uint32_t index) {
-    slots_[param] = values_[param][index];
+    slots_[param] = RefOf(space_.params_[param].values[index]);
     for (const Constraint& c : space_.checks_[param]) {
       ScalarRef result;
       if (!c.expr.EvalSlots(slots_.data(), c.slot_of_variable.data(), &result) ||
@@ -83,7 +81,6 @@ class SearchSpace::Walker {
  private:
   const SearchSpace& space_;
   std::vector<ScalarRef> slots_;
-  std::vector<std::vector<ScalarRef>> values_;
 };
 
 Result<SearchSpace> SearchSpace::Create(const v1::KernelSpec& spec, const v1::Problem& problem,
@@ -252,17 +249,11 @@ Result<std::vector<v1::Config>> SearchSpace::Select(const v1::Search& search,
   return configs;
 }
 
-bool SearchSpace::Contains(const v1::Config& config) const {
-  if (empty_ || static_cast<size_t>(config.settings_size()) != params_.size()) return false;
+bool SearchSpace::Satisfies(const uint32_t* value_index) const {
+  if (empty_) return false;
   Walker walker(*this);
   for (size_t p = 0; p < params_.size(); ++p) {
-    const v1::ParamSetting& setting = config.settings(static_cast<int>(p));
-    if (setting.name() != params_[p].name) return false;
-    const std::string value = ValueText(setting.value());
-    const auto& values = params_[p].values;
-    auto at = std::find_if(values.begin(), values.end(),
-                           [&](const v1::Value& v) { return ValueText(v) == value; });
-    if (at == values.end() || !walker.Bind(static_cast<int>(p), at - values.begin())) return false;
+    if (!walker.Bind(static_cast<int>(p), value_index[p])) return false;
   }
   return true;
 }

@@ -53,9 +53,9 @@ class SearchSpace {
   // error when there are more than `limit` (strategies then choose among them).
   Result<std::vector<v1::Config>> Select(const v1::Search& search, uint64_t limit) const;
 
-  // Whether `config` sets exactly these parameters, in order, to values they list, and
-  // satisfies every constraint: a configuration of this space.
-  bool Contains(const v1::Config& config) const;
+  // Whether the configuration of these value indices (one per parameter, as for
+  // MakeConfig) satisfies every constraint.
+  bool Satisfies(const uint32_t* value_index) const;
 
  private:
   struct Param {

@@ -259,8 +259,12 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
     if (answer->status() != v1::RESULT_STATUS_OK) return *answer;
     // A recorded time stands for the estimate a device would have made.
     if (threshold_ns > 0 && answer->timing().median_ns() > threshold_ns) {
-      return EarlyStopped(std::move(result), answer->timing(), threshold_ns, data);
+      v1::TimingStats estimate = answer->timing();
+      estimate.set_repeats(std::min(estimate.repeats(), kEarlyStopRuns));
+      return EarlyStopped(std::move(result), std::move(estimate), threshold_ns, data);
     }
+    if (data.flops > 0)
+      answer->mutable_timing()->set_gflops(data.flops / answer->timing().median_ns());
     NoteBest(answer->timing(), data);
     return *answer;
   }

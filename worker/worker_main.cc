@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   app.add_option("--replay-speed", options.replay_speed,
                  "replay devices sleep the recorded compile and run times times this: 0 (none) "
                  "or from 0.001 to 1e6")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(tf::kNonNegative);
   app.add_option("--cache", options.cache_dir, "directory for downloaded artifacts")->required();
   app.add_option("--label", options.label, "label added to every device and its device class");
   app.add_option("--max-candidates", options.max_candidates, "candidates per lease")

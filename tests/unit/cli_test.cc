@@ -204,6 +204,10 @@ TEST_F(CliTest, ANumberFlagOutOfRangeIsNamedWithItsValue) {
   result = Run({"compile", "gemm.yaml", "--jobs", "-3"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("--jobs: -3 is negative"), std::string::npos) << result.output;
+  result = Run({"compile", "gemm.yaml", "--jobs", "nan"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--jobs: nan is not a finite number"), std::string::npos)
+      << result.output;
   for (const char* command : {"status", "cancel", "results"}) {
     result = Run({command, "abc"});
     EXPECT_EQ(result.exit_code, 2) << result.output;

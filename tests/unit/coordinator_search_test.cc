@@ -469,7 +469,8 @@ TEST_F(CoordinatorSearchTest, AJobReusesOnlyTheEarlierResultsItsConstraintsAdmit
   Work(worker, 1, first);
   ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
   size_t admitted = 0;
-  for (const std::string& key : ResultConfigs(first)) admitted += key.find("read_only=1") != key.npos;
+  for (const std::string& key : ResultConfigs(first))
+    admitted += key.find("read_only=1") != key.npos;
   ASSERT_GT(admitted, 0u);
   ASSERT_LT(admitted, 40u);
   // Local search walks the whole constrained space; random samples it (and reuses what the

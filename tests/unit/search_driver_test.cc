@@ -272,19 +272,34 @@ TEST(SearchDriverTest, ARandomSampleCountsAndProposesValidConfigurationsOutsideI
   auto invalid = kernelspec::ParseConfigKey("X=40,Y=40");  // X + Y > 50
   ASSERT_TRUE(invalid.ok());
 
+  auto in_sample = kernelspec::ParseConfigKey(*sample.begin());
+  ASSERT_TRUE(in_sample.ok());
+
   auto driver = Make(spec);
   EXPECT_TRUE(driver->Tell(0, others[0], 150));
   EXPECT_FALSE(driver->Tell(0, others[0], 150)) << "told twice";
   EXPECT_FALSE(driver->Tell(0, *invalid, 150));
   driver->Seed(0, *invalid);
   driver->Seed(0, others[1]);
+  driver->Seed(0, *in_sample);
   driver->Seed(0, others[1]);
   auto batch = driver->Ask(100, kStart);
   ASSERT_EQ(batch.size(), 9u) << "the budget less the result told";
+  // The seeds first, in the order seeded.
   EXPECT_EQ(kernelspec::ConfigKey(batch[0].config), kernelspec::ConfigKey(others[1]));
+  EXPECT_EQ(kernelspec::ConfigKey(batch[1].config), *sample.begin());
   for (const auto& p : batch) EXPECT_TRUE(driver->Tell(p.problem, p.config, Time(p.config)));
   EXPECT_TRUE(driver->Done());
   EXPECT_EQ(driver->Evaluated(0), 10u);
+
+  // Resumed after a restart with the outside configuration still leased: not proposed again,
+  // and counted when its result comes.
+  auto resumed = Make(spec);
+  resumed->MarkPending(0, others[0]);
+  EXPECT_EQ(resumed->Ask(100, kStart).size(), 9u);
+  EXPECT_FALSE(resumed->Done());
+  EXPECT_TRUE(resumed->Tell(0, others[0], 150));
+  EXPECT_EQ(resumed->Evaluated(0), 1u);
 }
 
 // A seed's result is told as a warm start's (Strategy::TellSeed), which

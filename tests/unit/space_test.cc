@@ -144,6 +144,33 @@ TEST(SearchSpaceTest, IndicesAndConfigsAgree) {
   EXPECT_EQ(keys, EnumeratedKeys(*space));
 }
 
+// Every configuration of the cartesian product satisfies the constraints exactly when
+// the brute force keeps it.
+TEST(SearchSpaceTest, SatisfiesAgreesWithTheBruteForce) {
+  const v1::KernelSpec spec = GemmSpec();
+  auto space = SearchSpace::Create(spec, Problem("M=512,K=256"), kDevice);
+  ASSERT_TRUE(space.ok());
+  const std::vector<std::string> valid = BruteForce(spec, Problem("M=512,K=256"), kDevice);
+  const std::set<std::string> kept(valid.begin(), valid.end());
+  std::vector<uint32_t> sizes, index;
+  for (const auto& param : spec.params()) sizes.push_back(kernelspec::ParamValues(param)->size());
+  index.assign(sizes.size(), 0);
+  size_t checked = 0, satisfied = 0;
+  while (true) {
+    const std::string key = kernelspec::ConfigKey(space->MakeConfig(index.data()));
+    const bool satisfies = space->Satisfies(index.data());
+    EXPECT_EQ(satisfies, kept.count(key) == 1) << key;
+    satisfied += satisfies;
+    ++checked;
+    size_t p = sizes.size();
+    while (p > 0 && ++index[p - 1] == sizes[p - 1]) index[--p] = 0;
+    if (p == 0) break;
+  }
+  EXPECT_EQ(checked, 4u * 4 * 4 * 2 * 3);
+  EXPECT_EQ(satisfied, valid.size());
+  EXPECT_GT(satisfied, 0u);
+}
+
 TEST(SearchSpaceTest, CountValidMultipliesUnconstrainedParameters) {
   v1::KernelSpec spec;
   AddRange(&spec, "A", 1, 100);

@@ -17,8 +17,8 @@ class NoBuffers : public runner::DeviceBuffers {
 
 }  // namespace
 
-ReplayBackend::ReplayBackend(std::vector<search::RecordedSpace> recordings,
-                             std::string recorded_on, double speed)
+ReplayBackend::ReplayBackend(std::vector<search::RecordedSpace> recordings, std::string recorded_on,
+                             double speed)
     : recordings_(std::move(recordings)), recorded_on_(std::move(recorded_on)), speed_(speed) {}
 
 std::string ReplayBackend::Source() const {
@@ -75,16 +75,18 @@ Result<runner::Launchable> ReplayBackend::Find(size_t, const std::string& symbol
 }
 
 std::optional<v1::CandidateResult> ReplayBackend::Answer(const runner::Launchable& kernel,
-                                                        double early_stop_ns) {
+                                                         double early_stop_ns) {
   const search::RecordedResult& r = ResultOf(kernel);
-  double spent_ms = std::max(0.0, r.compile_ms);
-  if (r.outcome == search::Outcome::kOk && early_stop_ns > 0 && r.time_ms * 1e6 > early_stop_ns) {
-    spent_ms += runner::kEarlyStopRuns * r.time_ms;  // the runner stops it after its estimate
-  } else if (r.benchmark_ms >= 0) {
-    spent_ms += r.benchmark_ms;
-  } else {
-    for (double run : r.runtimes_ms) spent_ms += run;
+  double running_ms = r.benchmark_ms;
+  if (running_ms < 0) {
+    running_ms = 0;
+    for (double run : r.runtimes_ms) running_ms += run;
   }
+  if (r.outcome == search::Outcome::kOk && early_stop_ns > 0 && r.time_ms * 1e6 > early_stop_ns) {
+    // The runner stops it after its estimate's runs.
+    running_ms = std::min(running_ms, runner::kEarlyStopRuns * r.time_ms);
+  }
+  const double spent_ms = std::max(0.0, r.compile_ms) + running_ms;
   if (speed_ > 0 && spent_ms > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spent_ms * speed_));
   }

@@ -50,9 +50,9 @@ Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
                                             const std::string& label, double speed) {
   // Carried in thousandths (kSpeedProperty): a finer factor would be 0, a larger one overflow.
   if (!(speed == 0 || (speed >= kMinSpeed && speed <= kMaxSpeed))) {
-    return Status::InvalidArgument(
-        "--replay-speed must be 0 (no sleeping) or from " + Number(kMinSpeed) + " to " +
-        Number(kMaxSpeed) + ", got " + Number(speed));
+    return Status::InvalidArgument("--replay-speed must be 0 (no sleeping) or from " +
+                                   Number(kMinSpeed) + " to " + Number(kMaxSpeed) + ", got " +
+                                   Number(speed));
   }
   const std::string where = "replay:" + path;
   std::vector<std::string> paths = {path};

@@ -86,9 +86,8 @@ TEST(ReplayDevicesTest, DiscoveryDescribesTheRecordedDeviceAndRefusesBadFiles) {
   // The factor travels in thousandths: one it would round to 0 or overflow is refused.
   for (double speed : {-1.0, 0.0001, 1e300, std::numeric_limits<double>::infinity(),
                        std::numeric_limits<double>::quiet_NaN()}) {
-    EXPECT_THAT(
-        DiscoverReplayDevice(SpaceFile("A100_T4.json.gz"), 0, "", speed).status().message(),
-        HasSubstr("--replay-speed must be 0 (no sleeping) or from 0.001 to 1e+06, got "))
+    EXPECT_THAT(DiscoverReplayDevice(SpaceFile("A100_T4.json.gz"), 0, "", speed).status().message(),
+                HasSubstr("--replay-speed must be 0 (no sleeping) or from 0.001 to 1e+06, got "))
         << speed;
   }
 }
