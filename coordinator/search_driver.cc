@@ -1,9 +1,9 @@
 #include "coordinator/search_driver.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <numeric>
 
+#include "common/number_text.h"
 #include "kernelspec/config.h"
 #include "kernelspec/params.h"
 
@@ -23,12 +23,6 @@ search::Value SearchValue(const v1::Value& value) {
 v1::Value SpecValue(const search::Value& value) {
   if (const auto* i = std::get_if<int64_t>(&value)) return kernelspec::IntValue(*i);
   return kernelspec::StrValue(search::ValueText(value));
-}
-
-std::string Number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
 }
 
 }  // namespace
@@ -89,8 +83,7 @@ Result<std::unique_ptr<SearchDriver>> SearchDriver::Create(
     }
     std::vector<uint32_t> indices;
     const size_t width = params.size();
-    p.sampled = spec.search().strategy() == "random" && spec.search().max_candidates() > 0;
-    if (p.sampled) {
+    if (driver->Sampled()) {
       // A sample drawn without walking the space, which may be too large to.
       auto sample = p.constrained->Select(spec.search(), max_space_size);
       if (!sample.ok()) return fail(sample.status());
@@ -163,11 +156,15 @@ std::optional<search::ConfigId> SearchDriver::Find(const Problem& p,
   return positions ? p.space.Find(positions->data()) : std::nullopt;
 }
 
+bool SearchDriver::Sampled() const {
+  return search_.strategy() == "random" && search_.max_candidates() > 0;
+}
+
 std::optional<v1::Config> SearchDriver::OutsideSample(const Problem& p,
                                                       const v1::Config& config) const {
-  if (!p.sampled || Find(p, config)) return std::nullopt;
+  if (!Sampled()) return std::nullopt;
   std::optional<std::vector<uint32_t>> positions = Positions(p, config);
-  if (!positions) return std::nullopt;
+  if (!positions || p.space.Find(positions->data())) return std::nullopt;
   std::vector<uint32_t> value_index(positions->size());
   for (size_t k = 0; k < value_index.size(); ++k) value_index[k] = spec_index_[k][(*positions)[k]];
   if (!p.constrained->Satisfies(value_index.data())) return std::nullopt;
@@ -227,7 +224,7 @@ void SearchDriver::Count(Problem& p, const v1::Config& config, std::optional<dou
     }
   }
   if (patience_ > 0 && p.since_improvement >= patience_ && p.stop_reason.empty()) {
-    p.stop_reason = "no improvement of " + Number(min_improvement_ * 100) + "% in " +
+    p.stop_reason = "no improvement of " + NumberText(min_improvement_ * 100) + "% in " +
                     std::to_string(patience_) + " evaluations";
   }
 }
@@ -290,7 +287,7 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
   if (search_.max_seconds() > 0 && now_ms - started_ms_ >= search_.max_seconds() * 1000) {
     for (Problem& p : problems_) {
       if (Proposing(p))
-        p.stop_reason = "search.max_seconds (" + Number(search_.max_seconds()) + " s) reached";
+        p.stop_reason = "search.max_seconds (" + NumberText(search_.max_seconds()) + " s) reached";
     }
     return proposals;
   }
@@ -315,13 +312,17 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
       want = share - p.pending;
     }
     if (budget > 0) want = std::min<uint64_t>(want, budget - p.proposed);
-    auto propose = [&](search::ConfigId id, uint8_t state) {
-      if (p.state[id] != kUnseen) return;  // seeded, or pending since a restart
-      p.state[id] = state;
+    // `config`, whose state is `slot`, goes out as `state`.
+    auto take = [&](uint8_t& slot, uint8_t state, v1::Config config) {
+      slot = state;
       ++p.pending;
       ++p.proposed;
       --want;
-      proposals.push_back({static_cast<int>(i), ConfigOf(p, id)});
+      proposals.push_back({static_cast<int>(i), std::move(config)});
+    };
+    auto propose = [&](search::ConfigId id, uint8_t state) {
+      if (p.state[id] != kUnseen) return;  // seeded, or pending since a restart
+      take(p.state[id], state, ConfigOf(p, id));
     };
     while (want > 0 && !p.seeds.empty()) {
       Problem::Seed seed = std::move(p.seeds.front());
@@ -331,12 +332,7 @@ std::vector<SearchDriver::Proposal> SearchDriver::Ask(size_t window, int64_t now
         continue;
       }
       uint8_t& state = p.outside[kernelspec::ConfigKey(seed.config)];
-      if (state != kSeedQueued) continue;  // told meanwhile
-      state = kSeedPending;
-      ++p.pending;
-      ++p.proposed;
-      --want;
-      proposals.push_back({static_cast<int>(i), std::move(seed.config)});
+      if (state == kSeedQueued) take(state, kSeedPending, std::move(seed.config));  // not told
     }
     while (want > 0 && !p.shared.empty()) {
       propose(p.shared.front(), kPending);

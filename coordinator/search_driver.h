@@ -115,7 +115,6 @@ class SearchDriver {
     std::deque<Seed> seeds;
     // A random sample's space: the valid configurations outside it that were reused, seeded
     // or leased before a restart, by config key, and their state.
-    bool sampled = false;
     std::map<std::string, uint8_t> outside;
     std::vector<search::ConfigId> shared;  // other problems' bests, to propose next
     size_t proposed = 0;                   // pending or told
@@ -131,6 +130,8 @@ class SearchDriver {
   // Per parameter, the index of the configuration's value among the space's (ascending).
   std::optional<std::vector<uint32_t>> Positions(const Problem& p, const v1::Config& config) const;
   std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
+  // Whether each problem's space is a random sample (random with max_candidates).
+  bool Sampled() const;
   // `config` as the spec writes it, when it satisfies the constraints but is not in the
   // problem's random sample.
   std::optional<v1::Config> OutsideSample(const Problem& p, const v1::Config& config) const;

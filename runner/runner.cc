@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 
 #include "common/files.h"
+#include "common/number_text.h"
 #include "kernelspec/config.h"
 #include "kernelspec/expr.h"
 #include "kernelspec/validate.h"
@@ -170,12 +170,6 @@ v1::CandidateResult Failed(int64_t candidate_id, v1::ResultStatus status, std::s
   return result;
 }
 
-std::string Number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
-}
-
 // Inputs reset, outputs poisoned, one run, every output compared. Returns
 // the reason of the first mismatching output, empty when all match.
 Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const Launchable& kernel,
@@ -190,9 +184,9 @@ Result<std::string> Verify(const v1::KernelSpec& spec, Backend& backend, const L
     if (c.mismatches == 0 || !error.empty()) continue;
     error = "output '" + spec.buffers(index).name() + "': " + std::to_string(c.mismatches) +
             " of " + std::to_string(c.count) + " elements differ; first at index " +
-            std::to_string(c.first_mismatch) + ": got " + Number(c.got) + ", expected " +
-            Number(c.expected) + " (rtol " + Number(spec.verify().rtol()) + ", atol " +
-            Number(spec.verify().atol()) + ")";
+            std::to_string(c.first_mismatch) + ": got " + NumberText(c.got) + ", expected " +
+            NumberText(c.expected) + " (rtol " + NumberText(spec.verify().rtol()) + ", atol " +
+            NumberText(spec.verify().atol()) + ")";
   }
   return error;
 }
@@ -211,13 +205,18 @@ double EarlyStopThreshold(const v1::KernelSpec& spec, const v1::LeasedCandidate&
   return threshold;
 }
 
+// The timing's GFLOP/s, where the spec gives the problem's flops.
+void SetGflops(const PreparedProblem& data, v1::TimingStats& timing) {
+  if (data.flops > 0) timing.set_gflops(data.flops / timing.median_ns());
+}
+
 // `result` stopped early on `estimate`, which is over `threshold_ns`.
 v1::CandidateResult EarlyStopped(v1::CandidateResult result, v1::TimingStats estimate,
                                  double threshold_ns, const PreparedProblem& data) {
-  if (data.flops > 0) estimate.set_gflops(data.flops / estimate.median_ns());
+  SetGflops(data, estimate);
   result.set_error("estimate of " + std::to_string(kEarlyStopRuns) + " runs " +
-                   Number(estimate.median_ns()) + " ns is over the early-stop threshold " +
-                   Number(threshold_ns) + " ns");
+                   NumberText(estimate.median_ns()) + " ns is over the early-stop threshold " +
+                   NumberText(threshold_ns) + " ns");
   *result.mutable_timing() = std::move(estimate);
   result.set_status(v1::RESULT_STATUS_EARLY_STOPPED);
   return result;
@@ -263,8 +262,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
       estimate.set_repeats(std::min(estimate.repeats(), kEarlyStopRuns));
       return EarlyStopped(std::move(result), std::move(estimate), threshold_ns, data);
     }
-    if (data.flops > 0)
-      answer->mutable_timing()->set_gflops(data.flops / answer->timing().median_ns());
+    SetGflops(data, *answer->mutable_timing());
     NoteBest(answer->timing(), data);
     return *answer;
   }
@@ -301,7 +299,7 @@ Result<v1::CandidateResult> RunCandidate(const v1::KernelSpec& spec, const v1::L
   }
   TF_ASSIGN_OR_RETURN(*result.mutable_timing(),
                       backend.Time(kernel, *data.buffers, data.scalars, full));
-  if (data.flops > 0) result.mutable_timing()->set_gflops(data.flops / result.timing().median_ns());
+  SetGflops(data, *result.mutable_timing());
   result.set_status(v1::RESULT_STATUS_OK);
   NoteBest(result.timing(), data);
   return result;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <sstream>
 
+#include "common/number_text.h"
 #include "search/recorded_space.h"
 #include "vendors/replay/replay_backend.h"
 
@@ -14,12 +14,6 @@ namespace {
 
 constexpr const char* kSpeedProperty = "replay_speed_permille";
 constexpr double kMinSpeed = 0.001, kMaxSpeed = 1e6;
-
-std::string Number(double value) {
-  std::ostringstream text;
-  text << value;
-  return text.str();
-}
 
 // The last part of `path`, a file's name or a folder's ("dir/" included).
 std::string NameOf(const std::string& path) {
@@ -51,8 +45,8 @@ Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
   // Carried in thousandths (kSpeedProperty): a finer factor would be 0, a larger one overflow.
   if (!(speed == 0 || (speed >= kMinSpeed && speed <= kMaxSpeed))) {
     return Status::InvalidArgument("--replay-speed must be 0 (no sleeping) or from " +
-                                   Number(kMinSpeed) + " to " + Number(kMaxSpeed) + ", got " +
-                                   Number(speed));
+                                   NumberText(kMinSpeed) + " to " + NumberText(kMaxSpeed) +
+                                   ", got " + NumberText(speed));
   }
   const std::string where = "replay:" + path;
   std::vector<std::string> paths = {path};
