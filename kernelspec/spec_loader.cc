@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "common/files.h"
@@ -76,6 +78,24 @@ template <>
 constexpr const char* kExpected<double> = "a number";
 template <>
 constexpr const char* kExpected<bool> = "true or false";
+
+// An integer as YAML writes one in decimal: what, when it does not decode,
+// is out of range rather than not an integer.
+bool IsDecimalInteger(const std::string& text) {
+  size_t digits = text.starts_with('-') || text.starts_with('+') ? 1 : 0;
+  if (digits == text.size()) return false;
+  for (size_t k = digits; k < text.size(); ++k) {
+    if (text[k] < '0' || text[k] > '9') return false;
+  }
+  return true;
+}
+
+template <typename T>
+std::string OutOfRange(const std::string& text) {
+  return text + " is out of range: an integer from " +
+         std::to_string(std::numeric_limits<T>::min()) + " to " +
+         std::to_string(std::numeric_limits<T>::max());
+}
 
 struct Document {
   v1::KernelSpec spec;
@@ -168,7 +188,30 @@ class SpecParser {
   template <typename T>
   Status Decode(const YAML::Node& node, const std::string& field, T* out) {
     if (node.IsScalar() && YAML::convert<T>::decode(node, *out)) return Status::Ok();
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (node.IsScalar() && IsDecimalInteger(node.Scalar())) {
+        return Error(node, field, OutOfRange<T>(node.Scalar()));
+      }
+    }
     return Error(node, field, std::string("expected ") + kExpected<T>);
+  }
+
+  // A budget of the search: written out, it must be positive. 0 would read as
+  // a budget of nothing, but the message's 0 means no limit, so a spec says
+  // "no limit" by leaving the field out.
+  template <typename T, typename Set>
+  Handler Budget(std::string what, std::string left_out, Set set) {
+    return [this, what, left_out, set](const YAML::Node& node, const std::string& field) -> Status {
+      T value;
+      TF_RETURN_IF_ERROR(Decode(node, field, &value));
+      if (!(value > 0)) {
+        return Error(node, field,
+                     node.Scalar() + " is not allowed: give " + what + ", or leave " + field +
+                         " out " + left_out);
+      }
+      set(value);
+      return Status::Ok();
+    };
   }
 
   // A handler that decodes a T and passes it to `set`.
@@ -263,10 +306,13 @@ class SpecParser {
             {"search",
              nested({{"strategy", Text(search->mutable_strategy())},
                      {"max_candidates",
-                      Field<int64_t>([=](int64_t v) { search->set_max_candidates(v); })},
+                      Budget<int64_t>("at least 1 evaluation per problem", "for no limit",
+                                      [=](int64_t v) { search->set_max_candidates(v); })},
                      {"seed", Field<uint64_t>([=](uint64_t v) { search->set_seed(v); })},
-                     {"max_seconds", Field<double>([=](double v) { search->set_max_seconds(v); })},
-                     {"patience", Field<int64_t>([=](int64_t v) { search->set_patience(v); })},
+                     {"max_seconds", Budget<double>("a number of seconds above 0", "for no limit",
+                                                    [=](double v) { search->set_max_seconds(v); })},
+                     {"patience", Budget<int64_t>("at least 1 evaluation", "never to stop for it",
+                                                  [=](int64_t v) { search->set_patience(v); })},
                      {"min_improvement_percent",
                       Field<double>([=](double v) { search->set_min_improvement_percent(v); })},
                      {"early_stop", Field<double>([=](double v) { search->set_early_stop(v); })},
@@ -294,9 +340,14 @@ class SpecParser {
           // A quoted "64" stays a string, as YAML says.
           int64_t i;
           bool plain = item.Tag() != "!";
-          *param->add_values() = plain && YAML::convert<int64_t>::decode(item, i)
-                                     ? IntValue(i)
-                                     : StrValue(item.Scalar());
+          if (plain && YAML::convert<int64_t>::decode(item, i)) {
+            *param->add_values() = IntValue(i);
+          } else if (plain && IsDecimalInteger(item.Scalar())) {
+            // Not a string that happens to be digits: quote it to mean one.
+            return Error(item, path, OutOfRange<int64_t>(item.Scalar()));
+          } else {
+            *param->add_values() = StrValue(item.Scalar());
+          }
         }
       } else if (value.IsMap()) {
         TF_RETURN_IF_ERROR(ParseRange(value, path, param->mutable_range()));
@@ -320,6 +371,10 @@ class SpecParser {
     }
     if (given_.count(path + ".step") && given_.count(path + ".times")) {
       return Error(node, path, "a range has either 'step' or 'times', not both");
+    }
+    // times: 0 would read as no factor, a range by steps of 1.
+    if (given_.count(path + ".times") && range->factor() < 2) {
+      return Error(node, path, "range times must be > 1, got " + std::to_string(range->factor()));
     }
     if (range->factor() != 0) range->set_step(0);
     return Status::Ok();

@@ -185,6 +185,78 @@ TEST(SpecLoaderTest, RangeErrors) {
   EXPECT_THAT(ParseError(unknown), HasSubstr("params.UNROLL: unknown key 'upto'"));
 }
 
+// The message's 0 means "no limit"; a spec that writes 0 out means something else, or a
+// mistake, and says "no limit" by leaving the field out.
+TEST(SpecLoaderTest, ZeroBudgetsAreRefusedNotTakenAsNoLimit) {
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_candidates: 0}\n"),
+            "gemm.yaml:11: search.max_candidates: 0 is not allowed: give at least 1 evaluation "
+            "per problem, or leave search.max_candidates out for no limit");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_candidates: -5}\n"),
+            "gemm.yaml:11: search.max_candidates: -5 is not allowed: give at least 1 evaluation "
+            "per problem, or leave search.max_candidates out for no limit");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_seconds: 0}\n"),
+            "gemm.yaml:11: search.max_seconds: 0 is not allowed: give a number of seconds above "
+            "0, or leave search.max_seconds out for no limit");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {patience: 0}\n"),
+            "gemm.yaml:11: search.patience: 0 is not allowed: give at least 1 evaluation, or "
+            "leave search.patience out never to stop for it");
+  // times: 0 read as a range by steps of 1.
+  std::string times_zero = kMinimal;
+  times_zero.replace(times_zero.find("[1, 2, 4]"), 9, "{from: 1, to: 1024, times: 0}");
+  EXPECT_EQ(ParseError(times_zero), "gemm.yaml:5: params.UNROLL: range times must be > 1, got 0");
+
+  // Where 0 is documented as a setting of its own, it stays one.
+  auto spec = ParseSpecYaml(std::string(kMinimal) +
+                                "search: {finalists: 0, early_stop: 0, seed: 0, "
+                                "min_improvement_percent: 0}\n",
+                            "gemm.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->search().finalists(), 0);
+  auto budgets = ParseSpecYaml(
+      std::string(kMinimal) + "search: {max_candidates: 1, max_seconds: 0.5, patience: 1}\n",
+      "gemm.yaml");
+  ASSERT_TRUE(budgets.ok()) << budgets.status().ToString();
+  EXPECT_EQ(budgets->search().max_candidates(), 1);
+  EXPECT_EQ(budgets->search().max_seconds(), 0.5);
+  EXPECT_EQ(budgets->search().patience(), 1);
+}
+
+TEST(SpecLoaderTest, IntegersOutOfRangeSayRangeNotType) {
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_candidates: 12345678901234567890}\n"),
+            "gemm.yaml:11: search.max_candidates: 12345678901234567890 is out of range: an "
+            "integer from -9223372036854775808 to 9223372036854775807");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "benchmark: {min_repeats: 3000000000}\n"),
+            "gemm.yaml:11: benchmark.min_repeats: 3000000000 is out of range: an integer from "
+            "-2147483648 to 2147483647");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {seed: -1}\n"),
+            "gemm.yaml:11: search.seed: -1 is out of range: an integer from 0 to "
+            "18446744073709551615");
+  std::string problem = kMinimal;
+  problem.replace(problem.find("N: 1024"), 7, "N: 99999999999999999999");
+  EXPECT_EQ(ParseError(problem),
+            "gemm.yaml:7: problems[0].N: 99999999999999999999 is out of range: an integer from "
+            "-9223372036854775808 to 9223372036854775807");
+  std::string range = kMinimal;
+  range.replace(range.find("[1, 2, 4]"), 9, "{from: 1, to: 99999999999999999999}");
+  EXPECT_EQ(ParseError(range),
+            "gemm.yaml:5: params.UNROLL.to: 99999999999999999999 is out of range: an integer "
+            "from -9223372036854775808 to 9223372036854775807");
+  // Not a string of digits behind the user's back; quoted, it is one.
+  std::string value = kMinimal;
+  value.replace(value.find("[1, 2, 4]"), 9, "[1, 99999999999999999999]");
+  EXPECT_EQ(ParseError(value),
+            "gemm.yaml:5: params.UNROLL: 99999999999999999999 is out of range: an integer from "
+            "-9223372036854775808 to 9223372036854775807");
+  std::string quoted = kMinimal;
+  quoted.replace(quoted.find("[1, 2, 4]"), 9, "[1, \"99999999999999999999\"]");
+  auto spec = ParseSpecYaml(quoted, "gemm.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->params(0).values(1).str_value(), "99999999999999999999");
+  // Still not an integer at all.
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_candidates: 12.5}\n"),
+            "gemm.yaml:11: search.max_candidates: expected an integer");
+}
+
 TEST(SpecLoaderTest, LoadSpecFileReadsSourceAndIncludes) {
   testing::TempDir dir;
   ASSERT_TRUE(MakeDirs(dir / "detail").ok());
