@@ -206,15 +206,23 @@ int main(int argc, char** argv) {
   CLI::App* space_cmd = AddCommand(
       app, "space",
       "Count the configurations of a spec's constrained space, per problem, and show the first "
-      "few; builds nothing",
+      "few; builds nothing. A space too large to count within --max-seconds is reported as at "
+      "least the count so far, with the share of its combinations walked (--json: "
+      "configurations_at_least and complete: false); progress goes to stderr",
       "  tunefleet space convolution.yaml\n"
       "  tunefleet space gemm.yaml --json | jq .configurations\n"
-      "  tunefleet space gemm.cu.yaml --device-prop max_shared_mem_per_block_optin=232448\n");
+      "  tunefleet space gemm.cu.yaml --device-prop max_shared_mem_per_block_optin=232448\n"
+      "  tunefleet space huge.yaml --max-seconds 0   # count them all, however long it takes\n");
   space_cmd->add_option("SPEC", space.spec_path, "Kernel spec file (YAML)")->required();
   space_cmd->add_option("--device-prop", space.device_props,
                         "NAME=VALUE for device.NAME in constraints; for the host target the "
                         "host's own properties are the default");
   space_cmd->add_option("--show", space.show, "Configurations listed per problem")
+      ->check(tf::kNonNegative)
+      ->capture_default_str();
+  space_cmd
+      ->add_option("--max-seconds", space.max_seconds,
+                   "Stop counting after this long and report a lower bound (0: count them all)")
       ->check(tf::kNonNegative)
       ->capture_default_str();
   space_cmd->callback([&] { exit_code = RunSpace(global, space); });

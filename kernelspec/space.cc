@@ -21,8 +21,12 @@ constexpr uint64_t kSaturated = std::numeric_limits<uint64_t>::max();
 // Exact uniform sampling walks every valid prefix of the constrained
 // parameters; beyond this many prefixes it samples by rejection instead.
 constexpr uint64_t kMaxExactSamplingPrefixes = uint64_t{1} << 24;
-// Rejection sampling gives up after this many draws per wanted configuration.
+// Rejection sampling gives up after this many draws per wanted configuration,
+// and after kMaxDraws in all: the coordinator binds a job under its lock, and a
+// million wanted among rare valid configurations were a billion draws, minutes
+// in which it answered nobody.
 constexpr uint64_t kDrawsPerCandidate = 1000;
+constexpr uint64_t kMaxDraws = uint64_t{1} << 22;
 
 uint64_t SaturatingMul(uint64_t a, uint64_t b) {
   uint64_t product;
@@ -146,27 +150,39 @@ Result<SearchSpace> SearchSpace::Create(const v1::KernelSpec& spec, const v1::Pr
   return space;
 }
 
-void SearchSpace::Walk(int depth, const std::function<bool(const uint32_t*)>& visit) const {
-  if (empty_) return;
+bool SearchSpace::Walk(int depth, const std::function<bool(const uint32_t*)>& visit,
+                       const std::function<bool(double walked)>* keep_going) const {
+  if (empty_) return true;
   if (depth == 0) {
     visit(nullptr);
-    return;
+    return true;
   }
   Walker walker(*this);
   std::vector<uint32_t> index(depth, 0);
   int p = 0;
+  uint32_t steps = 0;
   while (true) {
     if (index[p] == walker.size(p)) {  // this level is exhausted: back up
-      if (p == 0) return;
+      if (p == 0) return true;
       ++index[--p];
       continue;
+    }
+    // Checked on every kind of step: a walk whose constraints reject nearly
+    // everything visits nothing for a long time.
+    if (keep_going && ++steps % (1u << 16) == 0) {
+      double walked = 0, share = 1;
+      for (int q = 0; q <= p; ++q) {
+        share /= walker.size(q);
+        walked += index[q] * share;
+      }
+      if (!(*keep_going)(walked)) return false;
     }
     if (walker.Bind(p, index[p])) {
       if (p + 1 < depth) {
         index[++p] = 0;
         continue;
       }
-      if (!visit(index.data())) return;
+      if (!visit(index.data())) return true;
     }
     ++index[p];
   }
@@ -190,9 +206,40 @@ uint64_t SearchSpace::CountValid() const {
   return count;
 }
 
+uint64_t SearchSpace::CountValid(const KeepGoing& keep_going, bool* complete) const {
+  uint64_t per_prefix = FreeProduct();
+  uint64_t count = 0;
+  const std::function<bool(double)> check = [&](double walked) {
+    return keep_going(count, walked);
+  };
+  *complete = Walk(
+      constrained_depth_,
+      [&](const uint32_t*) {
+        count = count > kSaturated - per_prefix ? kSaturated : count + per_prefix;
+        return true;
+      },
+      &check);
+  return count;
+}
+
 void SearchSpace::EnumerateIndices(
     const std::function<bool(const uint32_t* value_index)>& visit) const {
   Walk(static_cast<int>(params_.size()), visit);
+}
+
+bool SearchSpace::EnumerateIndices(const std::function<bool(const uint32_t* value_index)>& visit,
+                                   const KeepGoing& keep_going) const {
+  uint64_t found = 0;
+  const std::function<bool(double)> check = [&](double walked) {
+    return keep_going(found, walked);
+  };
+  return Walk(
+      static_cast<int>(params_.size()),
+      [&](const uint32_t* index) {
+        ++found;
+        return visit(index);
+      },
+      &check);
 }
 
 v1::Config SearchSpace::MakeConfig(const uint32_t* value_index) const {
@@ -312,7 +359,7 @@ std::vector<v1::Config> SearchSpace::SampleByRejection(uint64_t count, uint64_t 
   Walker walker(*this);
   std::set<std::vector<uint32_t>> seen;
   std::vector<uint32_t> index(params_.size());
-  uint64_t max_draws = SaturatingMul(count, kDrawsPerCandidate);
+  uint64_t max_draws = std::min(SaturatingMul(count, kDrawsPerCandidate), kMaxDraws);
   for (uint64_t draw = 0; draw < max_draws && configs.size() < count; ++draw) {
     bool valid = true;
     for (size_t p = 0; p < params_.size() && valid; ++p) {

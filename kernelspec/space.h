@@ -38,6 +38,13 @@ class SearchSpace {
   // constraint uses are walked; the rest multiply the count. Saturating.
   uint64_t CountValid() const;
 
+  // Told, about every 2^16 steps of a walk, the valid configurations found and
+  // the fraction of the cartesian product walked so far; false stops the walk.
+  using KeepGoing = std::function<bool(uint64_t found, double walked)>;
+  // CountValid that can be stopped, for a space too large to count in the
+  // time one has: the count so far, and whether it is all of them.
+  uint64_t CountValid(const KeepGoing& keep_going, bool* complete) const;
+
   // Valid configurations in odometer order (params in spec order, the last
   // fastest). `visit` returns false to stop. The Config is reused between calls.
   void Enumerate(const std::function<bool(const v1::Config&)>& visit) const;
@@ -45,11 +52,16 @@ class SearchSpace {
   // The same walk without building protos: value_index[p] indexes the values of
   // parameter p. MakeConfig turns one into a Config.
   void EnumerateIndices(const std::function<bool(const uint32_t* value_index)>& visit) const;
+  // Stopped by `keep_going` as CountValid is; false when it stopped the walk.
+  bool EnumerateIndices(const std::function<bool(const uint32_t* value_index)>& visit,
+                        const KeepGoing& keep_going) const;
   v1::Config MakeConfig(const uint32_t* value_index) const;
 
   // Random with search.max_candidates: min(max_candidates, limit) distinct
   // valid configurations drawn uniformly, the same for the same seed; all of
-  // them when the space is smaller. Otherwise every valid configuration, an
+  // them when the space is smaller; fewer when the space is too large to walk
+  // and valid configurations too rare to draw that many in a bounded number
+  // of draws (about a second). Otherwise every valid configuration, an
   // error when there are more than `limit` (strategies then choose among them).
   Result<std::vector<v1::Config>> Select(const v1::Search& search, uint64_t limit) const;
 
@@ -73,7 +85,9 @@ class SearchSpace {
 
   // Visits the index tuples of the first `depth` parameters that satisfy the
   // constraints using only those; visit(value_index) returns false to stop.
-  void Walk(int depth, const std::function<bool(const uint32_t*)>& visit) const;
+  // False when `keep_going` (when given) stopped it.
+  bool Walk(int depth, const std::function<bool(const uint32_t*)>& visit,
+            const std::function<bool(double walked)>* keep_going = nullptr) const;
   // Saturating product of the sizes of parameters [from_param, to_param).
   uint64_t ProductOfSizes(int from_param, int to_param) const;
   // Configurations each valid prefix of the constrained parameters stands for.

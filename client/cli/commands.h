@@ -62,6 +62,7 @@ struct SpaceOptions {
   std::string spec_path;
   std::vector<std::string> device_props;  // NAME=VALUE
   int show = 5;                           // configurations listed per problem
+  double max_seconds = 10;                // counting stops here with a lower bound; 0: never
 };
 
 struct ImportKernelTunerOptions {

@@ -324,5 +324,61 @@ TEST_F(CliTest, SpaceCountsAReplaySpecsConfigurations) {
   EXPECT_NE(result.output.find("4362"), std::string::npos) << result.output;
 }
 
+// Ten billion combinations, every one walked to be counted: `space` counted for hours
+// without a word. It now stops at --max-seconds and says that its count is a lower bound.
+TEST_F(CliTest, SpaceOfAHugeSpaceStopsAndSaysItsCountIsALowerBound) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "add.cc", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "huge.yaml",
+                              "kernel: huge\n"
+                              "source: add.cc\n"
+                              "entry: \"add<{A},{B},{C},{U}>\"\n"
+                              "params:\n"
+                              "  A: {from: 1, to: 1000000}\n"
+                              "  B: {from: 1, to: 100}\n"
+                              "  C: {from: 1, to: 100}\n"
+                              "  U: [1, 2]\n"
+                              "constraints: [\"C * U > 1\"]\n"  // decided at the last parameter
+                              "problems: [{N: 64}]\n"
+                              "buffers: {Z: {dtype: f32, count: N, output: true}}\n"
+                              "search: {strategy: random, max_candidates: 100}\n")
+                  .ok());
+  ProcessResult result = Run({"space", dir / "huge.yaml", "--max-seconds", "1", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_LT(result.wall_seconds, 20);
+  const size_t json = result.output.rfind("\n{");
+  nlohmann::json out =
+      nlohmann::json::parse(result.output.substr(json == std::string::npos ? 0 : json));
+  EXPECT_EQ(out["complete"], false);
+  EXPECT_FALSE(out.contains("configurations")) << "a lower bound is not given as the count";
+  EXPECT_GT(out["configurations_at_least"].get<uint64_t>(), 0u);
+  const nlohmann::json& problem = out["problems"][0];
+  EXPECT_EQ(problem["cartesian"].get<uint64_t>(), 20'000'000'000u);
+  EXPECT_EQ(problem["complete"], false);
+  EXPECT_GT(problem["walked"].get<double>(), 0);
+  EXPECT_LT(problem["walked"].get<double>(), 1);
+  EXPECT_EQ(problem["first"].size(), 5u);
+
+  result = Run({"space", dir / "huge.yaml", "--max-seconds", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("huge: at least "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("of 20000000000 in the cartesian product satisfy the constraints "
+                               "(counting stopped after "),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("counting the valid configurations of 20000000000 combinations"),
+            std::string::npos)
+      << "progress on stderr: " << result.output;
+
+  // A space counted in time is counted exactly, as before.
+  result =
+      Run({"space", testing::SourcePath("tests/data/spaces/convolution/convolution_replay.yaml"),
+           "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  out = nlohmann::json::parse(result.output);
+  EXPECT_EQ(out["complete"], true);
+  EXPECT_EQ(out["configurations"].get<uint64_t>(), 4362u);
+}
+
 }  // namespace
 }  // namespace tf

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <set>
@@ -580,6 +581,40 @@ TEST_F(CoordinatorSearchTest, LosersOverTheEarlyStopFactorAreRecordedAsSuchNotAs
   EXPECT_EQ(job.candidates_failed(), failed) << "early-stopped candidates are not failures";
   ASSERT_EQ(job.best_size(), 1);
   EXPECT_EQ(job.best(0).timing().median_ns(), best_ns_);
+}
+
+// A job is bound under the coordinator's lock. A random sample of a million
+// from a space too large to walk, whose valid configurations are rare, drew a
+// billion times there: minutes in which Submit, heartbeats and every other
+// call waited. The sample is now bounded in draws and comes back short.
+TEST_F(CoordinatorSearchTest, ARareSampleOfAHugeSpaceIsBoundWithoutHoldingTheCoordinator) {
+  Start();
+  const std::string worker = Register(1);
+  kernelspec::LoadedSpec loaded = testing::LoadTestSpec(
+      "tests/data/spaces/convolution/convolution_replay.yaml", [&](v1::KernelSpec& spec) {
+        // 640 million combinations, about one in 250,000 valid.
+        v1::Param* x = spec.mutable_params(0);
+        x->clear_values();
+        x->mutable_range()->set_start(1);
+        x->mutable_range()->set_stop(1'000'000);
+        x->mutable_range()->set_step(1);
+        spec.add_constraints("block_size_x % 100000 == 7");
+        spec.mutable_search()->set_strategy("random");
+        spec.mutable_search()->set_max_candidates(1'000'000);
+      });
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = loaded.spec;
+  for (const auto& s : loaded.sources) *request.add_sources() = s;
+  const auto start = std::chrono::steady_clock::now();
+  auto job = c_->Submit(request);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_LT(seconds, 30) << "binding the job held the coordinator";
+  v1::Job bound = Job(job->job_id());
+  EXPECT_EQ(bound.state(), v1::JOB_STATE_RUNNING) << bound.error();
+  EXPECT_GT(bound.candidates_total(), 0);
+  EXPECT_LT(bound.candidates_total(), 1'000'000) << "short: valid configurations are rare";
 }
 
 }  // namespace
