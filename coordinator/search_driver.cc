@@ -160,15 +160,18 @@ bool SearchDriver::Sampled() const {
   return search_.strategy() == "random" && search_.max_candidates() > 0;
 }
 
-std::optional<v1::Config> SearchDriver::OutsideSample(const Problem& p,
-                                                      const v1::Config& config) const {
-  if (!Sampled()) return std::nullopt;
+SearchDriver::Place SearchDriver::Locate(const Problem& p, const v1::Config& config) const {
+  Place place;
   std::optional<std::vector<uint32_t>> positions = Positions(p, config);
-  if (!positions || p.space.Find(positions->data())) return std::nullopt;
+  if (!positions) return place;
+  place.id = p.space.Find(positions->data());
+  if (place.id || !Sampled()) return place;
   std::vector<uint32_t> value_index(positions->size());
   for (size_t k = 0; k < value_index.size(); ++k) value_index[k] = spec_index_[k][(*positions)[k]];
-  if (!p.constrained->Satisfies(value_index.data())) return std::nullopt;
-  return p.constrained->MakeConfig(value_index.data());
+  if (p.constrained->Satisfies(value_index.data())) {
+    place.outside = p.constrained->MakeConfig(value_index.data());
+  }
+  return place;
 }
 
 v1::Config SearchDriver::ConfigOf(const Problem& p, search::ConfigId id) const {
@@ -183,15 +186,17 @@ v1::Config SearchDriver::ConfigOf(const Problem& p, search::ConfigId id) const {
   return config;
 }
 
-uint8_t* SearchDriver::Outside(Problem& p, const v1::Config& config) {
-  std::optional<v1::Config> outside = OutsideSample(p, config);
-  return outside ? &p.outside[kernelspec::ConfigKey(*outside)] : nullptr;  // kUnseen when new
+uint8_t* SearchDriver::StateAt(Problem& p, const Place& place) {
+  if (place.id) return &p.state[*place.id];
+  if (!place.outside) return nullptr;
+  return &p.outside[kernelspec::ConfigKey(*place.outside)];  // kUnseen when new
 }
 
 bool SearchDriver::Tell(int problem, const v1::Config& config, std::optional<double> time) {
   Problem& p = problems_[problem];
-  std::optional<search::ConfigId> id = Find(p, config);
-  uint8_t* state = id ? &p.state[*id] : Outside(p, config);
+  const Place place = Locate(p, config);
+  const std::optional<search::ConfigId>& id = place.id;
+  uint8_t* state = StateAt(p, place);
   if (!state || *state == kTold) return false;
   const bool seed = *state == kSeedPending;
   if (*state == kPending || seed) {
@@ -230,14 +235,13 @@ void SearchDriver::Count(Problem& p, const v1::Config& config, std::optional<dou
 }
 
 bool SearchDriver::InSpace(int problem, const v1::Config& config) const {
-  const Problem& p = problems_[problem];
-  return Find(p, config) || OutsideSample(p, config);
+  const Place place = Locate(problems_[problem], config);
+  return place.id || place.outside;
 }
 
 void SearchDriver::MarkPending(int problem, const v1::Config& config) {
   Problem& p = problems_[problem];
-  std::optional<search::ConfigId> id = Find(p, config);
-  uint8_t* state = id ? &p.state[*id] : Outside(p, config);
+  uint8_t* state = StateAt(p, Locate(p, config));
   if (!state || *state != kUnseen) return;
   *state = kPending;
   ++p.pending;
@@ -246,10 +250,11 @@ void SearchDriver::MarkPending(int problem, const v1::Config& config) {
 
 void SearchDriver::Seed(int problem, const v1::Config& config) {
   Problem& p = problems_[problem];
-  std::optional<search::ConfigId> id = Find(p, config);
+  Place place = Locate(p, config);
+  const std::optional<search::ConfigId>& id = place.id;
   if (!id) {
     // Left out of the sample, proposed in its turn all the same, as the spec writes it.
-    std::optional<v1::Config> outside = OutsideSample(p, config);
+    std::optional<v1::Config>& outside = place.outside;
     if (!outside) return;
     uint8_t& state = p.outside[kernelspec::ConfigKey(*outside)];
     if (state != kUnseen) return;

@@ -132,11 +132,17 @@ class SearchDriver {
   std::optional<search::ConfigId> Find(const Problem& p, const v1::Config& config) const;
   // Whether each problem's space is a random sample (random with max_candidates).
   bool Sampled() const;
-  // `config` as the spec writes it, when it satisfies the constraints but is not in the
-  // problem's random sample.
-  std::optional<v1::Config> OutsideSample(const Problem& p, const v1::Config& config) const;
-  // The state of such a configuration; null for any other.
-  uint8_t* Outside(Problem& p, const v1::Config& config);
+  // Where a configuration stands in a problem: its id in the strategy's space or, when it
+  // satisfies the constraints but is not in the problem's random sample, itself as the spec
+  // writes it; neither for any other.
+  struct Place {
+    std::optional<search::ConfigId> id;
+    std::optional<v1::Config> outside;
+  };
+  // Looks the configuration's values up once for both.
+  Place Locate(const Problem& p, const v1::Config& config) const;
+  // The state of the configuration at `place`; null when it is in neither.
+  uint8_t* StateAt(Problem& p, const Place& place);
   // Counts a result toward the problem's budget, patience and best, and offers a new best.
   void Count(Problem& p, const v1::Config& config, std::optional<double> time);
   v1::Config ConfigOf(const Problem& p, search::ConfigId id) const;
