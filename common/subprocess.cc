@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,15 +35,20 @@ void CloseChildEnds(const std::array<int, 3>& stdio) {
 
 // Forks a child that leads a new process group, has `stdio` (-1: ours) as its
 // stdin, stdout and stderr, changes to `cwd` (empty: ours) and execs `argv`.
+// The child is killed when the thread that forked it ends, so that a runner
+// never outlives its worker killed by SIGKILL (spawn from a long-lived thread).
 // The caller closes its copies of `stdio`.
 Result<pid_t> ForkExec(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                        const std::array<int, 3>& stdio, const std::string& cwd) {
   auto args = CStrings(argv);  // allocated before the fork
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Status::Internal(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     // Only async-signal-safe calls until exec.
     setpgid(0, 0);
+    // Armed after the fork: a parent gone before it would not signal.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(125);
     for (int fd = 0; fd < 3; ++fd) {
       if (stdio[fd] >= 0) dup2(stdio[fd], fd);
     }

@@ -360,6 +360,7 @@ bool SearchDriver::Done() const {
 std::string SearchDriver::ReasonOf(const Problem& p) const {
   if (!p.stop_reason.empty()) return p.stop_reason;
   if (p.exhausted) {
+    if (p.space.size() == 0) return "no configuration satisfies the constraints";
     return "all " + std::to_string(p.space.size()) + " valid configurations evaluated";
   }
   return "search.max_candidates (" + std::to_string(search_.max_candidates()) + ") evaluated";

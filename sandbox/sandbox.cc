@@ -270,10 +270,14 @@ Result<Applied> Enter(const Policy& policy) {
   if (setrlimit(RLIMIT_CORE, &no_core) != 0) return Errno("setrlimit RLIMIT_CORE");
 
   if (drop) {
+    // A change of user clears the signal that ends this process with its parent.
+    int parent_death_signal = 0;
+    if (prctl(PR_GET_PDEATHSIG, &parent_death_signal) != 0) return Errno("PR_GET_PDEATHSIG");
     const std::vector<gid_t> groups(policy.keep_groups.begin(), policy.keep_groups.end());
     if (setgroups(groups.size(), groups.data()) != 0) return Errno("setgroups");
     if (setresgid(kNobody, kNobody, kNobody) != 0) return Errno("setresgid nobody");
     if (setresuid(kNobody, kNobody, kNobody) != 0) return Errno("setresuid nobody");
+    if (prctl(PR_SET_PDEATHSIG, parent_death_signal) != 0) return Errno("PR_SET_PDEATHSIG");
     applied.dropped_root = true;
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return Errno("PR_SET_NO_NEW_PRIVS");

@@ -152,6 +152,45 @@ TEST_P(FaultCampaignTest, WorkersKilledAtRandomPointsLoseNothing) {
   ExpectFleetInvariants(coordinator_->db_path());
 }
 
+// Whether `pid` still runs: gone, or a zombie waiting to be reaped, is not.
+bool Running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+TEST_P(FaultCampaignTest, RunnersDieWithTheirWorker) {
+  // Runners lead process groups of their own, so a SIGKILL of the worker's
+  // group does not reach them; left running they would time candidates of
+  // the next worker on the same cores, or hold a GPU.
+  StartCoordinator();
+  // Candidates of 30 s: a runner reads its stdin, and ends when it closes, only between them.
+  v1::Job job = SubmitSpec(*client_, SlowSpec("orphans", 30000));
+  ASSERT_GT(job.job_id(), 0);
+  Process& doomed = AddWorker("orphans");
+  std::vector<pid_t> runners;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        runners.clear();
+        for (pid_t p : Descendants(doomed.pid())) {
+          std::ifstream comm("/proc/" + std::to_string(p) + "/comm");
+          std::string name;
+          // comm keeps the first 15 characters of the name.
+          if (std::getline(comm, name) && name == "tunefleet-runne") runners.push_back(p);
+        }
+        return !runners.empty();
+      },
+      seconds(60)));
+  std::this_thread::sleep_for(milliseconds(500));  // running a candidate, not starting
+  doomed.Kill();
+  for (pid_t runner : runners) {
+    EXPECT_TRUE(WaitFor([&] { return !Running(runner); }, seconds(5)))
+        << "runner " << runner << " outlived its worker";
+  }
+}
+
 TEST_P(FaultCampaignTest, CoordinatorKilledAndRestartedWhileWorkersRun) {
   StartCoordinator();  // --db-sync full: what production runs
   v1::Job job = SubmitSpec(*client_, SlowSpec("restart", 200));
