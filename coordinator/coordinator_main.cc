@@ -14,6 +14,7 @@
 #include "common/address.h"
 #include "common/daemon_flags.h"
 #include "common/files.h"
+#include "common/flag_checks.h"
 #include "coordinator/grpc_services.h"
 #include "coordinator/health_server.h"
 #include "db/database.h"
@@ -89,13 +90,17 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--lease-ttl-ms", options.lease_ttl_ms,
                  "a lease not renewed by heartbeats for this long goes to another worker")
+      ->check(tf::kPositive)
       ->capture_default_str();
-  app.add_option("--heartbeat-ms", options.heartbeat_interval_ms, "worker heartbeat interval")
+  app.add_option("--heartbeat-ms", options.heartbeat_interval_ms, "worker heartbeat interval, shorter than --lease-ttl-ms")
+      ->check(tf::kPositive)
       ->capture_default_str();
   app.add_option("--batch-size", options.build_batch_size, "configurations per compiled batch")
+      ->check(tf::kPositive)
       ->capture_default_str();
   app.add_option("--build-jobs", options.build_parallelism,
                  "compiler processes in parallel (0: one per core)")
+      ->check(tf::kNonNegative)
       ->capture_default_str();
   app.add_option("--db-sync", sync,
                  "full: every commit is on disk before it is acknowledged (survives power loss; "
@@ -110,12 +115,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-jobs-in-flight", options.max_jobs_in_flight,
                  "queued and running jobs at once; more submissions are refused (0: no limit)")
+      ->check(tf::kNonNegative)
       ->capture_default_str();
   app.add_option("--max-jobs-in-flight-per-token", options.max_jobs_in_flight_per_token,
                  "queued and running jobs of one token at once (0: no limit)")
+      ->check(tf::kNonNegative)
       ->capture_default_str();
   app.add_option("--max-source-bytes", options.limits.max_source_bytes,
                  "a job's sources together, bytes")
+      ->check(tf::kPositive)
       ->capture_default_str();
   tf::auth::ServerTls tls;
   bool plaintext = false;
@@ -162,10 +170,22 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // A heartbeat as long as the lease would let every lease lapse between beats.
+  if (options.heartbeat_interval_ms >= options.lease_ttl_ms) {
+    spdlog::critical("--heartbeat-ms {} must be shorter than --lease-ttl-ms {}",
+                     options.heartbeat_interval_ms, options.lease_ttl_ms);
+    return 2;
+  }
   std::shared_ptr<grpc::ServerCredentials> credentials;
-  if (plaintext == !tls.cert_file.empty()) {
-    spdlog::critical(
-        "pass --tls-cert and --tls-key to serve over TLS, or --plaintext to serve without it");
+  if (plaintext && !(tls.cert_file.empty() && tls.key_file.empty())) {
+    spdlog::critical("--plaintext serves without TLS: pass it or --tls-cert and --tls-key");
+    return 2;
+  }
+  if (!plaintext && (tls.cert_file.empty() || tls.key_file.empty())) {
+    spdlog::critical(tls.cert_file.empty() && tls.key_file.empty()
+                         ? "pass --tls-cert and --tls-key to serve over TLS, or --plaintext to "
+                           "serve without it"
+                         : "--tls-cert and --tls-key go together: pass both");
     return 2;
   }
   if (plaintext) {

@@ -112,5 +112,37 @@ TEST(BadFlagTest, CoordinatorAndWorkerExit2AndStartNothing) {
   EXPECT_FALSE(std::filesystem::exists(dir / "c.db"));
 }
 
+TEST(BadFlagTest, CoordinatorNumbersAndTlsFlagsAreCheckedBeforeAnythingStarts) {
+  // Each of these started a coordinator that could not work: a lease TTL of 0 had every
+  // worker re-register each second, a batch size of 0 failed every build.
+  TempDir dir;
+  const std::vector<std::string> base = {BinaryPath("bin/tunefleet-coordinator"), "--db",
+                                         dir / "c.db", "--artifacts", dir / "artifacts",
+                                         "--listen", "127.0.0.1:0"};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--plaintext", "--lease-ttl-ms", "0"}, "--lease-ttl-ms: 0 is not above 0"},
+      {{"--plaintext", "--heartbeat-ms", "-5"}, "--heartbeat-ms: -5 is not above 0"},
+      {{"--plaintext", "--batch-size", "0"}, "--batch-size: 0 is not above 0"},
+      {{"--plaintext", "--build-jobs", "-1"}, "--build-jobs: -1 is negative"},
+      {{"--plaintext", "--max-jobs-in-flight", "-1"}, "--max-jobs-in-flight: -1 is negative"},
+      {{"--plaintext", "--max-source-bytes", "0"}, "--max-source-bytes: 0 is not above 0"},
+      {{"--plaintext", "--heartbeat-ms", "2000", "--lease-ttl-ms", "2000"},
+       "--heartbeat-ms 2000 must be shorter than --lease-ttl-ms 2000"},
+      {{"--plaintext", "--tls-cert", dir / "server.pem", "--tls-key", dir / "server.key"},
+       "--plaintext serves without TLS"},
+      {{"--tls-cert", dir / "server.pem"}, "--tls-cert and --tls-key go together"},
+      {{}, "pass --tls-cert and --tls-key to serve over TLS, or --plaintext"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto result = RunProcess(argv, WithTimeout(30));
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    EXPECT_EQ(result->exit_code, 2) << message << ": " << result->output;
+    EXPECT_NE(result->output.find(message), std::string::npos) << result->output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "c.db"));
+}
+
 }  // namespace
 }  // namespace tf::testing
