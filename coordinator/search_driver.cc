@@ -361,6 +361,13 @@ std::string SearchDriver::ReasonOf(const Problem& p) const {
   if (!p.stop_reason.empty()) return p.stop_reason;
   if (p.exhausted) {
     if (p.space.size() == 0) return "no configuration satisfies the constraints";
+    if (Sampled()) {
+      // Short of max_candidates: the sampler found no more, or gave up drawing.
+      return "all " + std::to_string(p.space.size()) +
+             " configurations of the random sample evaluated (search.max_candidates asked for " +
+             std::to_string(search_.max_candidates()) +
+             "; the space has no more valid configurations, or they are too rare to draw)";
+    }
     return "all " + std::to_string(p.space.size()) + " valid configurations evaluated";
   }
   return "search.max_candidates (" + std::to_string(search_.max_candidates()) + ") evaluated";

@@ -379,6 +379,30 @@ TEST(SearchDriverTest, ProblemsStopForTheirOwnReasons) {
             "evaluated");
 }
 
+TEST(SearchDriverTest, AProblemTheConstraintsLeaveEmptySaysSo) {
+  v1::KernelSpec spec = Spec("auto", /*two_problems=*/true);
+  *spec.mutable_constraints(1) = "X * N < 30";  // N=30 leaves nothing
+  auto driver = Make(spec);
+  ASSERT_NE(driver, nullptr);
+  EXPECT_EQ(driver->SpaceSize(1), 0u);
+  RunToEnd(*driver, spec, 8, Time);
+  EXPECT_NE(driver->StopReason().find("N=30: no configuration satisfies the constraints"),
+            std::string::npos)
+      << driver->StopReason();
+}
+
+TEST(SearchDriverTest, ARandomSampleShortOfItsBudgetSaysWhy) {
+  v1::KernelSpec spec = Spec("random");
+  spec.mutable_search()->set_max_candidates(5000);  // 1,135 valid
+  auto driver = Make(spec);
+  ASSERT_NE(driver, nullptr);
+  RunToEnd(*driver, spec, 8, Time);
+  EXPECT_EQ(driver->Evaluated(0), 1135u);
+  EXPECT_EQ(driver->StopReason(),
+            "all 1135 configurations of the random sample evaluated (search.max_candidates asked "
+            "for 5000; the space has no more valid configurations, or they are too rare to draw)");
+}
+
 TEST(SearchDriverTest, LearningStrategyWithoutBudgetStopsOnDefaultPatience) {
   v1::KernelSpec spec = Spec("bayes");
   auto driver = Make(spec);
