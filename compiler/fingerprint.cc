@@ -1,6 +1,7 @@
 #include "compiler/fingerprint.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/files.h"
 #include "kernelspec/config.h"
@@ -23,6 +24,12 @@ class Canonical {
     for (const auto& field : fields) Add(field);
     return *this;
   }
+  // 17 significant digits read back as the same double.
+  Canonical& AddNumber(double number) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", number);
+    return Add(std::string_view(text));
+  }
   const std::string& text() const { return text_; }
 
  private:
@@ -35,7 +42,8 @@ std::string KernelFingerprint(const ::tunefleet::v1::KernelSpec& spec,
                               const std::vector<::tunefleet::v1::SourceFile>& sources,
                               const std::string& toolchain_version) {
   Canonical c;
-  c.Add("tunefleet-kernel-v1").Add(toolchain_version).Add(spec.language()).Add(spec.source());
+  // v2 added what decides whether a result is correct or allowed (below).
+  c.Add("tunefleet-kernel-v2").Add(toolchain_version).Add(spec.language()).Add(spec.source());
   c.Add(spec.entry()).AddList(spec.compile_options());
   // Added only when not the default, so that earlier fingerprints stay valid.
   if (spec.param_style() == "define") c.Add("param_style=define");
@@ -48,6 +56,25 @@ std::string KernelFingerprint(const ::tunefleet::v1::KernelSpec& spec,
     if (buffer.memory() == "constant") c.Add("memory=constant");
   }
   c.AddList(kernelspec::ScalarNames(spec)).Add(spec.verify().reference());
+
+  // What decides whether a result is right or allowed: a candidate checked
+  // against looser tolerances, other inputs or a smaller output, or kept
+  // where a stricter spec prunes it, proves nothing for this one.
+  const auto& verify = spec.verify();
+  c.AddNumber(verify.rtol()).AddNumber(verify.atol());
+  c.AddList(verify.grid()).AddList(verify.block());
+  for (const auto& buffer : spec.buffers()) {
+    const std::string init = buffer.init().empty() ? "random" : buffer.init();
+    c.Add(buffer.count()).Add(init);
+    if (init == "random") c.AddNumber(buffer.random_min()).AddNumber(buffer.random_max());
+  }
+  c.Add(std::to_string(spec.tensor_maps_size()));
+  for (const auto& map : spec.tensor_maps()) {
+    c.Add(map.buffer()).AddList(map.dims()).AddList(map.box());
+    c.Add(std::to_string(map.swizzle_bytes()));
+  }
+  c.Add(spec.forbid_spills() ? "forbid_spills" : "");
+  c.Add(spec.forbid_performance_warnings() ? "forbid_performance_warnings" : "");
 
   std::vector<const ::tunefleet::v1::SourceFile*> sorted;
   for (const auto& source : sources) sorted.push_back(&source);

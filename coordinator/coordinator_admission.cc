@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "common/files.h"
 #include "compiler/fingerprint.h"
@@ -17,6 +18,19 @@
 #include "vendors/toolchains.h"
 
 namespace tf::coordinator {
+namespace {
+
+// What an earlier job's result says of the configuration itself, under the
+// same fingerprint (tolerances, inputs and pruning switches included): its
+// time, or that the device's limits prune it. A failure is run again: it
+// may have been the machine's (a compiler missing on a worker, a time limit
+// under load, a fault), and what a run under other conditions finds counts.
+bool Reusable(v1::ResultStatus status) {
+  return status == v1::RESULT_STATUS_OK || status == v1::RESULT_STATUS_EARLY_STOPPED ||
+         status == v1::RESULT_STATUS_PRUNED;
+}
+
+}  // namespace
 
 bool Coordinator::Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const {
   const v1::Target& target = spec.target();
@@ -162,13 +176,21 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   job.row = std::move(updated);
   job.search = std::move(search).value();
 
-  // Every result the database holds for this kernel on this device class is
-  // reused where the job's constraints admit it: the strategies learn from it
-  // and the job keeps it as its own.
-  std::map<std::string, const db::ResultRow*> earlier_by_key;  // one per pair: the latest
-  for (const auto& r : earlier) earlier_by_key[r.config_key + "|" + r.problem_key] = &r;
+  // The latest result the database holds for each (configuration, problem)
+  // of this kernel on this device class is reused where the job's
+  // constraints admit it and it holds for this job too: the strategies learn
+  // from it and the job keeps it as its own.
+  std::map<std::string, const db::ResultRow*> earlier_by_key;
+  for (const auto& r : earlier) {
+    const db::ResultRow*& latest = earlier_by_key[r.config_key + "|" + r.problem_key];
+    if (!latest || std::pair(r.created_ms, r.candidate_id) >
+                       std::pair(latest->created_ms, latest->candidate_id)) {
+      latest = &r;
+    }
+  }
   std::vector<NewCandidate> reused;
   for (const auto& [key, r] : earlier_by_key) {
+    if (!Reusable(r->status)) continue;
     auto problem = job.problem_index.find(r->problem_key);
     auto config = kernelspec::ParseConfigKey(r->config_key);
     if (problem == job.problem_index.end() || !config.ok() ||

@@ -76,6 +76,7 @@ class CoordinatorSearchTest : public ::testing::Test {
           spec.mutable_target()->set_device_class(device_class);
           if (!kernel.empty()) spec.set_name(kernel);
           if (!constraint.empty()) spec.add_constraints(constraint);
+          if (spec_edit_) spec_edit_(spec);
         });
     v1::SubmitJobRequest request;
     *request.mutable_spec() = loaded.spec;
@@ -97,9 +98,11 @@ class CoordinatorSearchTest : public ::testing::Test {
 
   // Takes leases on each device in turn and reports their recorded times
   // (or `status` when not OK) until the job ends or `stop_after` results
-  // were reported. Returns the most candidates the job had without a result.
+  // were reported; a configuration `times_out` holds for times out. Returns
+  // the most candidates the job had without a result.
   int64_t Work(const std::string& worker, int devices, int64_t job_id,
-               v1::ResultStatus status = v1::RESULT_STATUS_OK, int stop_after = 1 << 30) {
+               v1::ResultStatus status = v1::RESULT_STATUS_OK, int stop_after = 1 << 30,
+               const std::function<bool(const std::string&)>& times_out = {}) {
     int64_t most_outstanding = 0;
     int reported = 0;
     for (int round = 0; round < 20000 && reported < stop_after; ++round) {
@@ -133,6 +136,11 @@ class CoordinatorSearchTest : public ::testing::Test {
           }
           // A lease carries the threshold once its problem has a best time.
           EXPECT_EQ(c.early_stop_ns(), best_ns_ < 1e300 ? early_stop_ * best_ns_ : 0);
+          if (times_out && times_out(kernelspec::ConfigKey(c.config()))) {
+            r->set_status(v1::RESULT_STATUS_TIMEOUT);
+            r->set_error("timed out");
+            continue;
+          }
           if (status != v1::RESULT_STATUS_OK || time == times_->end()) {
             r->set_status(status == v1::RESULT_STATUS_OK ? v1::RESULT_STATUS_RUNTIME_FAILED
                                                          : status);
@@ -172,6 +180,20 @@ class CoordinatorSearchTest : public ::testing::Test {
     return keys;
   }
 
+  // Each configuration's result in the job: its status, and whether it was
+  // reused from an earlier job.
+  std::map<std::string, std::pair<v1::ResultStatus, bool>> Results(int64_t job_id) {
+    auto db = db::Database::Open(dir_ / "tunefleet.db", false);
+    EXPECT_TRUE(db.ok());
+    auto stmt = (*db)->Prepare("SELECT config_key, status, cached FROM results WHERE job_id = ?");
+    stmt->Bind(1, job_id);
+    std::map<std::string, std::pair<v1::ResultStatus, bool>> results;
+    while (*stmt->Step()) {
+      results[stmt->Text(0)] = {static_cast<v1::ResultStatus>(stmt->Int(1)), stmt->Int(2) != 0};
+    }
+    return results;
+  }
+
   std::string FirstCandidate(int64_t job_id) {
     auto db = db::Database::Open(dir_ / "tunefleet.db", false);
     EXPECT_TRUE(db.ok());
@@ -181,7 +203,8 @@ class CoordinatorSearchTest : public ::testing::Test {
     return *stmt->Step() ? stmt->Text(0) : "";
   }
 
-  static std::map<std::string, double>* times_;  // recorded A100 times by config key, ns
+  static std::map<std::string, double>* times_;     // recorded A100 times by config key, ns
+  std::function<void(v1::KernelSpec&)> spec_edit_;  // applied to every spec submitted
   double early_stop_ = 0;   // the job's search.early_stop, to check leases against
   double best_ns_ = 1e300;  // the best OK time reported so far (one problem)
   int early_stopped_ = 0;
@@ -405,13 +428,15 @@ TEST_F(CoordinatorSearchTest, TwoKernelsOfOneSourceEachKeepTheirOwnBest) {
   ASSERT_TRUE(first_answer.found());
   EXPECT_EQ(first_answer.job_id(), first);
 
-  // The copy searches further than the first: it reuses the first's 16 and
-  // measures more.
+  // The copy searches further than the first: it reuses the first's times
+  // (its failures it runs again) and measures more.
+  int64_t times = 0;
+  for (const auto& [key, result] : Results(first)) times += result.first == v1::RESULT_STATUS_OK;
   const int64_t copy = Submit(random(200), "", "", "convolution_copy");
   Work(worker, 1, copy);
   ASSERT_EQ(Job(copy).state(), v1::JOB_STATE_SUCCEEDED);
   ASSERT_EQ(Job(copy).fingerprint(), Job(first).fingerprint());
-  EXPECT_EQ(Job(copy).candidates_cached(), 16);
+  EXPECT_EQ(Job(copy).candidates_cached(), times);
   const v1::QueryBestResponse copy_answer = best("convolution_copy");
   ASSERT_TRUE(copy_answer.found());
   EXPECT_EQ(copy_answer.kernel(), "convolution_copy");
@@ -455,6 +480,89 @@ TEST_F(CoordinatorSearchTest, AResubmittedJobReusesEveryEarlierResult) {
   EXPECT_EQ(job.candidates_cached(), 16);
   EXPECT_EQ(job.candidates_total(), 16);
   EXPECT_EQ(ResultConfigs(second), ResultConfigs(first));
+}
+
+// A failure says as much of the machine it ran on as of the configuration (a
+// time limit under load, a compiler missing on a worker): a later job runs it
+// again and reuses only the times.
+TEST_F(CoordinatorSearchTest, AResubmittedJobRunsEarlierFailuresAgainAndReusesOnlyTheTimes) {
+  Start();
+  const std::string worker = Register(1);
+  auto whole = [](v1::Search& s) { s.set_strategy("exhaustive"); };
+  const std::string narrow = "block_size_x == 16 && block_size_y == 4 && tile_size_y == 1";
+  const int64_t first = Submit(whole, "", "", "", narrow);
+  Work(worker, 1, first, v1::RESULT_STATUS_OK, 1 << 30, [](const std::string& key) {
+    return key.find("read_only=1") != key.npos;  // say, under load
+  });
+  ASSERT_EQ(Job(first).state(), v1::JOB_STATE_SUCCEEDED);
+  const auto earlier = Results(first);
+  int64_t times = 0, timeouts = 0;
+  for (const auto& [key, result] : earlier) {
+    times += result.first == v1::RESULT_STATUS_OK;
+    timeouts += result.first == v1::RESULT_STATUS_TIMEOUT;
+  }
+  ASSERT_GT(times, 0);
+  ASSERT_GT(timeouts, 0);
+
+  const int64_t second = Submit(whole, "", "", "", narrow);
+  EXPECT_EQ(Job(second).candidates_cached(), times) << "at once, when bound";
+  Work(worker, 1, second);
+  const v1::Job job = Job(second);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job.candidates_cached(), times);
+  EXPECT_EQ(job.candidates_total(), static_cast<int64_t>(earlier.size()));
+  const auto again = Results(second);
+  ASSERT_EQ(again.size(), earlier.size());
+  for (const auto& [key, result] : earlier) {
+    ASSERT_TRUE(again.count(key)) << key;
+    const auto [status, cached] = again.at(key);
+    if (result.first == v1::RESULT_STATUS_OK) {
+      EXPECT_TRUE(cached) << key;
+      EXPECT_EQ(status, v1::RESULT_STATUS_OK) << key;
+    } else {
+      EXPECT_FALSE(cached) << key << " failed in the first job: run again";
+      EXPECT_NE(status, v1::RESULT_STATUS_TIMEOUT) << key;
+    }
+  }
+}
+
+// Tolerances decide whether a result is right: a job checking more strictly
+// reuses nothing checked more loosely (a wrong result would win), and jobs
+// checking alike go on sharing their times.
+TEST_F(CoordinatorSearchTest, EarlierResultsAreReusedOnlyUnderTheToleranceTheyWereCheckedWith) {
+  Start();
+  const std::string worker = Register(1);
+  auto budget = [](v1::Search& s) {
+    s.set_strategy("local");
+    s.set_max_candidates(16);
+  };
+  auto tolerance = [](double t) {
+    return [t](v1::KernelSpec& spec) {
+      spec.mutable_verify()->set_rtol(t);
+      spec.mutable_verify()->set_atol(t);
+    };
+  };
+  spec_edit_ = tolerance(1e-2);
+  const int64_t loose = Submit(budget);
+  Work(worker, 1, loose);
+  ASSERT_EQ(Job(loose).state(), v1::JOB_STATE_SUCCEEDED);
+  int64_t times = 0;
+  for (const auto& [key, result] : Results(loose)) times += result.first == v1::RESULT_STATUS_OK;
+  ASSERT_GT(times, 0);
+
+  spec_edit_ = tolerance(1e-6);
+  const int64_t strict = Submit(budget);
+  EXPECT_NE(Job(strict).fingerprint(), Job(loose).fingerprint());
+  EXPECT_EQ(Job(strict).candidates_cached(), 0);
+  Work(worker, 1, strict);
+  EXPECT_EQ(Job(strict).candidates_cached(), 0);
+
+  spec_edit_ = tolerance(1e-2);
+  const int64_t again = Submit(budget);
+  EXPECT_EQ(Job(again).fingerprint(), Job(loose).fingerprint());
+  Work(worker, 1, again);
+  EXPECT_EQ(Job(again).state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(Job(again).candidates_cached(), times);
 }
 
 // A job narrowed by a constraint reuses only the earlier results it admits: the others are

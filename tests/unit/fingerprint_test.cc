@@ -89,13 +89,68 @@ TEST_F(FingerprintTest, WhatIsCompiledOrCalledChangesIt) {
   EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("global"); }));
 }
 
-// Results stay reusable when only the search around the kernel changes.
-TEST_F(FingerprintTest, NameParamsAndProblemsDoNotChangeIt) {
+// A result checked under other tolerances, on other inputs or another
+// output extent, or kept where a stricter spec prunes it, is not this
+// kernel's: a job reuses earlier results of its own fingerprint only.
+TEST_F(FingerprintTest, WhatDecidesWhetherAResultIsRightOrAllowedChangesIt) {
+  spec_.mutable_verify()->set_rtol(1e-2);
+  spec_.mutable_verify()->set_atol(1e-2);
+  spec_.mutable_buffers(0)->set_count("N");
+  spec_.mutable_buffers(1)->set_count("N");
+  spec_.mutable_buffers(0)->set_random_min(-1);
+  spec_.mutable_buffers(0)->set_random_max(1);
+  std::string before = Fingerprint();
+  auto changed = [&](auto mutate) {
+    v1::KernelSpec saved = spec_;
+    mutate(spec_);
+    std::string after = Fingerprint();
+    spec_ = saved;
+    return after != before;
+  };
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_rtol(1e-6); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_atol(1e-6); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->add_grid("N / 256"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->add_block("256"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(1)->set_count("2 * N"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_init("ones"); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_min(0); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_max(100); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_forbid_spills(true); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_forbid_performance_warnings(true); }));
+  EXPECT_TRUE(changed([](v1::KernelSpec& s) {
+    auto* map = s.add_tensor_maps();
+    map->set_buffer("in");
+    map->add_dims("N");
+    map->add_box("64");
+  }));
+  v1::KernelSpec with_map = spec_;
+  auto* map = with_map.add_tensor_maps();
+  map->set_buffer("in");
+  map->add_dims("N");
+  map->add_box("64");
+  const std::string mapped = KernelFingerprint(with_map, sources_, "g++ 12.2.0");
+  map->set_swizzle_bytes(128);
+  EXPECT_NE(KernelFingerprint(with_map, sources_, "g++ 12.2.0"), mapped);
+  map->set_swizzle_bytes(0);
+  map->set_box(0, "128");
+  EXPECT_NE(KernelFingerprint(with_map, sources_, "g++ 12.2.0"), mapped);
+  // The default, written out or not; the range of inputs that are not random.
+  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_init("random"); }));
+  spec_.mutable_buffers(0)->set_init("zeros");
+  before = Fingerprint();
+  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_max(100); }));
+}
+
+// Results stay reusable when only the search around the kernel, or how it is
+// timed, changes.
+TEST_F(FingerprintTest, NameParamsProblemsAndBenchmarkSettingsDoNotChangeIt) {
   std::string before = Fingerprint();
   spec_.set_name("renamed");
   spec_.add_params()->set_name("U");
   *spec_.add_problems() = *kernelspec::ParseProblem("N=4096");
   spec_.mutable_benchmark()->set_warmup_ms(50);
+  spec_.mutable_benchmark()->set_timeout_s(30);
+  spec_.mutable_search()->set_early_stop(2);
   EXPECT_EQ(Fingerprint(), before);
 }
 
