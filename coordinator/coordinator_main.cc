@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
                  "a lease not renewed by heartbeats for this long goes to another worker")
       ->check(tf::kPositive)
       ->capture_default_str();
-  app.add_option("--heartbeat-ms", options.heartbeat_interval_ms, "worker heartbeat interval, shorter than --lease-ttl-ms")
+  app.add_option("--heartbeat-ms", options.heartbeat_interval_ms,
+                 "worker heartbeat interval, shorter than --lease-ttl-ms")
       ->check(tf::kPositive)
       ->capture_default_str();
   app.add_option("--batch-size", options.build_batch_size, "configurations per compiled batch")

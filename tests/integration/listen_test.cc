@@ -116,9 +116,13 @@ TEST(BadFlagTest, CoordinatorNumbersAndTlsFlagsAreCheckedBeforeAnythingStarts) {
   // Each of these started a coordinator that could not work: a lease TTL of 0 had every
   // worker re-register each second, a batch size of 0 failed every build.
   TempDir dir;
-  const std::vector<std::string> base = {BinaryPath("bin/tunefleet-coordinator"), "--db",
-                                         dir / "c.db", "--artifacts", dir / "artifacts",
-                                         "--listen", "127.0.0.1:0"};
+  const std::vector<std::string> base = {BinaryPath("bin/tunefleet-coordinator"),
+                                         "--db",
+                                         dir / "c.db",
+                                         "--artifacts",
+                                         dir / "artifacts",
+                                         "--listen",
+                                         "127.0.0.1:0"};
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--plaintext", "--lease-ttl-ms", "0"}, "--lease-ttl-ms: 0 is not above 0"},
       {{"--plaintext", "--heartbeat-ms", "-5"}, "--heartbeat-ms: -5 is not above 0"},
