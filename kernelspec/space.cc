@@ -197,13 +197,8 @@ uint64_t SearchSpace::ProductOfSizes(int from_param, int to_param) const {
 }
 
 uint64_t SearchSpace::CountValid() const {
-  uint64_t per_prefix = FreeProduct();
-  uint64_t count = 0;
-  Walk(constrained_depth_, [&](const uint32_t*) {
-    count = count > kSaturated - per_prefix ? kSaturated : count + per_prefix;
-    return true;
-  });
-  return count;
+  bool complete = false;
+  return CountValid([](uint64_t, double) { return true; }, &complete);
 }
 
 uint64_t SearchSpace::CountValid(const KeepGoing& keep_going, bool* complete) const {
