@@ -37,6 +37,17 @@ class FingerprintTest : public ::testing::Test {
 
   std::string Fingerprint() const { return KernelFingerprint(spec_, sources_, "g++ 12.2.0"); }
 
+  // Whether `mutate` changes the fingerprint of spec_, which is left as it was.
+  template <typename Mutate>
+  bool Changes(Mutate mutate) {
+    const std::string before = Fingerprint();
+    const v1::KernelSpec saved = spec_;
+    mutate(spec_);
+    const std::string after = Fingerprint();
+    spec_ = saved;
+    return after != before;
+  }
+
   v1::KernelSpec spec_;
   std::vector<v1::SourceFile> sources_;
 };
@@ -67,26 +78,18 @@ TEST_F(FingerprintTest, ToolchainVersionChangesIt) {
 }
 
 TEST_F(FingerprintTest, WhatIsCompiledOrCalledChangesIt) {
-  std::string before = Fingerprint();
-  auto changed = [&](auto mutate) {
-    v1::KernelSpec saved = spec_;
-    mutate(spec_);
-    std::string after = Fingerprint();
-    spec_ = saved;
-    return after != before;
-  };
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_entry("scale<{U}, 2>"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.add_compile_options("-ffast-math"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_dtype("f64"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_output(true); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.add_scalars("M"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_reference("other"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_target()->set_arch("znver4"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_param_style("define"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("constant"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.set_entry("scale<{U}, 2>"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.add_compile_options("-ffast-math"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_dtype("f64"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_output(true); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.add_scalars("M"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_verify()->set_reference("other"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_target()->set_arch("znver4"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.set_param_style("define"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("constant"); }));
   // The defaults, written out or not, are the same kernel.
-  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.set_param_style("template"); }));
-  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("global"); }));
+  EXPECT_FALSE(Changes([](v1::KernelSpec& s) { s.set_param_style("template"); }));
+  EXPECT_FALSE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_memory("global"); }));
 }
 
 // A result checked under other tolerances, on other inputs or another
@@ -99,25 +102,17 @@ TEST_F(FingerprintTest, WhatDecidesWhetherAResultIsRightOrAllowedChangesIt) {
   spec_.mutable_buffers(1)->set_count("N");
   spec_.mutable_buffers(0)->set_random_min(-1);
   spec_.mutable_buffers(0)->set_random_max(1);
-  std::string before = Fingerprint();
-  auto changed = [&](auto mutate) {
-    v1::KernelSpec saved = spec_;
-    mutate(spec_);
-    std::string after = Fingerprint();
-    spec_ = saved;
-    return after != before;
-  };
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_rtol(1e-6); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->set_atol(1e-6); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->add_grid("N / 256"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_verify()->add_block("256"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(1)->set_count("2 * N"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_init("ones"); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_min(0); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_max(100); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_forbid_spills(true); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) { s.set_forbid_performance_warnings(true); }));
-  EXPECT_TRUE(changed([](v1::KernelSpec& s) {
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_verify()->set_rtol(1e-6); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_verify()->set_atol(1e-6); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_verify()->add_grid("N / 256"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_verify()->add_block("256"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(1)->set_count("2 * N"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_init("ones"); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_min(0); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_max(100); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.set_forbid_spills(true); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) { s.set_forbid_performance_warnings(true); }));
+  EXPECT_TRUE(Changes([](v1::KernelSpec& s) {
     auto* map = s.add_tensor_maps();
     map->set_buffer("in");
     map->add_dims("N");
@@ -135,10 +130,9 @@ TEST_F(FingerprintTest, WhatDecidesWhetherAResultIsRightOrAllowedChangesIt) {
   map->set_box(0, "128");
   EXPECT_NE(KernelFingerprint(with_map, sources_, "g++ 12.2.0"), mapped);
   // The default, written out or not; the range of inputs that are not random.
-  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_init("random"); }));
+  EXPECT_FALSE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_init("random"); }));
   spec_.mutable_buffers(0)->set_init("zeros");
-  before = Fingerprint();
-  EXPECT_FALSE(changed([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_max(100); }));
+  EXPECT_FALSE(Changes([](v1::KernelSpec& s) { s.mutable_buffers(0)->set_random_max(100); }));
 }
 
 // Results stay reusable when only the search around the kernel, or how it is
