@@ -213,6 +213,9 @@ class Coordinator {
       std::vector<int64_t> finalists;  // candidate ids, fastest first
       int64_t lease_id = 0;            // 0: waiting for a device
       std::vector<v1::CandidateResult> reported;
+      // Each takeover doubles the time the next device is given: a
+      // re-timing longer than the estimate still ends.
+      int takeovers = 0;
     };
     std::map<int, Retime> retimes;
     bool finalists_chosen = false;
@@ -234,6 +237,9 @@ class Coordinator {
     // never backed up (one device times them all), but taken over when it
     // straggles; its end puts the finalists back to wait.
     bool retime = false;
+    // Out when this coordinator started: how long it has run is unknown, so
+    // it stays out of the job's lease times.
+    bool recovered = false;
   };
   struct Worker {
     db::WorkerRow row;
@@ -301,7 +307,8 @@ class Coordinator {
                                                        Lease& lease);
   // A lease of another worker on this device class, outstanding for three
   // times as long as this job's leases normally take (a re-timing: as its
-  // finalists' re-timing normally takes), with work left and no backup yet.
+  // finalists' re-timing normally takes, doubled for each takeover), with
+  // work left and no backup yet.
   Lease* PickStragglerLocked(const v1::DeviceInfo& device, const std::string& worker_id);
   Result<v1::Lease> GrantBackupLeaseLocked(Lease& straggler, const std::string& worker_id,
                                            int device_index);

@@ -234,13 +234,17 @@ Coordinator::Lease* Coordinator::PickStragglerLocked(const v1::DeviceInfo& devic
     // a healthy worker is rarely backed up, a stuck one soon.
     const Job& j = job->second;
     int64_t usual = j.lease_ms_total / j.leases_finished;
-    if (lease.retime) {
+    Job::Retime* retime = lease.retime ? RetimeOfLocked(lease) : nullptr;
+    if (lease.retime && !retime) continue;  // its re-timing is over
+    if (retime) {
       usual =
           std::max(usual, kRetimeCandidateTimes * static_cast<int64_t>(lease.candidate_ids.size()) *
                               j.lease_ms_total / std::max<int64_t>(1, j.lease_candidates_total));
     }
-    if (now - lease.granted_ms < std::max(3 * usual, options_.heartbeat_interval_ms)) continue;
-    if (lease.retime ? !RetimeOfLocked(lease) : UnreportedLocked(lease).empty()) continue;
+    int64_t allowed = std::max(3 * usual, options_.heartbeat_interval_ms);
+    if (retime) allowed <<= std::min(retime->takeovers, 20);
+    if (now - lease.granted_ms < allowed) continue;
+    if (!lease.retime && UnreportedLocked(lease).empty()) continue;
     if (!pick || lease.granted_ms < pick->granted_ms) pick = &lease;
   }
   return pick;
@@ -262,7 +266,9 @@ Result<v1::Lease> Coordinator::TakeOverRetimeLocked(Lease& straggler, const std:
       "retime lease {} of worker {} is straggling ({} ms); it ends, and its finalists go "
       "to worker {}",
       straggler.id, straggler.worker_id, NowUnixMs() - straggler.granted_ms, worker_id);
-  RetimeOfLocked(straggler)->lease_id = 0;  // waiting again: the next grant takes it
+  Job::Retime* retime = RetimeOfLocked(straggler);
+  retime->lease_id = 0;  // waiting again: the next grant takes it
+  retime->takeovers++;
   TF_RETURN_IF_ERROR(ReleaseLeaseLocked(straggler.id));
   return GrantRetimeLeaseLocked(job, worker_id, device_index);
 }

@@ -41,6 +41,7 @@ Status Coordinator::Load() {
                 l.candidate_ids,
                 now + options_.lease_ttl_ms,
                 now};
+    lease.recovered = true;
     for (int64_t id : l.candidate_ids) lease_of_candidate[id] = l.id;
     leases_[l.id] = std::move(lease);
     observer_->OnLeaseStarted(l.id, l.worker_id, l.device_index);

@@ -150,7 +150,8 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     w->second.last_heartbeat_ms = NowUnixMs();
   }
   if (release) {
-    if (auto job = jobs_.find(finished->second.job_id); job != jobs_.end()) {
+    if (auto job = jobs_.find(finished->second.job_id);
+        job != jobs_.end() && !finished->second.recovered) {
       job->second.leases_finished++;
       job->second.lease_ms_total += NowUnixMs() - finished->second.granted_ms;
       job->second.lease_candidates_total +=

@@ -26,12 +26,12 @@ using testing::WaitFor;
 
 class CoordinatorTest : public ::testing::Test {
  protected:
-  void Start(int64_t lease_ttl_ms = 60000) {
+  void Start(int64_t lease_ttl_ms = 60000, int64_t heartbeat_interval_ms = 100) {
     CoordinatorOptions options;
     options.db_path = dir_ / "tunefleet.db";
     options.artifact_dir = dir_ / "artifacts";
     options.db_synchronous_full = false;
-    options.heartbeat_interval_ms = 100;
+    options.heartbeat_interval_ms = heartbeat_interval_ms;
     options.lease_ttl_ms = lease_ttl_ms;
     options.max_lease_candidates = 4;
     options.build_parallelism = 1;
@@ -65,6 +65,14 @@ class CoordinatorTest : public ::testing::Test {
     if (heartbeats_.joinable()) heartbeats_.join();
   }
 
+  // A new coordinator on the same database; the workers must register again.
+  void Restart() {
+    TearDown();
+    c_.reset();
+    stop_ = false;
+    Start();
+  }
+
   // The worker stops heartbeating, as if cut off. Returns once the round of
   // heartbeats that may have copied it before has ended: from here on its last
   // heartbeat lies in the past.
@@ -75,9 +83,10 @@ class CoordinatorTest : public ::testing::Test {
     round_done_.wait(lock, [&] { return heartbeat_rounds_ > round; });
   }
 
-  std::string Register(int devices = 1) {
+  std::string Register(int devices = 1, const std::string& previous_worker_id = "") {
     v1::RegisterRequest request;
     request.set_hostname("test-host");
+    request.set_previous_worker_id(previous_worker_id);
     for (int i = 0; i < devices; ++i) {
       auto* d = request.add_devices();
       d->set_index(i);
@@ -323,6 +332,50 @@ TEST_F(CoordinatorTest, AStragglingReTimeLeaseIsTakenOverWholeAndTheJobEnds) {
   reported = c_->ReportResults(report);
   ASSERT_TRUE(reported.ok()) << reported.status().ToString();
   EXPECT_EQ(reported->recorded(), 0);
+}
+
+TEST_F(CoordinatorTest, EachTakeoverOfAReTimingDoublesTheTimeTheNextDeviceIsGiven) {
+  // Heartbeats of a second: the first takeover comes after one, the next after two.
+  Start(/*lease_ttl_ms=*/60000, /*heartbeat_interval_ms=*/1000);
+  const std::string first = Register();
+  const std::string second = Register();
+  SubmitBuilt(0, 8, /*finalists=*/2);
+  for (int i = 0; i < 2; ++i) Report(first, *Acquire(first));  // the search, in no time
+  auto retime = Acquire(first);
+  ASSERT_TRUE(retime && retime->retime());
+  std::optional<v1::Lease> taken;
+  ASSERT_TRUE(WaitFor([&] { return (taken = Acquire(second)).has_value(); }, seconds(10)));
+  ASSERT_TRUE(taken->retime());
+  // Taken back after one heartbeat's time, the re-timing would go on changing
+  // hands for as long as it takes longer than that.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  EXPECT_FALSE(Acquire(first));
+  std::optional<v1::Lease> again;
+  ASSERT_TRUE(WaitFor([&] { return (again = Acquire(first)).has_value(); }, seconds(10)));
+  EXPECT_TRUE(again->retime());
+}
+
+// Leases out when the coordinator restarts are reported as soon as their
+// workers find the new one: how long they ran is unknown. Taken as instant,
+// they made the re-timing after them a straggler at once, and two workers
+// took it from each other for ever.
+TEST_F(CoordinatorTest, LeasesOutAtARestartDoNotCountAsTheUsualLeaseTime) {
+  Start();
+  const std::string slow = Register();
+  const std::string fast = Register();
+  SubmitBuilt(0, 8, /*finalists=*/2);
+  auto a = Acquire(fast);
+  auto b = Acquire(slow);
+  ASSERT_TRUE(a && b);
+  Restart();
+  ASSERT_EQ(Register(1, fast), fast);
+  ASSERT_EQ(Register(1, slow), slow);
+  Report(fast, *a);
+  Report(slow, *b);
+  auto retime = Acquire(slow);
+  ASSERT_TRUE(retime && retime->retime());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // five heartbeats
+  EXPECT_FALSE(Acquire(fast));
 }
 
 TEST_F(CoordinatorTest, ResultsListTheResourcesTheWorkersBuildReported) {
