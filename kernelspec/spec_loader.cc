@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -95,6 +97,14 @@ std::string OutOfRange(const std::string& text) {
   return text + " is out of range: an integer from " +
          std::to_string(std::numeric_limits<T>::min()) + " to " +
          std::to_string(std::numeric_limits<T>::max());
+}
+
+// A number as YAML writes one that is too large for a double (1e400).
+bool IsNumberTooLarge(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && errno == ERANGE && value != 0;
 }
 
 struct Document {
@@ -191,6 +201,12 @@ class SpecParser {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       if (node.IsScalar() && IsDecimalInteger(node.Scalar())) {
         return Error(node, field, OutOfRange<T>(node.Scalar()));
+      }
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      if (node.IsScalar() && IsNumberTooLarge(node.Scalar())) {
+        return Error(node, field,
+                     node.Scalar() + " is out of range: a number up to about 1.8e308 in size");
       }
     }
     return Error(node, field, std::string("expected ") + kExpected<T>);

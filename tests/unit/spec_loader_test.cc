@@ -257,6 +257,17 @@ TEST(SpecLoaderTest, IntegersOutOfRangeSayRangeNotType) {
             "gemm.yaml:11: search.max_candidates: expected an integer");
 }
 
+TEST(SpecLoaderTest, NumbersADoubleCannotHoldSayRangeNotType) {
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_seconds: 1e400}\n"),
+            "gemm.yaml:11: search.max_seconds: 1e400 is out of range: a number up to about "
+            "1.8e308 in size");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {early_stop: -2e308}\n"),
+            "gemm.yaml:11: search.early_stop: -2e308 is out of range: a number up to about "
+            "1.8e308 in size");
+  EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_seconds: 1e3x}\n"),
+            "gemm.yaml:11: search.max_seconds: expected a number");
+}
+
 TEST(SpecLoaderTest, LoadSpecFileReadsSourceAndIncludes) {
   testing::TempDir dir;
   ASSERT_TRUE(MakeDirs(dir / "detail").ok());
