@@ -45,7 +45,8 @@ std::string KernelFingerprint(const ::tunefleet::v1::KernelSpec& spec,
   // v2 added what decides whether a result is correct or allowed (below).
   c.Add("tunefleet-kernel-v2").Add(toolchain_version).Add(spec.language()).Add(spec.source());
   c.Add(spec.entry()).AddList(spec.compile_options());
-  // Added only when not the default, so that earlier fingerprints stay valid.
+  // Only when not the default: left out (a raw gRPC client) or written out,
+  // "template" is the same kernel.
   if (spec.param_style() == "define") c.Add("param_style=define");
   c.Add(spec.target().vendor()).Add(spec.target().arch());
   c.AddList(spec.launch().grid()).AddList(spec.launch().block());
