@@ -98,8 +98,10 @@ class FaultCampaignTest : public ::testing::TestWithParam<DbKind> {
     }
   }
 
-  Process& AddWorker(const std::string& label, std::vector<std::string> extra = {}) {
-    std::string name = "worker" + std::to_string(workers_.size());
+  // `name` (worker<N> unless given) names its log and its cache folder.
+  Process& AddWorker(const std::string& label, std::vector<std::string> extra = {},
+                     std::string name = "") {
+    if (name.empty()) name = "worker" + std::to_string(workers_.size());
     extra.insert(extra.end(), {"--label", label, "--max-candidates", "4"});
     workers_.push_back(StartWorker(coordinator_->address(), dir_.path(), name, "cpu:1", extra));
     return *workers_.back();
@@ -285,27 +287,26 @@ TEST_P(FaultCampaignTest, CorruptedCachedArtifactIsDetectedAndFetchedAgain) {
   StartCoordinator({"--db-sync", "normal"});
   v1::Job job = SubmitSpec(*client_, SlowSpec("corrupt", 150));
   ASSERT_GT(job.job_id(), 0);
-  Process& worker = AddWorker("corrupt");
+  AddWorker("corrupt");
   const std::string cache = dir_ / "worker0-cache";
   ASSERT_TRUE(WaitFor([&] { return Done(job.job_id()) >= 1; }, seconds(120)));
-  // Flip a byte of every cached artifact, a few times while the job runs.
-  // The file is replaced, not written in place, as a runner may have the
-  // old one mapped.
+  // A byte of every cached artifact flipped while the worker is down (a disk
+  // fault: the cache only renames checked files into place). While it runs,
+  // a flip could land between its check of a file and a runner loading it.
+  workers_.back()->Kill();
   int corrupted = 0;
-  for (int round = 0; round < 3; ++round) {
-    for (const auto& entry : std::filesystem::directory_iterator(cache)) {
-      const std::string path = entry.path();
-      if (path.find(".partial") != std::string::npos) continue;
-      auto bytes = ReadFile(path);
-      if (!bytes.ok() || bytes->empty()) continue;
-      size_t at = std::uniform_int_distribution<size_t>(0, bytes->size() - 1)(rng_);
-      (*bytes)[at] = static_cast<char>((*bytes)[at] ^ 0x5a);
-      ASSERT_TRUE(WriteFileAtomic(path, *bytes).ok());
-      ++corrupted;
-    }
-    std::this_thread::sleep_for(Random(100, 1500));
+  for (const auto& entry : std::filesystem::directory_iterator(cache)) {
+    const std::string path = entry.path();
+    if (path.find(".partial") != std::string::npos) continue;
+    auto bytes = ReadFile(path);
+    if (!bytes.ok() || bytes->empty()) continue;
+    size_t at = std::uniform_int_distribution<size_t>(0, bytes->size() - 1)(rng_);
+    (*bytes)[at] = static_cast<char>((*bytes)[at] ^ 0x5a);
+    ASSERT_TRUE(WriteFileAtomic(path, *bytes).ok());
+    ++corrupted;
   }
   ASSERT_GT(corrupted, 0);
+  Process& worker = AddWorker("corrupt", {}, "worker0");  // the same cache
   ExpectSucceededWithoutFailures(job.job_id(), seconds(90));
   EXPECT_NE(worker.Log().find("is corrupted"), std::string::npos);
   ExpectFleetInvariants(coordinator_->db_path());
