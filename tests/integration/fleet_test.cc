@@ -346,9 +346,6 @@ TEST_P(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) 
         return workers.ok() && !workers->empty() && (*workers)[0].active_leases() > 0;
       },
       seconds(120)));
-  v1::Job next = SubmitSpec(*client_, LoadTestSpec("tests/integration/data/slow/slow.yaml"));
-  ASSERT_GT(next.job_id(), 0);
-
   auto cancelled = Cli({"cancel", std::to_string(doomed.job_id())});
   ASSERT_EQ(cancelled.exit_code, 0) << cancelled.output;
   auto workers = client_->ListWorkers();
@@ -356,6 +353,10 @@ TEST_P(FleetTest, CancelFreesTheLeaseAtOnceAndTheWorkerMovesOnWithinAHeartbeat) 
   EXPECT_EQ((*workers)[0].active_leases(), 0) << "cancel frees the leases before it answers";
   auto results_at_cancel = client_->ListResults(doomed.job_id());
   ASSERT_TRUE(results_at_cancel.ok());
+  // Submitted after the check: a job already waiting could be leased to the
+  // worker between the cancel's answer and the check.
+  v1::Job next = SubmitSpec(*client_, LoadTestSpec("tests/integration/data/slow/slow.yaml"));
+  ASSERT_GT(next.job_id(), 0);
 
   v1::Job done = WaitForEnd(next.job_id(), seconds(40));
   EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
