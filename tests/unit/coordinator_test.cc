@@ -335,8 +335,8 @@ TEST_F(CoordinatorTest, AStragglingReTimeLeaseIsTakenOverWholeAndTheJobEnds) {
 }
 
 TEST_F(CoordinatorTest, EachTakeoverOfAReTimingDoublesTheTimeTheNextDeviceIsGiven) {
-  // Heartbeats of a second: the first takeover comes after one, the next after two.
-  Start(/*lease_ttl_ms=*/60000, /*heartbeat_interval_ms=*/1000);
+  // Heartbeats of 1.5 s: the first takeover comes after one, the next after two.
+  Start(/*lease_ttl_ms=*/60000, /*heartbeat_interval_ms=*/1500);
   const std::string first = Register();
   const std::string second = Register();
   SubmitBuilt(0, 8, /*finalists=*/2);
@@ -348,7 +348,7 @@ TEST_F(CoordinatorTest, EachTakeoverOfAReTimingDoublesTheTimeTheNextDeviceIsGive
   ASSERT_TRUE(taken->retime());
   // Taken back after one heartbeat's time, the re-timing would go on changing
   // hands for as long as it takes longer than that.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1800));
   EXPECT_FALSE(Acquire(first));
   std::optional<v1::Lease> again;
   ASSERT_TRUE(WaitFor([&] { return (again = Acquire(first)).has_value(); }, seconds(10)));
