@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <utility>
@@ -30,6 +31,33 @@ bool Reusable(v1::ResultStatus status) {
          status == v1::RESULT_STATUS_PRUNED;
 }
 
+// Refuses a spec whose constraints leave every problem without a
+// configuration on any device, rather than failing its job when a device
+// binds it. Problems whose constraints use device properties, or too large
+// to walk in kEmptinessCheckTime, are not judged.
+constexpr auto kEmptinessCheckTime = std::chrono::milliseconds(200);
+
+Status CheckSomeProblemHasConfigurations(const v1::KernelSpec& spec) {
+  const auto deadline = std::chrono::steady_clock::now() + kEmptinessCheckTime;
+  std::string empty;
+  for (const v1::Problem& problem : spec.problems()) {
+    auto space = kernelspec::SearchSpace::Create(spec, problem, /*device=*/{});
+    if (!space.ok()) return Status::Ok();  // depends on the device: judged at bind
+    bool any = false;
+    const bool walked = space->EnumerateIndices(
+        [&](const uint32_t*) {
+          any = true;
+          return false;
+        },
+        [&](uint64_t, double) { return std::chrono::steady_clock::now() < deadline; });
+    if (any || !walked) return Status::Ok();
+    empty += (empty.empty() ? "" : ", ") + kernelspec::ProblemText(problem);
+  }
+  return Status::InvalidArgument("no configuration satisfies the constraints, for any problem (" +
+                                 empty +
+                                 "); `tunefleet space SPEC` shows how many each constraint leaves");
+}
+
 }  // namespace
 
 bool Coordinator::Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const {
@@ -52,6 +80,7 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
   std::vector<v1::SourceFile> sources(request.sources().begin(), request.sources().end());
   TF_RETURN_IF_ERROR(kernelspec::ValidateSpec(spec, sources, options_.limits));
   TF_RETURN_IF_ERROR(vendors::CompleteTarget(&spec));
+  TF_RETURN_IF_ERROR(CheckSomeProblemHasConfigurations(spec));
   // Without the toolchain here the workers check the spec when they build it;
   // the compiler of workers that build is not known yet.
   std::string toolchain_version = "compiled on the workers";

@@ -378,6 +378,40 @@ TEST_F(CoordinatorTest, LeasesOutAtARestartDoNotCountAsTheUsualLeaseTime) {
   EXPECT_FALSE(Acquire(fast));
 }
 
+// Constraints that leave no configuration for any problem fail on every
+// device: the submission is refused, naming the problems, and stores nothing.
+TEST_F(CoordinatorTest, ASpecNoDeviceCanRunIsRefusedAtSubmission) {
+  Start();
+  auto loaded =
+      kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = loaded->spec;
+  for (const auto& s : loaded->sources) *request.add_sources() = s;
+  v1::Problem* larger = request.mutable_spec()->add_problems();
+  *larger = request.spec().problems(0);
+  larger->mutable_vars(0)->set_value(4096);
+  auto submit = [&](const std::string& constraint) {
+    v1::SubmitJobRequest edited = request;
+    edited.mutable_spec()->add_constraints(constraint);
+    return c_->Submit(edited);
+  };
+
+  auto refused = submit("MS > 24");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "no configuration satisfies the constraints, for any problem (n=1024, n=4096); "
+            "`tunefleet space SPEC` shows how many each constraint leaves");
+  auto jobs = c_->ListJobs(10);
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_TRUE(jobs->empty());
+
+  // Empty for one problem only, or depending on the device: for the device to say.
+  EXPECT_TRUE(submit("MS > 24 || n > 1024").ok());
+  EXPECT_TRUE(submit("MS > device.cores * 100").ok());
+}
+
 TEST_F(CoordinatorTest, ResultsListTheResourcesTheWorkersBuildReported) {
   Start();
   const std::string worker = Register();
