@@ -32,7 +32,9 @@ Json DeviceJson(const v1::DeviceInfo& device) {
           {"memory_bytes", device.memory_bytes()},
           {"compute_units", device.compute_units()},
           {"labels", std::move(labels)},
-          {"properties", properties}};
+          {"properties", properties},
+          {"toolchains", std::map<std::string, std::string>(device.toolchains().begin(),
+                                                            device.toolchains().end())}};
 }
 
 }  // namespace
@@ -82,6 +84,7 @@ Json JobJson(const v1::Job& job) {
               {"kernel", job.kernel()},
               {"state", JobStateName(job.state())},
               {"device_class", job.device_class()},
+              {"toolchain", job.toolchain()},
               {"fingerprint", job.fingerprint()},
               {"priority", job.priority()},
               {"candidates_total", job.candidates_total()},

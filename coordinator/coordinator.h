@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -130,8 +131,11 @@ class Coordinator {
                                         const auth::Caller& caller = {});
   Result<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request,
                                           const auth::Caller& caller = {});
+  // Waits up to request.wait_ms for work; `abandoned` says the worker hung up
+  // (killed while it waited): such a call takes no work and binds no job.
   Result<v1::AcquireLeaseResponse> AcquireLease(const v1::AcquireLeaseRequest& request,
-                                                const auth::Caller& caller = {});
+                                                const auth::Caller& caller = {},
+                                                const std::function<bool()>& abandoned = {});
   Result<v1::ReportResultsResponse> ReportResults(const v1::ReportResultsRequest& request,
                                                   const auth::Caller& caller = {});
   // Path of a stored artifact, checked against its hash.
@@ -184,6 +188,7 @@ class Coordinator {
     // workers build (their toolchains check resources).
     std::shared_ptr<const compiler::Toolchain> toolchain;
     bool build_on_worker = false;  // leases carry BuildBundles
+    bool workers_compile = false;  // known at submission: fingerprinted as such
     v1::DeviceInfo device;         // a device of the bound class: arch and limits
     std::deque<int64_t> ready;     // candidate ids, in build order
     std::vector<int64_t> candidate_ids;
@@ -256,7 +261,13 @@ class Coordinator {
 
   // All *Locked members run with mu_ held.
   bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
-  void BindQueuedJobsLocked();
+  // Whether the job was submitted to be compiled on its workers.
+  static bool FingerprintedForWorkers(const db::JobRow& row);
+  // Binds each queued job to a live device it matches. A job its workers
+  // compile takes on the binding worker's compiler, so only `asking_worker`
+  // (registering or asking for a lease: alive now) binds it, never a worker
+  // that may have died since its last heartbeat.
+  void BindQueuedJobsLocked(const std::string& asking_worker = "");
   Status BindJobLocked(Job& job, const v1::DeviceInfo& device);
   // The kernel's best of each problem of the job, where it has none: the
   // fastest best of the other kernels of its source on the job's device class.
@@ -278,7 +289,11 @@ class Coordinator {
   void AdvanceSearchLocked(Job& job);
   void TellSearchLocked(Job& job, const Candidate& candidate, const db::ResultRow& row);
   Status AddCandidatesLocked(Job& job, const std::vector<NewCandidate>& news);
-  size_t LiveDevicesLocked(const std::string& device_class) const;
+  // A device serves a bound job of its class; one the workers compile only
+  // where its worker builds with the compiler the job is measured with.
+  static bool ServesJob(const v1::DeviceInfo& device, const Job& job);
+  // The live devices that serve the job.
+  size_t LiveDevicesLocked(const Job& job) const;
   void MarkReadyLocked(Job& job, Candidate& candidate);
   // Takes a successful build for the candidate; a PRUNED result when the
   // build exceeds the bound device's limits.

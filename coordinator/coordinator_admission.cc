@@ -31,6 +31,10 @@ bool Reusable(v1::ResultStatus status) {
          status == v1::RESULT_STATUS_PRUNED;
 }
 
+// The toolchain in the fingerprint of a job its workers compile: until it is
+// bound, and after if the worker did not say which compiler it has.
+constexpr char kCompiledOnTheWorkers[] = "compiled on the workers";
+
 // Refuses a spec whose constraints leave every problem without a
 // configuration on any device, rather than failing its job when a device
 // binds it. Problems whose constraints use device properties, or too large
@@ -81,8 +85,8 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
   TF_RETURN_IF_ERROR(vendors::CompleteTarget(&spec));
   TF_RETURN_IF_ERROR(CheckSomeProblemHasConfigurations(spec));
   // Without the toolchain here the workers check the spec when they build it;
-  // the compiler of workers that build is not known yet.
-  std::string toolchain_version = "compiled on the workers";
+  // the compiler of workers that build is known once the job is bound.
+  std::string toolchain_version = kCompiledOnTheWorkers;
   auto toolchain = vendors::MakeToolchain(spec);
   if (toolchain.ok()) {
     TF_RETURN_IF_ERROR((*toolchain)->Validate(spec));
@@ -138,18 +142,26 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
   job.row = std::move(row);
   job.fingerprint_created_ms = fingerprint_created_ms;
   job.problem_index = ProblemIndex(job.row.spec);
+  job.workers_compile = toolchain_version == kCompiledOnTheWorkers;
   spdlog::info("job {} submitted: kernel {}, fingerprint {}", job.row.id, job.row.kernel,
                job.row.fingerprint.substr(0, 12));
   BindQueuedJobsLocked();
+  work_cv_.notify_all();  // a worker waiting for a lease binds what was left queued
   return ToProto(job);
 }
 
-void Coordinator::BindQueuedJobsLocked() {
+bool Coordinator::FingerprintedForWorkers(const db::JobRow& row) {
+  return row.fingerprint ==
+         compiler::KernelFingerprint(row.spec, row.sources, kCompiledOnTheWorkers);
+}
+
+void Coordinator::BindQueuedJobsLocked(const std::string& asking_worker) {
   int64_t now = NowUnixMs();
   for (auto& [id, job] : jobs_) {
     if (job.row.state != v1::JOB_STATE_QUEUED) continue;
     for (const auto& [worker_id, worker] : workers_) {
       if (now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) continue;
+      if (job.workers_compile && worker_id != asking_worker) continue;
       const v1::DeviceInfo* match = nullptr;
       for (const auto& device : worker.row.devices) {
         if (Matches(job.row.spec, device)) match = &device;
@@ -194,14 +206,26 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
     FailJobLocked(job, "on " + device.device_class() + ": " + search.status().message());
     return search.status();
   }
-  TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(job.row.fingerprint, device.device_class()));
-
   db::JobRow updated = job.row;
   updated.device_class = device.device_class();
   updated.state = v1::JOB_STATE_RUNNING;
   updated.started_ms = updated.updated_ms = now;
+  // Built on the workers, the job is measured with the bound device's
+  // worker's compiler: it names the results, and only devices whose workers
+  // build with it take its leases (ServesJob).
+  int64_t fingerprint_created_ms = job.fingerprint_created_ms;
+  auto compiler = device.toolchains().find(spec.language());
+  if (job.build_on_worker && compiler != device.toolchains().end()) {
+    updated.toolchain = compiler->second;
+    updated.fingerprint = compiler::KernelFingerprint(
+        spec, updated.sources, std::string(kCompiledOnTheWorkers) + " with " + compiler->second);
+    TF_ASSIGN_OR_RETURN(fingerprint_created_ms,
+                        db_->EnsureKernel(updated.fingerprint, updated.kernel, now));
+  }
+  TF_ASSIGN_OR_RETURN(auto earlier, db_->FindResults(updated.fingerprint, device.device_class()));
   TF_RETURN_IF_ERROR(db_->UpdateJob(updated));
   job.row = std::move(updated);
+  job.fingerprint_created_ms = fingerprint_created_ms;
   job.search = std::move(search).value();
 
   // The latest result the database holds for each (configuration, problem)
@@ -232,8 +256,11 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
   TF_RETURN_IF_ERROR(InheritBestLocked(job));
   TF_RETURN_IF_ERROR(SeedWarmStartLocked(job));
-  spdlog::info("job {} bound to {}: strategy {}, {} earlier results reused", job.row.id,
-               job.row.device_class, spec.search().strategy(), job.row.candidates_cached);
+  spdlog::info(
+      "job {} bound to {}{}: strategy {}, {} earlier results reused", job.row.id,
+      job.row.device_class,
+      job.row.toolchain.empty() ? "" : ", compiled on the workers with " + job.row.toolchain,
+      spec.search().strategy(), job.row.candidates_cached);
   AdvanceSearchLocked(job);
   return Status::Ok();
 }

@@ -127,6 +127,7 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
   job.set_state(row.state);
   job.set_fingerprint(row.fingerprint);
   job.set_device_class(row.device_class);
+  job.set_toolchain(row.toolchain);
   job.set_candidates_total(row.candidates_total);
   job.set_candidates_done(row.candidates_done);
   job.set_candidates_failed(row.candidates_failed);

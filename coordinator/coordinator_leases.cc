@@ -20,9 +20,7 @@ namespace tf::coordinator {
 Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
   Job* pick = nullptr;
   for (auto& [id, job] : jobs_) {
-    if (job.row.state != v1::JOB_STATE_RUNNING || job.row.device_class != device.device_class()) {
-      continue;
-    }
+    if (job.row.state != v1::JOB_STATE_RUNNING || !ServesJob(device, job)) continue;
     // A candidate reported under an expired lease may still be queued; the
     // front must be ready, the rest is checked when leased.
     while (!job.ready.empty() &&
@@ -41,7 +39,8 @@ Coordinator::Job* Coordinator::PickJobLocked(const v1::DeviceInfo& device) {
 }
 
 Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeaseRequest& request,
-                                                           const auth::Caller& caller) {
+                                                           const auth::Caller& caller,
+                                                           const std::function<bool()>& abandoned) {
   const auto called = std::chrono::steady_clock::now();
   const auto deadline =
       called + std::chrono::milliseconds(std::clamp<int64_t>(request.wait_ms(), 0, 30000));
@@ -60,13 +59,14 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
   std::unique_lock lock(mu_);
   TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
   while (true) {
+    if (abandoned && abandoned()) return v1::AcquireLeaseResponse();
     const v1::DeviceInfo* device = FindDeviceLocked(request.worker_id(), request.device_index());
     if (!device) {
       return Status::NotFound("worker " + request.worker_id() + " has no registered device " +
                               std::to_string(request.device_index()) + "; register again");
     }
     workers_[request.worker_id()].last_heartbeat_ms = NowUnixMs();
-    BindQueuedJobsLocked();  // a job may have waited for a device like this one
+    BindQueuedJobsLocked(request.worker_id());  // a job may have waited for a device like this
     if (Job* job = PickJobLocked(*device)) {
       TF_ASSIGN_OR_RETURN(
           auto lease,
@@ -227,7 +227,7 @@ Coordinator::Lease* Coordinator::PickStragglerLocked(const v1::DeviceInfo& devic
     if (lease.backup_of != 0 || lease.backup_id != 0 || lease.worker_id == worker_id) continue;
     auto job = jobs_.find(lease.job_id);
     if (job == jobs_.end() || job->second.row.state != v1::JOB_STATE_RUNNING ||
-        job->second.row.device_class != device.device_class() || job->second.leases_finished < 2) {
+        !ServesJob(device, job->second) || job->second.leases_finished < 2) {
       continue;
     }
     // Three times the usual, and never sooner than a heartbeat: a lease of

@@ -57,7 +57,10 @@ Status Coordinator::Load() {
     TF_ASSIGN_OR_RETURN(job.fingerprint_created_ms,
                         db_->EnsureKernel(job.row.fingerprint, job.row.kernel, job.row.created_ms));
     job.problem_index = ProblemIndex(job.row.spec);
-    if (job.row.device_class.empty()) continue;  // still waiting for a device
+    if (job.row.device_class.empty()) {  // still waiting for a device
+      job.workers_compile = FingerprintedForWorkers(job.row);
+      continue;
+    }
     // The bound class's limits and arch, from a registered device of it.
     v1::DeviceInfo device;
     device.set_device_class(job.row.device_class);

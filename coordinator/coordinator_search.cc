@@ -11,14 +11,21 @@
 
 namespace tf::coordinator {
 
-size_t Coordinator::LiveDevicesLocked(const std::string& device_class) const {
+bool Coordinator::ServesJob(const v1::DeviceInfo& device, const Job& job) {
+  if (device.device_class() != job.row.device_class) return false;
+  if (job.row.toolchain.empty()) return true;
+  auto compiler = device.toolchains().find(job.row.spec.language());
+  return compiler != device.toolchains().end() && compiler->second == job.row.toolchain;
+}
+
+size_t Coordinator::LiveDevicesLocked(const Job& job) const {
   const int64_t now = NowUnixMs();
   size_t count = 0;
   for (const auto& [id, worker] : workers_) {
     if (worker.expired || now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) {
       continue;
     }
-    for (const auto& d : worker.row.devices) count += d.device_class() == device_class;
+    for (const auto& d : worker.row.devices) count += ServesJob(d, job);
   }
   return count;
 }
@@ -30,8 +37,7 @@ void Coordinator::AdvanceSearchLocked(Job& job) {
     if (job.unstored.empty()) {
       // Enough in flight to keep every device busy and, when this coordinator
       // builds, every compiler run too (half a window is asked at a time).
-      size_t window =
-          kProposalsPerDevice * std::max<size_t>(1, LiveDevicesLocked(job.row.device_class));
+      size_t window = kProposalsPerDevice * std::max<size_t>(1, LiveDevicesLocked(job));
       if (!job.build_on_worker) window = std::max(window, 2 * build_runs_);
       for (auto& p : job.search->Ask(window, NowUnixMs())) {
         job.unstored.push_back({p.problem, std::move(p.config), std::nullopt});

@@ -63,7 +63,7 @@ Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& re
   workers_[id] = std::move(w);
   spdlog::info("worker {} registered from {} with {} device(s), first {}", id, request.hostname(),
                request.devices_size(), request.devices(0).device_class());
-  BindQueuedJobsLocked();
+  BindQueuedJobsLocked(id);
   v1::RegisterResponse response;
   response.set_worker_id(id);
   response.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);

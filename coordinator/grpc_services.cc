@@ -189,7 +189,8 @@ grpc::Status WorkerServiceImpl::AcquireLease(grpc::ServerContext* context,
                                              v1::AcquireLeaseResponse* response) {
   auto caller = gate_.Check(*context, auth::Rpc::kAcquireLease);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  return Reply(c_.AcquireLease(*request, *caller), response);
+  return Reply(c_.AcquireLease(*request, *caller, [context] { return context->IsCancelled(); }),
+               response);
 }
 
 grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,

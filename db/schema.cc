@@ -148,6 +148,11 @@ INSERT INTO best_by_kernel SELECT kernel, fingerprint, problem_key, device_class
 DROP TABLE best;
 ALTER TABLE best_by_kernel RENAME TO best;
 )sql",
+      // 8: the compiler a job compiled on its workers is measured with (the
+      // bound device's worker's); empty: the coordinator's, or not known.
+      R"sql(
+ALTER TABLE jobs ADD COLUMN toolchain TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }

@@ -26,7 +26,7 @@ std::vector<v1::SourceFile> ParseSources(const std::string& bytes) {
 constexpr const char* kJobColumns =
     "id, kernel, fingerprint, spec, sources, state, priority, device_class, error, "
     "candidates_total, candidates_done, candidates_failed, candidates_cached, created_ms, "
-    "updated_ms, owner_token, started_ms, stop_reason";
+    "updated_ms, owner_token, started_ms, stop_reason, toolchain";
 
 JobRow ReadJob(const Statement& s) {
   JobRow job;
@@ -48,6 +48,7 @@ JobRow ReadJob(const Statement& s) {
   job.owner_token = s.Int(15);
   job.started_ms = s.Int(16);
   job.stop_reason = s.Text(17);
+  job.toolchain = s.Text(18);
   return job;
 }
 
@@ -168,7 +169,7 @@ Status TuningDb::UpdateJob(const JobRow& job) {
                       db_->Prepare("UPDATE jobs SET state=?, device_class=?, error=?, "
                                    "candidates_total=?, candidates_done=?, candidates_failed=?, "
                                    "candidates_cached=?, updated_ms=?, started_ms=?, "
-                                   "stop_reason=? WHERE id=?"));
+                                   "stop_reason=?, fingerprint=?, toolchain=? WHERE id=?"));
   stmt.Bind(1, static_cast<int64_t>(job.state))
       .Bind(2, job.device_class)
       .Bind(3, job.error)
@@ -179,7 +180,9 @@ Status TuningDb::UpdateJob(const JobRow& job) {
       .Bind(8, job.updated_ms)
       .Bind(9, job.started_ms)
       .Bind(10, job.stop_reason)
-      .Bind(11, job.id);
+      .Bind(11, job.fingerprint)
+      .Bind(12, job.toolchain)
+      .Bind(13, job.id);
   return stmt.Run();
 }
 

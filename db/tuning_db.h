@@ -40,6 +40,9 @@ struct JobRow {
   int64_t owner_token = 0;  // the submitter's token; 0: anonymous
   int64_t started_ms = 0;   // when it was bound to a device class; 0: not yet
   std::string stop_reason;  // why its search stopped proposing
+  // The compiler it is measured with when its workers compile it (set when
+  // it is bound); empty: the coordinator compiles it, or not known.
+  std::string toolchain;
 };
 
 enum class CandidateState { kWaitingBuild = 0, kReady = 1, kLeased = 2, kDone = 3 };
@@ -152,7 +155,8 @@ class TuningDb {
                                int64_t now_ms);
 
   Status InsertJob(JobRow& job);  // sets job.id
-  // Stores state, device class, error, counters and updated_ms.
+  // Stores state, device class, error, counters, updated_ms, and the
+  // fingerprint and compiler a job compiled on its workers gets when bound.
   Status UpdateJob(const JobRow& job);
   Result<std::optional<JobRow>> GetJob(int64_t id);
   // Newest first; `unfinished_only` keeps queued and running jobs, `owner`

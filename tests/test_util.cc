@@ -250,10 +250,15 @@ bool CoordinatorProcess::WaitServing(std::chrono::milliseconds timeout) {
 
 std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
                                      const std::string& name, const std::string& devices,
-                                     std::vector<std::string> extra_args) {
-  std::vector<std::string> argv = {
-      BinaryPath("bin/tunefleet-worker"), "--coordinator", address, "--devices", devices, "--cache",
-      dir + "/" + name + "-cache"};
+                                     std::vector<std::string> extra_args,
+                                     std::vector<std::string> environment) {
+  std::vector<std::string> argv;
+  if (!environment.empty()) {
+    argv.push_back("/usr/bin/env");
+    argv.insert(argv.end(), environment.begin(), environment.end());
+  }
+  argv.insert(argv.end(), {BinaryPath("bin/tunefleet-worker"), "--coordinator", address,
+                           "--devices", devices, "--cache", dir + "/" + name + "-cache"});
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   return Process::Start(argv, dir + "/" + name + ".log");
 }

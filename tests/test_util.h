@@ -133,9 +133,11 @@ class CoordinatorProcess {
   std::unique_ptr<Process> process_;
 };
 
+// `environment`: NAME=VALUE settings for the worker's environment (env(1)).
 std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& dir,
                                      const std::string& name, const std::string& devices,
-                                     std::vector<std::string> extra_args = {});
+                                     std::vector<std::string> extra_args = {},
+                                     std::vector<std::string> environment = {});
 
 RunOptions WithTimeout(double timeout_s);
 

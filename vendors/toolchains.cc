@@ -68,6 +68,18 @@ std::vector<std::string> Languages() {
   return languages;
 }
 
+std::map<std::string, std::string> ToolchainVersions(const std::string& vendor) {
+  std::map<std::string, std::string> versions;
+  for (const LanguageRow& row : kLanguages) {
+    if (row.vendor != vendor || row.make == nullptr) continue;
+    v1::KernelSpec spec;
+    spec.set_language(row.language);
+    auto toolchain = row.make(spec, "");
+    if (toolchain.ok()) versions[row.language] = (*toolchain)->version();
+  }
+  return versions;
+}
+
 Status CompleteTarget(v1::KernelSpec* spec) {
   TF_ASSIGN_OR_RETURN(const LanguageRow* row, FindLanguage(spec->language()));
   v1::Target* target = spec->mutable_target();

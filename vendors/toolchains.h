@@ -4,6 +4,7 @@
 // adds one row (vendors/toolchains.cc).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const ::tunefleet::v1
 // The languages of the table, those this build left out included, in the
 // table's order.
 std::vector<std::string> Languages();
+
+// The version of each toolchain this host builds `vendor`'s kernels with, by
+// language; languages whose toolchain is missing here or left out of this
+// build are absent. Runs each compiler once to ask (g++ --version).
+std::map<std::string, std::string> ToolchainVersions(const std::string& vendor);
 
 // Fills what the language implies of an unset target: the vendor whose
 // devices run it and, for toolchains with only one, the architecture ("host"

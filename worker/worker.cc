@@ -19,6 +19,7 @@
 #include "kernelspec/space.h"
 #include "runner/lease_artifacts.h"
 #include "vendors/device_kinds.h"
+#include "vendors/toolchains.h"
 #include "worker/runner_supervisor.h"
 
 namespace tf::worker {
@@ -100,9 +101,13 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   TF_ASSIGN_OR_RETURN(auto devices,
                       DiscoverDevices(options.devices, options.label, options.replay_speed));
-  // A runner computing in host memory can use no more than its memory limit:
-  // that is the device's memory as far as jobs are concerned.
+  std::map<std::string, std::map<std::string, std::string>> toolchains;  // by vendor
   for (Device& device : devices) {
+    auto [vendor, inserted] = toolchains.try_emplace(device.info.vendor());
+    if (inserted) vendor->second = vendors::ToolchainVersions(device.info.vendor());
+    device.info.mutable_toolchains()->insert(vendor->second.begin(), vendor->second.end());
+    // A runner computing in host memory can use no more than its memory
+    // limit: that is the device's memory as far as jobs are concerned.
     auto& properties = *device.info.mutable_properties();
     TF_ASSIGN_OR_RETURN(const vendors::DeviceKind* kind,
                         vendors::FindDeviceKind(device.info.vendor()));
@@ -468,8 +473,12 @@ Status Worker::Run() {
   spdlog::info("worker: {} devices, coordinator {}, cache {}", devices_.size(),
                options_.coordinator, options_.cache_dir);
   for (const Device& device : devices_) {
-    spdlog::info("device {}: {} ({} cores)", device.info.index(), device.info.device_class(),
-                 device.cpus.size());
+    std::string compilers;
+    for (const auto& [language, version] : device.info.toolchains()) {
+      compilers += "; builds " + language + " with " + version;
+    }
+    spdlog::info("device {}: {} ({} cores){}", device.info.index(), device.info.device_class(),
+                 device.cpus.size(), compilers);
   }
   if (Status registered = Register(); !registered.ok()) {
     // Stopped (SIGTERM, SIGINT) while no coordinator answered: a clean stop.

@@ -53,8 +53,10 @@ void PrintJobSummary(const v1::Job& job) {
               static_cast<long long>(job.candidates_total()),
               static_cast<long long>(job.candidates_failed()),
               static_cast<long long>(job.candidates_cached()));
-  std::printf("builds: %lld of %lld configurations\n", static_cast<long long>(job.builds_done()),
-              static_cast<long long>(job.configurations()));
+  const std::string compiler =
+      job.toolchain().empty() ? "" : ", compiled on the workers with " + job.toolchain();
+  std::printf("builds: %lld of %lld configurations%s\n", static_cast<long long>(job.builds_done()),
+              static_cast<long long>(job.configurations()), compiler.c_str());
   if (!job.stop_reason().empty()) std::printf("stopped: %s\n", job.stop_reason().c_str());
   if (!job.error().empty()) std::printf("error: %s\n", job.error().c_str());
 }

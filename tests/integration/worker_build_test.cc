@@ -2,7 +2,9 @@
 // coordinator ships sources and batches, the worker compiles each batch once
 // for its own device, isolates configurations that fail, and runs the rest.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <regex>
 
 #include "client/client.h"
@@ -111,6 +113,57 @@ TEST_F(WorkerBuildTest, ForcedWorkerBuildIsolatesTheConfigurationThatFails) {
       EXPECT_EQ(r.status(), v1::RESULT_STATUS_OK) << "U=" << u << ": " << r.error();
     }
   }
+}
+
+TEST_F(WorkerBuildTest, AWorkerWhoseCompilerChangedMeasuresAgainWhatTheOldOneBuilt) {
+  // The worker's "g++" becomes clang++: first on its PATH, a link named g++.
+  std::string clang;
+  for (const char* path : {"/usr/lib/llvm-19/bin/clang++", "/usr/lib/llvm-14/bin/clang++"}) {
+    if (access(path, X_OK) == 0) clang = path;
+  }
+  if (clang.empty()) GTEST_SKIP() << "no clang++ of LLVM 14 or 19 to stand in for another g++";
+  const std::string links = dir_.path() + "/other-compiler";
+  std::filesystem::create_directories(links);
+  std::filesystem::create_symlink(clang, links + "/g++");
+  const std::vector<std::string> other_compiler = {"PATH=" + links + ":" + getenv("PATH")};
+
+  Start({"PATH=/nonexistent"});  // the workers compile
+  auto spec = LoadTestSpec("tests/integration/data/slow/slow.yaml", [](v1::KernelSpec& s) {
+    s.mutable_params(0)->mutable_range()->set_stop(4);
+  });
+  auto run = [&] {
+    v1::Job job = SubmitSpec(*client_, spec);
+    v1::Job end = WaitForJobEnd(*client_, job.job_id(), seconds(300));
+    EXPECT_EQ(end.state(), v1::JOB_STATE_SUCCEEDED) << end.error();
+    EXPECT_EQ(end.candidates_failed(), 0);
+    return end;
+  };
+  // The next job binds to the worker that asks for it, never to the killed
+  // one, which the coordinator counts live for 3 heartbeats yet.
+  auto replace_worker = [&](const std::string& name, std::vector<std::string> environment) {
+    worker_->Kill();
+    worker_ = StartWorker(coordinator_->address(), dir_.path(), name, "cpu:1",
+                          {"--max-candidates", "2"}, std::move(environment));
+  };
+
+  const v1::Job gcc = run();
+  EXPECT_EQ(gcc.candidates_cached(), 0);
+
+  replace_worker("clang-worker", other_compiler);
+  const v1::Job upgraded = run();
+  EXPECT_EQ(upgraded.candidates_cached(), 0) << "times measured with g++ served a clang build";
+  EXPECT_NE(upgraded.fingerprint(), gcc.fingerprint());
+  EXPECT_NE(worker_->Log().find("builds cpp with Debian clang version"), std::string::npos)
+      << worker_->Log();
+  const std::string status =
+      RunCli(coordinator_->address(), {"status", std::to_string(upgraded.job_id())}).output;
+  EXPECT_NE(status.find("compiled on the workers with Debian clang version"), std::string::npos)
+      << status;
+
+  replace_worker("gcc-worker", {});
+  const v1::Job again = run();
+  EXPECT_EQ(again.candidates_cached(), 4) << "g++'s own times were not reused";
+  EXPECT_EQ(again.fingerprint(), gcc.fingerprint());
 }
 
 }  // namespace

@@ -83,7 +83,9 @@ class CoordinatorTest : public ::testing::Test {
     round_done_.wait(lock, [&] { return heartbeat_rounds_ > round; });
   }
 
-  std::string Register(int devices = 1, const std::string& previous_worker_id = "") {
+  // `cpp_compiler`: the compiler the worker says it builds C++ with.
+  std::string Register(int devices = 1, const std::string& previous_worker_id = "",
+                       const std::string& cpp_compiler = "") {
     v1::RegisterRequest request;
     request.set_hostname("test-host");
     request.set_previous_worker_id(previous_worker_id);
@@ -93,6 +95,7 @@ class CoordinatorTest : public ::testing::Test {
       d->set_vendor("cpu");
       d->set_arch("host");
       d->set_device_class("cpu-test");
+      if (!cpp_compiler.empty()) (*d->mutable_toolchains())["cpp"] = cpp_compiler;
     }
     auto response = c_->Register(request);
     EXPECT_TRUE(response.ok()) << response.status().ToString();
@@ -163,6 +166,19 @@ class CoordinatorTest : public ::testing::Test {
     auto response = c_->Heartbeat(request);
     EXPECT_TRUE(response.ok()) << response.status().ToString();
     return response.ok() ? *response : v1::HeartbeatResponse();
+  }
+
+  // A job of `configs` candidates (one problem) that its workers compile.
+  v1::SubmitJobRequest CompiledOnWorkers(int configs) {
+    auto loaded =
+        kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = loaded->spec;
+    request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(configs);
+    request.mutable_spec()->mutable_target()->set_compile_on("worker");
+    for (const auto& source : loaded->sources) *request.add_sources() = source;
+    return request;
   }
 
   v1::JobState State(int64_t job_id) {
@@ -412,18 +428,64 @@ TEST_F(CoordinatorTest, ASpecNoDeviceCanRunIsRefusedAtSubmission) {
   EXPECT_TRUE(submit("MS > device.cores * 100").ok());
 }
 
+TEST_F(CoordinatorTest, AJobItsWorkersCompileIsMeasuredWithOneCompilerWhoseTimesAloneItReuses) {
+  Start();
+  const v1::SubmitJobRequest request = CompiledOnWorkers(/*configs=*/4);
+  // Bound only when a worker asks for work: by then the job takes on its compiler.
+  auto submit = [&] {
+    auto job = c_->Submit(request);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    if (!job.ok()) return int64_t{0};
+    EXPECT_EQ(job->state(), v1::JOB_STATE_QUEUED);
+    return job->job_id();
+  };
+  auto run_out = [&](const std::string& worker, int64_t job) {
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          if (auto lease = Acquire(worker)) Report(worker, *lease);
+          return State(job) == v1::JOB_STATE_SUCCEEDED;
+        },
+        seconds(60)))
+        << "job " << job << " did not end";
+  };
+
+  const std::string gcc12 = Register(1, "", "g++ 12");
+  const int64_t first = submit();
+  run_out(gcc12, first);
+
+  // A worker whose compiler was upgraded binds the job: nothing measured with
+  // the old compiler is reused, and the old one's devices take no lease.
+  const std::string gcc13 = Register(1, "", "g++ 13");
+  const int64_t second = submit();
+  auto lease = Acquire(gcc13);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->job_id(), second);
+  Report(gcc13, *lease);
+  const v1::Job bound = *c_->GetJob(second);
+  EXPECT_EQ(bound.candidates_cached(), 0);
+  EXPECT_EQ(bound.toolchain(), "g++ 13");
+  EXPECT_NE(bound.fingerprint(), c_->GetJob(first)->fingerprint());
+  EXPECT_FALSE(Acquire(gcc12).has_value());
+  // So after a restart of the coordinator too.
+  Restart();
+  const std::string gcc12_again = Register(1, gcc12, "g++ 12");
+  const std::string gcc13_again = Register(1, gcc13, "g++ 13");
+  EXPECT_FALSE(Acquire(gcc12_again).has_value());
+  run_out(gcc13_again, second);
+
+  // A device with the old compiler binds the same job again: the old times serve it.
+  const int64_t third = submit();
+  EXPECT_FALSE(Acquire(gcc12_again).has_value());  // nothing left to run
+  const v1::Job reused = *c_->GetJob(third);
+  EXPECT_EQ(reused.candidates_cached(), 4);
+  EXPECT_EQ(reused.toolchain(), "g++ 12");
+  EXPECT_EQ(reused.fingerprint(), c_->GetJob(first)->fingerprint());
+}
+
 TEST_F(CoordinatorTest, ResultsListTheResourcesTheWorkersBuildReported) {
   Start();
   const std::string worker = Register();
-  auto loaded =
-      kernelspec::LoadSpecFile(testing::SourcePath("tests/integration/data/slow/slow.yaml"));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  v1::SubmitJobRequest request;
-  *request.mutable_spec() = loaded->spec;
-  request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(2);
-  request.mutable_spec()->mutable_target()->set_compile_on("worker");
-  for (const auto& source : loaded->sources) *request.add_sources() = source;
-  auto job = c_->Submit(request);
+  auto job = c_->Submit(CompiledOnWorkers(/*configs=*/2));
   ASSERT_TRUE(job.ok()) << job.status().ToString();
 
   std::optional<v1::Lease> lease;

@@ -165,11 +165,16 @@ TEST_P(TuningDbTest, JobStateAndSpecRoundTrip) {
   row.device_class = "cpu/test";
   row.candidates_total = 3;
   row.candidates_done = 2;
+  // Bound, a job compiled on its workers takes on the compiler of one of them.
+  row.fingerprint = "fp-compiled-with-g++-13";
+  row.toolchain = "g++ 13";
   ASSERT_TRUE(db_->UpdateJob(row).ok());
   auto unfinished = db_->LoadJobs(true, 10);
   ASSERT_TRUE(unfinished.ok());
   ASSERT_EQ(unfinished->size(), 1u);
   EXPECT_EQ((*unfinished)[0].candidates_done, 2);
+  EXPECT_EQ((*unfinished)[0].fingerprint, "fp-compiled-with-g++-13");
+  EXPECT_EQ((*unfinished)[0].toolchain, "g++ 13");
   row.state = v1::JOB_STATE_SUCCEEDED;
   ASSERT_TRUE(db_->UpdateJob(row).ok());
   EXPECT_TRUE(db_->LoadJobs(true, 10)->empty());
