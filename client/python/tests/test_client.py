@@ -188,6 +188,7 @@ def test_workers(fleet: Fleet) -> None:
     assert len(workers) == 1 and workers[0].alive
     assert [d.vendor for d in workers[0].devices] == ["cpu", "cpu"]
     assert "l1d_bytes" in workers[0].devices[0].properties
+    assert workers[0].devices[0].toolchains["cpp"].startswith("g++")
 
 
 def test_errors_carry_code_and_message(fleet: Fleet) -> None:

@@ -98,6 +98,7 @@ class Job:
     best: list[BestEntry] = field(default_factory=list)
     stop_reason: str = ""  # why the search stopped proposing, once it has
     problems_retiming: int = 0  # while its finalists are timed again, after the search
+    toolchain: str = ""  # the compiler it is measured with, when its workers compile it
 
     @property
     def done(self) -> bool:
@@ -124,6 +125,7 @@ class Job:
             error=j.error,
             stop_reason=j.stop_reason,
             problems_retiming=j.problems_retiming,
+            toolchain=j.toolchain,
             best=[
                 BestEntry(
                     problem_dict(b.problem),
@@ -179,6 +181,8 @@ class Device:
     compute_units: int
     labels: list[str]
     properties: dict[str, int]
+    # The compilers its worker builds its kernels with, by language.
+    toolchains: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,7 @@ class Worker:
                     d.compute_units,
                     list(d.labels),
                     dict(sorted(d.properties.items())),
+                    dict(sorted(d.toolchains.items())),
                 )
                 for d in w.devices
             ],
