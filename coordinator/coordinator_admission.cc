@@ -256,11 +256,12 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   TF_RETURN_IF_ERROR(AddCandidatesLocked(job, reused));
   TF_RETURN_IF_ERROR(InheritBestLocked(job));
   TF_RETURN_IF_ERROR(SeedWarmStartLocked(job));
-  spdlog::info(
-      "job {} bound to {}{}: strategy {}, {} earlier results reused", job.row.id,
-      job.row.device_class,
-      job.row.toolchain.empty() ? "" : ", compiled on the workers with " + job.row.toolchain,
-      spec.search().strategy(), job.row.candidates_cached);
+  spdlog::info("job {} bound to {}{}: strategy {}, {} earlier results reused", job.row.id,
+               job.row.device_class,
+               job.row.toolchain.empty()
+                   ? ""
+                   : std::string(", ") + kCompiledOnTheWorkers + " with " + job.row.toolchain,
+               spec.search().strategy(), job.row.candidates_cached);
   AdvanceSearchLocked(job);
   return Status::Ok();
 }

@@ -85,6 +85,13 @@ int FreePort() {
 
 namespace {
 
+// Runs argv through env(1) with the NAME=VALUE settings, when there are any.
+void WithEnvironment(const std::vector<std::string>& environment, std::vector<std::string>& argv) {
+  if (environment.empty()) return;
+  argv.insert(argv.begin(), environment.begin(), environment.end());
+  argv.insert(argv.begin(), "/usr/bin/env");
+}
+
 // The folder of PostgreSQL's server programs: TF_POSTGRES_BIN, or the
 // newest of Debian's /usr/lib/postgresql/VERSION/bin.
 std::string PostgresBin() {
@@ -222,10 +229,7 @@ void CoordinatorProcess::Start(bool wait) {
                                    "--port-file",
                                    port_file};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
-  if (!environment_.empty()) {
-    argv.insert(argv.begin(), environment_.begin(), environment_.end());
-    argv.insert(argv.begin(), "/usr/bin/env");
-  }
+  WithEnvironment(environment_, argv);
   // Tests talk plaintext over 127.0.0.1 unless they set up TLS themselves,
   // and without tokens unless they set up an admin token themselves.
   if (std::find(argv.begin(), argv.end(), "--tls-cert") == argv.end())
@@ -252,14 +256,11 @@ std::unique_ptr<Process> StartWorker(const std::string& address, const std::stri
                                      const std::string& name, const std::string& devices,
                                      std::vector<std::string> extra_args,
                                      std::vector<std::string> environment) {
-  std::vector<std::string> argv;
-  if (!environment.empty()) {
-    argv.push_back("/usr/bin/env");
-    argv.insert(argv.end(), environment.begin(), environment.end());
-  }
-  argv.insert(argv.end(), {BinaryPath("bin/tunefleet-worker"), "--coordinator", address,
-                           "--devices", devices, "--cache", dir + "/" + name + "-cache"});
+  std::vector<std::string> argv = {
+      BinaryPath("bin/tunefleet-worker"), "--coordinator", address, "--devices", devices, "--cache",
+      dir + "/" + name + "-cache"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  WithEnvironment(environment, argv);
   return Process::Start(argv, dir + "/" + name + ".log");
 }
 
