@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "auth/tokens.h"
 #include "common/files.h"
 
 namespace tf::auth {
@@ -17,7 +18,11 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   const auto begin = text.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return Status::InvalidArgument(path + " holds no token");
   const auto end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
+  std::string token = text.substr(begin, end - begin + 1);
+  if (Status valid = CheckTokenText(token); !valid.ok()) {
+    return Status::InvalidArgument(path + ": " + valid.message());
+  }
+  return token;
 }
 
 Status WriteTokenFile(const std::string& path, const std::string& token) {

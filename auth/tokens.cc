@@ -50,6 +50,21 @@ Result<int64_t> TokenId(std::string_view token) {
   return id;
 }
 
+Status CheckTokenText(std::string_view token) {
+  if (token.empty()) return Status::InvalidArgument("the token is empty");
+  for (size_t i = 0; i < token.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c > 0x20 && c < 0x7f) continue;
+    const char* what = c == '\n' || c == '\r'  ? "a line break"
+                       : c == ' ' || c == '\t' ? "a space"
+                                               : "a byte that is not visible ASCII";
+    return Status::InvalidArgument("the token has " + std::string(what) + " at character " +
+                                   std::to_string(i + 1) +
+                                   ": a token is one line of visible ASCII (tf_<id>_<secret>)");
+  }
+  return Status::Ok();
+}
+
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char differ = 0;

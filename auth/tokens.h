@@ -22,6 +22,12 @@ std::string HashToken(std::string_view token);
 // The id of a token's text; kUnauthenticated when the text is not a token.
 Result<int64_t> TokenId(std::string_view token);
 
+// OK when `token` can travel in a header: visible ASCII, one line, no
+// spaces. A file holding a token and a comment fails here, not in gRPC's
+// assertion. The message names the offending character's position, never
+// the token.
+Status CheckTokenText(std::string_view token);
+
 // Equality whose time depends on the lengths only, not on where the bytes
 // differ: comparing a presented hash leaks nothing about the stored one.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

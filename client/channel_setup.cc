@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "auth/bearer.h"
+#include "auth/tokens.h"
 #include "common/grpc_status.h"
 
 namespace tf::client {
@@ -39,6 +40,7 @@ Result<std::unique_ptr<CoordinatorChannels>> ConnectCoordinator(const std::strin
     return Status::InvalidArgument("call_timeout_s must be positive, got " +
                                    std::to_string(options.call_timeout_s));
   }
+  if (!options.token.empty()) TF_RETURN_IF_ERROR(auth::CheckTokenText(options.token));
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   return CoordinatorChannels::Make(address, credentials, CoordinatorChannelArgs());
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -28,8 +29,12 @@ inline const CLI::Validator kPositive = flag_checks_detail::AtLeast(false);
 // A job or token id: a whole number above 0.
 inline const CLI::Validator kId = CLI::Validator(
     [](std::string& text) -> std::string {
+      // from_chars, not CLI11's cast, which clamps an overflow to the largest id.
       long long value = 0;
-      if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a whole number";
+      const char* end = text.data() + text.size();
+      auto [stop, error] = std::from_chars(text.data(), end, value);
+      if (error == std::errc::result_out_of_range) return text + " is too large for an id";
+      if (error != std::errc() || stop != end) return "'" + text + "' is not a whole number";
       return value > 0 ? "" : text + " is not above 0";
     },
     "ID");

@@ -113,27 +113,40 @@ struct Document {
   std::map<std::string, int> field_lines;
 };
 
+// How far RecordLines walks. A spec is a few hundred entries; YAML aliases
+// can make a loop (`a: &x [*x]`) or a tree of 10^9 entries in a few lines.
+constexpr int kMaxDepth = 64;
+constexpr size_t kMaxEntries = 200'000;
+
 // The line of every key and list item under `node`, named as the parser
-// names fields ("benchmark.timeout_s", "constraints[0]").
-void RecordLines(const YAML::Node& node, const std::string& field,
-                 std::map<std::string, int>* lines) {
-  auto record = [lines](const YAML::Node& at, const std::string& path) {
+// names fields ("benchmark.timeout_s", "constraints[0]"). Fails past the
+// limits above, before the parser walks the tree.
+Status RecordLines(const YAML::Node& node, const std::string& field, int depth,
+                   std::map<std::string, int>* lines, size_t* entries) {
+  // `at`, the value at `path`, is an entry: counted, and walked in turn.
+  auto descend = [&](const YAML::Node& at, const std::string& path) -> Status {
+    if (++*entries > kMaxEntries || depth >= kMaxDepth) {
+      return Status::InvalidArgument(
+          path + ": the spec nests deeper than " + std::to_string(kMaxDepth) +
+          " levels or holds more than " + std::to_string(kMaxEntries) +
+          " keys and items (a YAML alias that refers to itself, or expands too far?)");
+    }
     if (!at.Mark().is_null()) lines->emplace(path, at.Mark().line + 1);
+    return RecordLines(at, path, depth + 1, lines, entries);
   };
   if (node.IsMap()) {
     for (const auto& entry : node) {
       const std::string& key = entry.first.Scalar();
       const std::string path = field.empty() ? key : field + "." + key;
-      record(entry.first, path);
-      RecordLines(entry.second, path, lines);
+      if (!entry.first.Mark().is_null()) lines->emplace(path, entry.first.Mark().line + 1);
+      TF_RETURN_IF_ERROR(descend(entry.second, path));
     }
   } else if (node.IsSequence()) {
     for (size_t k = 0; k < node.size(); ++k) {
-      const std::string path = field + "[" + std::to_string(k) + "]";
-      record(node[k], path);
-      RecordLines(node[k], path, lines);
+      TF_RETURN_IF_ERROR(descend(node[k], field + "[" + std::to_string(k) + "]"));
     }
   }
+  return Status::Ok();
 }
 
 // One pass over the YAML tree; records which keys were given for FillDefaults.
@@ -151,7 +164,10 @@ class SpecParser {
                                      ": YAML syntax error: " + e.msg);
     }
     if (!root.IsMap()) return Error(root, "", "expected a map of spec keys");
-    RecordLines(root, "", &doc_.field_lines);
+    size_t entries = 0;
+    if (Status walked = RecordLines(root, "", 0, &doc_.field_lines, &entries); !walked.ok()) {
+      return Status::InvalidArgument(file_name_ + ": " + walked.message());
+    }
     TF_RETURN_IF_ERROR(ParseTopLevel(root));
     for (const char* required : {"kernel", "source", "entry", "params", "problems", "buffers"}) {
       if (!given_.count(required)) {

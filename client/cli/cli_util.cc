@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "auth/token_file.h"
+#include "auth/tokens.h"
 
 namespace tf::cli {
 
@@ -48,7 +49,10 @@ Result<client::ClientOptions> ClientOptionsFor(const GlobalOptions& global) {
     auto token = auth::ReadTokenFile(global.token_file);
     if (!token.ok()) return Status::InvalidArgument("--token-file: " + token.status().message());
     options.token = *token;
-  } else if (const char* token = std::getenv("TUNEFLEET_TOKEN")) {
+  } else if (const char* token = std::getenv("TUNEFLEET_TOKEN"); token && *token) {
+    if (Status valid = auth::CheckTokenText(token); !valid.ok()) {
+      return Status::InvalidArgument("TUNEFLEET_TOKEN: " + valid.message());
+    }
     options.token = token;
   }
   return options;

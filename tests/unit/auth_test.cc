@@ -52,6 +52,19 @@ TEST(TokensTest, MalformedTextIsUnauthenticated) {
   EXPECT_EQ(*TokenId("tf_12_secret"), 12);
 }
 
+TEST(TokensTest, TextThatCannotTravelInAHeaderIsNamedByPosition) {
+  EXPECT_TRUE(CheckTokenText("tf_1_abc").ok());
+  for (const char* text : {"tf_1\nabc", "tf_1 abc",
+                           "tf_1\x7f"
+                           "abc",
+                           "tf_1\xc3\xa9"}) {
+    Status status = CheckTokenText(text);
+    EXPECT_EQ(status.code(), Code::kInvalidArgument) << text;
+    EXPECT_NE(status.message().find("at character 5"), std::string::npos) << status.message();
+    EXPECT_EQ(status.message().find("tf_1"), std::string::npos) << status.message();
+  }
+}
+
 TEST(TokensTest, ConstantTimeEqualsIsEquality) {
   EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
   EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
@@ -116,6 +129,13 @@ TEST(TokenFileTest, WrittenOwnerOnlyReadBackAndNeverOverwritten) {
   EXPECT_EQ(*ReadTokenFile(path), "tf_1_abc");
   EXPECT_FALSE(WriteTokenFile(path, "tf_2_def").ok());
   EXPECT_EQ(*ReadTokenFile(path), "tf_1_abc");
+
+  const std::string two_lines = dir / "two_lines.token";
+  ASSERT_TRUE(WriteFileAtomic(two_lines, "# the reader's token\ntf_1_abc\n").ok());
+  auto read = ReadTokenFile(two_lines);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message().find(two_lines + ": the token has a space at character 2"), 0u)
+      << read.status().message();
 
   chmod(path.c_str(), 0644);
   Status open = CheckOwnerOnly(path);

@@ -216,11 +216,45 @@ TEST_F(CliTest, ANumberFlagOutOfRangeIsNamedWithItsValue) {
     result = Run({command, "-1"});
     EXPECT_EQ(result.exit_code, 2) << result.output;
     EXPECT_NE(result.output.find("JOB: -1 is not above 0"), std::string::npos) << result.output;
+    result = Run({command, "99999999999999999999999"});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("JOB: 99999999999999999999999 is too large for an id"),
+              std::string::npos)
+        << result.output;
   }
   result = Run({"token", "revoke", "abc"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("ID: 'abc' is not a whole number"), std::string::npos)
       << result.output;
+}
+
+// gRPC aborts the process on a header value with a line break; a token
+// file holding `token create`'s whole output must be refused first, and
+// without printing the secret.
+TEST_F(CliTest, ATokenThatIsNotOneLineIsAUsageErrorThatKeepsItsSecret) {
+  testing::TempDir dir;
+  const std::string path = dir / "reader.token";
+  ASSERT_TRUE(WriteFileAtomic(path, "token 3 (reader) created:\ntf_3_0123456789abcdef\n").ok());
+  ProcessResult result = Run({"--token-file", path, "jobs"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--token-file: " + path + ": the token has a space at character 6"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("0123456789abcdef"), std::string::npos) << result.output;
+
+  RunOptions options;
+  options.timeout_s = 30;
+  auto from_environment =
+      RunProcess({"/usr/bin/env", "TUNEFLEET_TOKEN=tf_3_0123\n456789abcdef",
+                  std::string(TF_BINARY_DIR) + "/bin/tunefleet", "--coordinator",
+                  "127.0.0.1:" + std::to_string(port_), "jobs"},
+                 options);
+  ASSERT_TRUE(from_environment.ok()) << from_environment.status().ToString();
+  EXPECT_EQ(from_environment->exit_code, 2) << from_environment->output;
+  EXPECT_NE(from_environment->output.find("TUNEFLEET_TOKEN: the token has a line break at "
+                                          "character 10"),
+            std::string::npos)
+      << from_environment->output;
 }
 
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {

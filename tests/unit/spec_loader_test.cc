@@ -171,6 +171,29 @@ TEST(SpecLoaderTest, ErrorsNameFileLineAndField) {
   EXPECT_THAT(ParseError("- a list\n"), HasSubstr("gemm.yaml:1: expected a map of spec keys"));
 }
 
+// An alias that refers to itself made the loader recurse until it crashed,
+// and nested aliases made it walk 10^9 entries; an anchor used once is fine.
+TEST(SpecLoaderTest, AliasesThatLoopOrExplodeAreRefusedAndOrdinaryOnesServe) {
+  EXPECT_THAT(ParseError("kernel: &a [*a]\n"),
+              MatchesRegex("gemm.yaml: kernel(\\[0\\])+: the spec nests deeper than 64 levels "
+                           "or holds more than 200000 keys and items \\(a YAML alias .*"));
+  std::string laughs = "a: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 9; ++level) {
+    std::string item = "*l" + std::to_string(level - 1);
+    laughs += "b" + std::to_string(level) + ": &l" + std::to_string(level) + " [" + item;
+    for (int k = 1; k < 10; ++k) laughs += ", " + item;
+    laughs += "]\n";
+  }
+  EXPECT_THAT(ParseError(laughs), HasSubstr("holds more than 200000 keys and items"));
+
+  std::string anchored = kMinimal;
+  anchored.replace(anchored.find("[1, 2, 4]"), 9, "&unrolls [1, 2, 4]\n  VEC: *unrolls");
+  auto spec = ParseSpecYaml(anchored, "gemm.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->params_size(), 2);
+  EXPECT_EQ(spec->params(1).values_size(), 3);
+}
+
 TEST(SpecLoaderTest, RangeErrors) {
   std::string both = kMinimal;
   both.replace(both.find("[1, 2, 4]"), 9, "{from: 1, to: 8, step: 1, times: 2}");
