@@ -3,7 +3,9 @@
 #include <cctype>
 #include <cstdio>
 #include <limits>
+#include <set>
 #include <sstream>
+#include <string_view>
 
 #include "client/json_format.h"
 #include "kernelspec/config.h"
@@ -16,11 +18,45 @@ Status FieldError(const std::string& name, const std::string& field, const std::
   return Status::InvalidArgument(name + ": " + field + ": " + why);
 }
 
-// A C++ identifier made of `text`: other characters become '_'.
+// `text` as a C++ identifier: other characters become '_', and a keyword
+// (a kernel named `class`, a parameter named `register`) takes a '_' after it.
 std::string Identifier(const std::string& text) {
+  static const std::set<std::string_view> kKeywords = {
+      "alignas",       "alignof",     "and",
+      "and_eq",        "asm",         "auto",
+      "bitand",        "bitor",       "bool",
+      "break",         "case",        "catch",
+      "char",          "char8_t",     "char16_t",
+      "char32_t",      "class",       "compl",
+      "concept",       "const",       "consteval",
+      "constexpr",     "constinit",   "const_cast",
+      "continue",      "co_await",    "co_return",
+      "co_yield",      "decltype",    "default",
+      "delete",        "do",          "double",
+      "dynamic_cast",  "else",        "enum",
+      "explicit",      "export",      "extern",
+      "false",         "float",       "for",
+      "friend",        "goto",        "if",
+      "inline",        "int",         "long",
+      "mutable",       "namespace",   "new",
+      "noexcept",      "not",         "not_eq",
+      "nullptr",       "operator",    "or",
+      "or_eq",         "private",     "protected",
+      "public",        "register",    "reinterpret_cast",
+      "requires",      "return",      "short",
+      "signed",        "sizeof",      "static",
+      "static_assert", "static_cast", "struct",
+      "switch",        "template",    "this",
+      "thread_local",  "throw",       "true",
+      "try",           "typedef",     "typeid",
+      "typename",      "union",       "unsigned",
+      "using",         "virtual",     "void",
+      "volatile",      "wchar_t",     "while",
+      "xor",           "xor_eq"};
   std::string out;
   for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k_" + out;
+  if (kKeywords.count(out)) out += '_';
   return out;
 }
 

@@ -94,12 +94,13 @@ int main(int argc, char** argv) {
   cancel_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
   cancel_cmd->callback([&] { exit_code = RunCancel(global, job_id); });
 
-  CLI::App* results_cmd =
-      AddCommand(app, "results",
-                 "List every candidate of a job, best first: status, config, problem, median, "
-                 "p10/p90, GFLOP/s, error",
-                 "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n"
-                 "  tunefleet results 12 --format t4 > gemm_T4.json\n");
+  CLI::App* results_cmd = AddCommand(
+      app, "results",
+      "List every candidate of a job, best first: status, config, problem, median, "
+      "p10/p90, GFLOP/s, re-timing, the worker that measured it ((reused), imported: DEVICE), "
+      "error",
+      "  tunefleet results 12\n  tunefleet results 12 --json | jq '.[0].config'\n"
+      "  tunefleet results 12 --format t4 > gemm_T4.json\n");
   results_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
   std::string results_format = "table";
   results_cmd

@@ -110,11 +110,21 @@ bool ParseInt(std::string_view s, int64_t* out) {
 Result<v1::Problem> ParseProblem(std::string_view text) {
   TF_ASSIGN_OR_RETURN(auto pairs, SplitAssignments(text));
   v1::Problem problem;
-  for (const auto& [name, value] : pairs) {
+  // People write "M=64, N=64": spaces around names and values are not theirs.
+  auto trimmed = [](const std::string& s) {
+    const size_t begin = s.find_first_not_of(" \t");
+    return begin == std::string::npos ? std::string()
+                                      : s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
+  };
+  for (const auto& [given_name, given_value] : pairs) {
+    const std::string name = trimmed(given_name);
+    const std::string value = trimmed(given_value);
     int64_t v;
     if (!ParseInt(value, &v)) {
-      return Status::InvalidArgument("problem variable " + name + " must be an integer, got '" +
-                                     value + "'");
+      const bool digits = !value.empty() && value.find_first_not_of("-0123456789") == value.npos;
+      return Status::InvalidArgument("problem variable " + name + ": " +
+                                     (digits ? value + " is out of the range of a 64-bit integer"
+                                             : "must be an integer, got '" + value + "'"));
     }
     auto* var = problem.add_vars();
     var->set_name(name);

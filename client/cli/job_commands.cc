@@ -260,14 +260,15 @@ int RunResults(const GlobalOptions& global, int64_t job_id, const std::string& f
     PrintJson(out);
     return kExitOk;
   }
-  Table table(
-      {"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "RE-TIMED", "ERROR"});
+  Table table({"STATUS", "CONFIG", "PROBLEM", "MEDIAN", "P10", "P90", "GFLOP/S", "RE-TIMED",
+               "WORKER", "ERROR"});
   for (const v1::CandidateResult& result : *results) {
     const v1::TimingStats& timing = result.timing();
     table.AddRow({client::ResultStatusName(result.status()), kernelspec::ConfigKey(result.config()),
                   kernelspec::ProblemText(result.problem()), FormatNanos(timing.median_ns()),
                   FormatNanos(timing.p10_ns()), FormatNanos(timing.p90_ns()),
-                  FormatGflops(timing.gflops()), Retimed(result), ErrorOrWarning(result)});
+                  FormatGflops(timing.gflops()), Retimed(result), result.worker(),
+                  ErrorOrWarning(result)});
   }
   table.Print(stdout);
   PrintBuildFailures(stdout, FailedBuilds(*results));

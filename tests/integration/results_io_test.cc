@@ -166,6 +166,9 @@ TEST_P(ResultsIoTest, ImportedRecordingsAnswerBestWithTheRecordedOptimum) {
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   ASSERT_EQ(listed->size(), cache["imported"].get<size_t>());
   EXPECT_EQ((*listed)[0].worker(), "imported: NVIDIA A100-PCIE-40GB");
+  ProcessResult table = Cli({"results", cache["job_id"].dump()});
+  EXPECT_NE(table.output.find("imported: NVIDIA A100-PCIE-40GB"), std::string::npos)
+      << table.output;
   std::map<std::string, int64_t> first;
   for (const auto& s : (*listed)[0].config().settings()) first[s.name()] = s.value().int_value();
   EXPECT_EQ(first, optimum.config);

@@ -124,6 +124,10 @@ TEST_F(CliTest, BestShowsTheProblemInTheOrderItWasAsked) {
   ProcessResult result = Run({"best", "gemm", "--problem", "M=64,N=32,K=16"});
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("problem:  M=64,N=32,K=16\n"), std::string::npos) << result.output;
+  // As people write it, spaces after the commas.
+  result = Run({"best", "gemm", "--problem", "M=64, N=32, K = 16"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("problem:  M=64,N=32,K=16\n"), std::string::npos) << result.output;
 }
 
 // A forgotten variable or a misspelt device class finds nothing; the answer
@@ -160,6 +164,11 @@ TEST_F(CliTest, MalformedProblemExits2) {
   result = Run({"best", "gemm", "--problem", "M=256,M=512,N=256"});
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("M is given twice in 'M=256,M=512,N=256'"), std::string::npos)
+      << result.output;
+  result = Run({"best", "gemm", "--problem", "M=99999999999999999999"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("M: 99999999999999999999 is out of the range of a 64-bit integer"),
+            std::string::npos)
       << result.output;
 }
 
