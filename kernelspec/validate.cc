@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/number_text.h"
 #include "kernelspec/config.h"
 #include "kernelspec/expr.h"
 #include "kernelspec/params.h"
@@ -379,6 +380,15 @@ class Validator {
     }
   }
 
+  // A duration: NaN, infinity or a value past `most` would overflow the
+  // clocks it is added to. `most_text` says `most` for people.
+  void CheckAmount(const std::string& field, double value, bool zero_allowed, double most,
+                   const std::string& most_text) {
+    if ((zero_allowed ? value >= 0 : value > 0) && value <= most) return;
+    Fail(field, std::string("must be ") + (zero_allowed ? ">= 0" : "> 0") + " and at most " +
+                    NumberText(most) + " (" + most_text + "), got " + NumberText(value));
+  }
+
   void CheckSettings() {
     const v1::Verify& verify = spec_.verify();
     if (!(verify.rtol() >= 0) || std::isinf(verify.rtol())) {
@@ -392,14 +402,15 @@ class Validator {
            "'" + spec_.objective().minimize() + "': only 'time' is supported");
     }
     const v1::BenchmarkSettings& b = spec_.benchmark();
-    if (!(b.warmup_ms() >= 0)) Fail("benchmark.warmup_ms", "must be >= 0");
-    if (!(b.min_time_ms() > 0)) Fail("benchmark.min_time_ms", "must be > 0");
+    constexpr double kHourMs = 3'600'000, kDayS = 86'400;
+    CheckAmount("benchmark.warmup_ms", b.warmup_ms(), true, kHourMs, "an hour");
+    CheckAmount("benchmark.min_time_ms", b.min_time_ms(), false, kHourMs, "an hour");
     if (b.min_repeats() < 1) Fail("benchmark.min_repeats", "must be >= 1");
     if (b.max_repeats() < b.min_repeats()) {
       Fail("benchmark.max_repeats", std::to_string(b.max_repeats()) + " is below min_repeats " +
                                         std::to_string(b.min_repeats()));
     }
-    if (!(b.timeout_s() > 0)) Fail("benchmark.timeout_s", "must be > 0");
+    CheckAmount("benchmark.timeout_s", b.timeout_s(), false, kDayS, "a day");
     if (!(b.rest() >= 0) || std::isinf(b.rest())) {
       Fail("benchmark.rest", "must be a finite number >= 0");
     }
@@ -415,7 +426,7 @@ class Validator {
       Fail("search.strategy", "'" + search.strategy() + "' is not one of " + Choices(kStrategies));
     }
     if (search.max_candidates() < 0) Fail("search.max_candidates", "must be >= 0");
-    if (!(search.max_seconds() >= 0)) Fail("search.max_seconds", "must be >= 0");
+    CheckAmount("search.max_seconds", search.max_seconds(), true, 366 * 86'400, "a year");
     if (search.patience() < 0) Fail("search.patience", "must be >= 0");
     if (!(search.min_improvement_percent() >= 0 && search.min_improvement_percent() < 100)) {
       Fail("search.min_improvement_percent", "must be in [0, 100)");

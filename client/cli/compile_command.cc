@@ -44,12 +44,19 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   if (!loaded.ok()) return FailUsage(loaded.status());
   v1::KernelSpec& spec = loaded->spec;
   if (!options.target.empty()) spec.mutable_target()->set_arch(options.target);
-  if (Status status = vendors::CompleteTarget(&spec); !status.ok()) {
+  // An arch from --target is the command line's error, not the file's line.
+  auto fail_spec = [&](const Status& status) {
+    constexpr std::string_view kArch = "target.arch: ";
+    if (!options.target.empty() && status.message().starts_with(kArch)) {
+      return FailUsage(
+          Status::InvalidArgument("--target: " + status.message().substr(kArch.size())));
+    }
     return FailSpec(*loaded, status);
-  }
+  };
+  if (Status status = vendors::CompleteTarget(&spec); !status.ok()) return fail_spec(status);
   if (Status valid = kernelspec::ValidateSpec(spec, loaded->sources, kernelspec::SpecLimits());
       !valid.ok()) {
-    return FailSpec(*loaded, valid);
+    return fail_spec(valid);
   }
   Result<DeviceProperties> props = TargetProperties(spec, options.device_props);
   if (!props.ok()) return FailUsage(props.status());
@@ -59,7 +66,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
   // What the coordinator checks at submit (compile_options, define-style values), with lines.
-  if (Status valid = (*toolchain)->Validate(spec); !valid.ok()) return FailSpec(*loaded, valid);
+  if (Status valid = (*toolchain)->Validate(spec); !valid.ok()) return fail_spec(valid);
   if ((*toolchain)->target().empty()) {
     return FailUsage(Status::InvalidArgument(
         "target.arch: the spec names no architecture; pass --target with the arch a worker "

@@ -4,10 +4,21 @@
 #include <set>
 
 #include "kernelspec/config.h"
+#include "kernelspec/expr.h"
 #include "kernelspec/validate.h"
 #include "vendors/device_kinds.h"
 
 namespace tf::cli {
+
+namespace {
+
+std::string JoinDeviceNames(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "device." : ", device.") + name;
+  return out;
+}
+
+}  // namespace
 
 Result<kernelspec::DeviceProperties> TargetProperties(const v1::KernelSpec& spec,
                                                       const std::vector<std::string>& flags) {
@@ -18,6 +29,15 @@ Result<kernelspec::DeviceProperties> TargetProperties(const v1::KernelSpec& spec
       props.insert((*local)[0].info.properties().begin(), (*local)[0].info.properties().end());
     }
   }
+  // A misspelt name would leave the property it meant at this machine's value.
+  std::set<std::string> used;
+  for (const std::string& constraint : spec.constraints()) {
+    auto expr = kernelspec::Expr::Parse(constraint);
+    if (!expr.ok()) continue;  // ValidateSpec names it
+    for (const std::string& variable : expr->variables()) {
+      if (variable.starts_with("device.")) used.insert(variable.substr(7));
+    }
+  }
   for (const std::string& flag : flags) {
     const size_t eq = flag.find('=');
     char* end = nullptr;
@@ -26,7 +46,14 @@ Result<kernelspec::DeviceProperties> TargetProperties(const v1::KernelSpec& spec
       return Status::InvalidArgument("--device-prop '" + flag +
                                      "' is not NAME=INTEGER, e.g. max_shared_mem_per_block=232448");
     }
-    props[flag.substr(0, eq)] = value;
+    const std::string name = flag.substr(0, eq);
+    if (!used.count(name)) {
+      return Status::InvalidArgument("--device-prop " + name +
+                                     ": no constraint of the spec uses device." + name +
+                                     (used.empty() ? std::string(" (none uses a device property)")
+                                                   : "; they use " + JoinDeviceNames(used)));
+    }
+    props[name] = value;
   }
   return props;
 }

@@ -266,6 +266,14 @@ TEST_F(CliTest, ATokenThatIsNotOneLineIsAUsageErrorThatKeepsItsSecret) {
       << from_environment->output;
 }
 
+TEST_F(CliTest, AnArchGivenWithTargetIsBlamedOnTheFlagNotOnTheSpecFile) {
+  ProcessResult result =
+      Run({"compile", testing::SourcePath("examples/cpu/gemm/gemm.yaml"), "--target", "sm_90"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--target: 'sm_90'"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("gemm.yaml:"), std::string::npos) << result.output;
+}
+
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
   ProcessResult result = Run({"cancel", "7"});
   EXPECT_EQ(result.exit_code, 0) << result.output;
@@ -358,6 +366,14 @@ TEST_F(CliTest, SpaceNamesTheLineOfAConstraintOnAnUnknownDeviceProperty) {
       << result.output;
   result = Run({"space", spec, "--device-prop", "max_threads_per_block=1024"});
   EXPECT_EQ(result.exit_code, 0) << result.output;
+  // A misspelt name is named, not ignored.
+  result = Run({"space", spec, "--device-prop", "max_thread_per_block=1024"});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--device-prop max_thread_per_block: no constraint of the spec "
+                               "uses device.max_thread_per_block; they use "
+                               "device.max_threads_per_block"),
+            std::string::npos)
+      << result.output;
 }
 
 TEST_F(CliTest, SpaceCountsAReplaySpecsConfigurations) {

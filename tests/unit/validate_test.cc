@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "kernelspec/spec_loader.h"
 
 namespace tf::kernelspec {
@@ -259,6 +262,17 @@ TEST_F(ValidateTest, SettingsRanges) {
   EXPECT_THAT(error, HasSubstr("benchmark.min_time_ms: must be > 0"));
   EXPECT_THAT(error, HasSubstr("benchmark.max_repeats: 2 is below min_repeats 5"));
   EXPECT_THAT(error, HasSubstr("benchmark.rest: must be a finite number >= 0"));
+  // Durations are bounded: infinity or 1e20 s would overflow the clocks.
+  spec_.mutable_benchmark()->set_timeout_s(std::numeric_limits<double>::infinity());
+  spec_.mutable_benchmark()->set_warmup_ms(1e20);
+  spec_.mutable_search()->set_max_seconds(std::nan(""));
+  error = Error();
+  EXPECT_THAT(error, HasSubstr("benchmark.timeout_s: must be > 0 and at most 86400 (a day), "
+                               "got inf"));
+  EXPECT_THAT(error, HasSubstr("benchmark.warmup_ms: must be >= 0 and at most 3.6e+06 (an "
+                               "hour), got 1e+20"));
+  EXPECT_THAT(error, HasSubstr("search.max_seconds: must be >= 0 and at most 3.16224e+07 (a "
+                               "year), got nan"));
   // target.vendor and compile_options are the toolchain's to check
   // (vendor_tables_test, compile_policy_test).
 }
