@@ -18,6 +18,14 @@ Status CheckAddress(const std::string& address) {
   if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) {
     return Status::Ok();
   }
+  // gRPC would look the whole text up as a host name and call it unreachable.
+  for (const char* scheme : {"http://", "https://", "grpc://", "grpcs://"}) {
+    if (address.rfind(scheme, 0) == 0) {
+      return Status::InvalidArgument("coordinator address '" + address +
+                                     "': expected HOST:PORT, without " + scheme +
+                                     " (--tls-ca turns TLS on)");
+    }
+  }
   if (Status checked = CheckListenAddress(address); !checked.ok()) {
     return Status::InvalidArgument("coordinator address " + checked.message());
   }

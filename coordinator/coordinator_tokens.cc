@@ -12,6 +12,18 @@ Result<v1::CreateTokenResponse> Coordinator::CreateToken(const v1::CreateTokenRe
   if (request.name().empty()) {
     return Status::InvalidArgument("a token needs a name, e.g. the person or host it is for");
   }
+  // The name is shown in tables and logs: one line, short.
+  constexpr size_t kMaxName = 128;
+  if (request.name().size() > kMaxName) {
+    return Status::InvalidArgument("a token's name is at most " + std::to_string(kMaxName) +
+                                   " bytes; this one has " + std::to_string(request.name().size()));
+  }
+  for (unsigned char c : request.name()) {
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(
+          "a token's name is one line without control characters (a line break, a tab, ...)");
+    }
+  }
   if (request.role() == v1::ROLE_UNSPECIFIED || !v1::Role_IsValid(request.role())) {
     return Status::InvalidArgument("a token needs a role: reader, submitter, worker or admin");
   }

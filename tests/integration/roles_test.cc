@@ -336,6 +336,26 @@ TEST_F(RolesTest, ASubmitterListsOnlyItsOwnJobs) {
   EXPECT_EQ(list(reader), (std::vector<int64_t>{their_job, my_job}));
 }
 
+// A name is shown in `token list` and the log: a line break in it would
+// forge a row of either.
+TEST_F(RolesTest, ATokenNameIsOneShortLine) {
+  v1::ListTokensResponse before, after;
+  ASSERT_TRUE(clients_->ListTokens(Context(admin_).get(), {}, &before).ok());
+  v1::CreateTokenRequest request;
+  request.set_role(v1::ROLE_READER);
+  v1::CreateTokenResponse response;
+  for (const std::string& name :
+       {std::string("evil\n7  admin"), std::string("tab\there"), std::string(129, 'x')}) {
+    request.set_name(name);
+    grpc::Status refused = clients_->CreateToken(Context(admin_).get(), request, &response);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << name;
+  }
+  ASSERT_TRUE(clients_->ListTokens(Context(admin_).get(), {}, &after).ok());
+  EXPECT_EQ(after.tokens_size(), before.tokens_size());
+  EXPECT_FALSE(CreateToken(v1::ROLE_READER, std::string(128, 'x')).empty());
+  EXPECT_FALSE(CreateToken(v1::ROLE_READER, "Zoë's laptop").empty());
+}
+
 TEST_F(RolesTest, ARevokedTokenFailsOnItsVeryNextCall) {
   const std::string token = CreateToken(v1::ROLE_SUBMITTER, "soon-revoked");
   v1::ListJobsResponse response;

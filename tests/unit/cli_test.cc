@@ -193,7 +193,8 @@ TEST_F(CliTest, PortOverTheRangeIsAUsageErrorNotAnotherPort) {
 
 TEST_F(CliTest, AnAddressThatDoesNotEndInAPortIsAUsageError) {
   // gRPC alone would dial localhost:443 for "localhost", and resolve "127.0.0.1:50051x".
-  for (const char* address : {"localhost", "127.0.0.1:50051x", "127.0.0.1:"}) {
+  for (const char* address :
+       {"localhost", "127.0.0.1:50051x", "127.0.0.1:", "http://127.0.0.1:50051"}) {
     ProcessResult result = RunWithAddress(address, {"status", "1"});
     EXPECT_EQ(result.exit_code, 2) << address << ": " << result.output;
     EXPECT_NE(result.output.find("coordinator address '" + std::string(address) +
