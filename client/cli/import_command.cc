@@ -18,7 +18,13 @@ namespace fs = std::filesystem;
 
 // Where the kernel file is: beside the T1 file, or one folder up (as Kernel
 // Tuner looks for it).
+// A T1 file names a file of its own project; one that names a path outside
+// it (/etc/passwd, ../../x) is refused rather than copied beside the spec.
 Result<fs::path> FindKernelFile(const fs::path& t1_path, const std::string& kernel_file) {
+  if (!kernelspec::IsSafeRelativePath(kernel_file)) {
+    return Status::InvalidArgument("KernelSpecification.KernelFile: '" + kernel_file +
+                                   "' is not a relative path inside the T1 file's folder");
+  }
   const fs::path folder = t1_path.parent_path();
   for (const fs::path& candidate : {folder / kernel_file, folder.parent_path() / kernel_file}) {
     if (fs::is_regular_file(candidate)) return fs::weakly_canonical(candidate);

@@ -181,6 +181,17 @@ TEST(KernelTunerImportTest, CommandLineImportAndSpace) {
   ProcessResult bad = testing::RunCli("127.0.0.1:1", {"import", "kerneltuner", dir / "conv.yaml"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("not a JSON object"));
+
+  // A T1 file naming a file outside its folder gets no copy of it.
+  std::string t1 = *ReadFile(testing::SourcePath(kFolder + "convolution_milo_T1.json"));
+  t1.replace(t1.find("\"convolution_milo.cu\""), 21, "\"../../../etc/passwd\"");
+  ASSERT_TRUE(WriteFileAtomic(dir / "escaping_T1.json", t1).ok());
+  ProcessResult escaping = testing::RunCli(
+      "127.0.0.1:1", {"import", "kerneltuner", dir / "escaping_T1.json", "-o", dir / "x.yaml"});
+  EXPECT_EQ(escaping.exit_code, 2) << escaping.output;
+  EXPECT_THAT(escaping.output, HasSubstr("KernelSpecification.KernelFile: '../../../etc/passwd' "
+                                         "is not a relative path inside the T1 file's folder"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "passwd"));
 }
 
 }  // namespace
