@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -21,7 +23,7 @@ using Json = nlohmann::ordered_json;
 // gzread passes uncompressed files through unchanged.
 Result<std::string> ReadMaybeGzipped(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) return Status::NotFound(path + ": cannot open");
+  if (file == nullptr) return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
   std::string text;
   char buffer[1 << 16];
   int n;
