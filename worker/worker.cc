@@ -286,7 +286,8 @@ Result<v1::ReportResultsResponse> Worker::SendResults(v1::ReportResultsRequest& 
   return response;
 }
 
-void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease) {
+Status Worker::RunLease(const Device& device, RunnerSupervisor& supervisor,
+                        const v1::Lease& lease) {
   const int index = device.info.index();
   spdlog::info("device {}: {} {} of job {}: {} candidates", index,
                lease.retime() ? "retime lease" : "lease", lease.lease_id(), lease.job_id(),
@@ -298,6 +299,7 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
   // lease's several.
   std::vector<std::pair<std::string, std::string>> artifacts;
   Status fetched = Status::Ok();
+  Status ran = Status::Ok();
   for (const auto& c : lease.candidates()) {
     const std::string& sha256 = runner::ArtifactOf(lease, c);
     if (!fetched.ok() || std::any_of(artifacts.begin(), artifacts.end(),
@@ -322,18 +324,17 @@ void Worker::RunLease(const Device& device, RunnerSupervisor& supervisor, const 
       }
     }
   } else if (lease.build_on_worker()) {
-    RunBundleLease(device, supervisor, lease,
-                   std::map<std::string, std::string>(artifacts.begin(), artifacts.end()), report);
+    ran = RunBundleLease(device, supervisor, lease,
+                         std::map<std::string, std::string>(artifacts.begin(), artifacts.end()),
+                         report);
   } else {
     std::vector<std::string> paths;
     for (const auto& [sha256, path] : artifacts) paths.push_back(path);
-    Status status =
+    ran =
         supervisor.RunLease(lease, paths, report, [&] { return LeaseCancelled(lease.lease_id()); });
-    if (!status.ok()) {
-      spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
-    }
   }
   reporter_->FinishLease(lease.lease_id(), index);
+  return ran.code() == Code::kCancelled ? Status::Ok() : ran;
 }
 
 bool Worker::LeaseCancelled(int64_t lease_id) {
@@ -342,10 +343,10 @@ bool Worker::LeaseCancelled(int64_t lease_id) {
   return cancelled_leases_.contains(lease_id);
 }
 
-void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
-                            const v1::Lease& lease,
-                            const std::map<std::string, std::string>& bundle_paths,
-                            const std::function<void(v1::CandidateResult)>& report) {
+Status Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
+                              const v1::Lease& lease,
+                              const std::map<std::string, std::string>& bundle_paths,
+                              const std::function<void(v1::CandidateResult)>& report) {
   const int index = device.info.index();
   const kernelspec::DeviceProperties limits(device.info.properties().begin(),
                                             device.info.properties().end());
@@ -422,13 +423,10 @@ void Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
       const std::string path = bundles_->ArtifactPath(c.artifact_sha256());
       if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
     }
-    Status status = supervisor.RunLease(run, paths, report_with_resources,
-                                        [&] { return LeaseCancelled(lease.lease_id()); });
-    if (!status.ok()) {
-      spdlog::warn("device {}: lease {}: {}", index, lease.lease_id(), status.message());
-      return;
-    }
+    TF_RETURN_IF_ERROR(supervisor.RunLease(run, paths, report_with_resources,
+                                           [&] { return LeaseCancelled(lease.lease_id()); }));
   }
+  return Status::Ok();
 }
 
 void Worker::DeviceLoop(const Device& device) {
@@ -439,6 +437,8 @@ void Worker::DeviceLoop(const Device& device) {
   sandbox.file_mb = options_.runner_file_mb;
   RunnerSupervisor supervisor(options_.runner_path, device, sandbox);
   Backoff backoff(std::chrono::milliseconds(200), std::chrono::seconds(5));
+  // Between leases this device could not run: its runner may never start.
+  Backoff unable(std::chrono::seconds(1), std::chrono::seconds(60));
   while (!stopping_) {
     v1::AcquireLeaseRequest request;
     request.set_worker_id(worker_id());
@@ -462,10 +462,21 @@ void Worker::DeviceLoop(const Device& device) {
       std::lock_guard lock(mu_);
       leases_in_progress_.insert(lease_id);
     }
-    RunLease(device, supervisor, response.lease());
-    std::lock_guard lock(mu_);
-    leases_in_progress_.erase(lease_id);
-    cancelled_leases_.erase(lease_id);
+    Status ran = RunLease(device, supervisor, response.lease());
+    {
+      std::lock_guard lock(mu_);
+      leases_in_progress_.erase(lease_id);
+      cancelled_leases_.erase(lease_id);
+    }
+    if (ran.ok()) {
+      unable.Reset();
+    } else {
+      const auto wait = unable.Next();
+      spdlog::error("device {}: cannot run lease {} (its candidates without a result go back): {}; next try in {} ms",
+                    device.info.index(), lease_id, ran.message(),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+      SleepUnlessStopping(wait);
+    }
   }
 }
 

@@ -73,14 +73,18 @@ class Worker {
   Status Register();
   void HeartbeatLoop();
   void DeviceLoop(const Device& device);
-  void RunLease(const Device& device, class RunnerSupervisor& supervisor, const v1::Lease& lease);
+  // Not OK when the device could not run the lease (its runner does not
+  // start): the lease goes back unrun and the device loop waits before the
+  // next, rather than take and return leases as fast as the coordinator
+  // answers.
+  Status RunLease(const Device& device, class RunnerSupervisor& supervisor, const v1::Lease& lease);
   // A lease whose artifacts are BuildBundles (local copies by hash): built
   // here for the device, the candidates that failed to build or exceed its
   // limits reported as such, the rest run artifact by artifact, or a retime
   // lease's all together.
-  void RunBundleLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease,
-                      const std::map<std::string, std::string>& bundle_paths,
-                      const std::function<void(v1::CandidateResult)>& report);
+  Status RunBundleLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease,
+                        const std::map<std::string, std::string>& bundle_paths,
+                        const std::function<void(v1::CandidateResult)>& report);
   bool LeaseCancelled(int64_t lease_id);
   Status FetchArtifact(const std::string& sha256, const std::string& path);
   Result<v1::ReportResultsResponse> SendResults(v1::ReportResultsRequest& request);

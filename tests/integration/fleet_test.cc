@@ -5,11 +5,14 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "auth/token_file.h"
 #include "client/client.h"
+#include "common/files.h"
 #include "db/database.h"
 #include "kernelspec/config.h"
 #include "runner/alternation.h"
@@ -275,6 +278,36 @@ TEST_P(FleetTest, WorkerKilledMidLeaseHasItsCandidatesFinishedByAnother) {
   v1::Job done = WaitForEnd(job.job_id(), seconds(180));
   EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
   EXPECT_EQ(done.candidates_done(), done.candidates_total());
+  EXPECT_EQ(done.candidates_failed(), 0);
+  ExpectExactlyOneResultPerCandidate(job.job_id());
+}
+
+// A device whose runner cannot start (here its work directory's name is
+// taken by a file) took a lease, handed it back and took the next as fast
+// as the coordinator answered, hundreds a second; it now waits longer each
+// time, and a healthy device finishes the job.
+TEST_P(FleetTest, ADeviceWhoseRunnerCannotStartWaitsBetweenLeasesAndAnotherFinishesTheJob) {
+  std::filesystem::create_directories(dir_ / "worker0-cache/runners");
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "worker0-cache/runners/device-0", "").ok());
+  Process& broken = AddWorker("cpu:1");
+  v1::Job job = Submit("tests/integration/data/slow/slow.yaml");
+  ASSERT_GT(job.job_id(), 0);
+  auto failures = [&] {
+    const std::string log = broken.Log();
+    int count = 0;
+    for (size_t at = log.find("cannot run lease"); at != std::string::npos;
+         at = log.find("cannot run lease", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  ASSERT_TRUE(WaitFor([&] { return failures() > 0; }, seconds(60))) << broken.Log();
+  EXPECT_NE(broken.Log().find("Not a directory"), std::string::npos) << broken.Log();
+  std::this_thread::sleep_for(seconds(5));
+  EXPECT_LE(failures(), 4) << "waits of 1, 2 and 4 s between tries";
+  AddWorker("cpu:1");
+  v1::Job done = WaitForEnd(job.job_id(), seconds(180));
+  EXPECT_EQ(done.state(), v1::JOB_STATE_SUCCEEDED) << done.DebugString();
   EXPECT_EQ(done.candidates_failed(), 0);
   ExpectExactlyOneResultPerCandidate(job.job_id());
 }
