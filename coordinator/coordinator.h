@@ -192,8 +192,6 @@ class Coordinator {
     v1::DeviceInfo device;         // a device of the bound class: arch and limits
     std::deque<int64_t> ready;     // candidate ids, in build order
     std::vector<int64_t> candidate_ids;
-    int64_t configurations = 0;  // distinct configurations to build
-    int64_t builds_done = 0;
     int active_leases = 0;
     // Leases finished by their workers, their total time from grant to the
     // last report and their candidates: what a lease of this job normally

@@ -78,7 +78,7 @@ Status Coordinator::PackBundlesLocked(Job& job, const std::vector<v1::Config>& c
     c.artifact_sha256 = bundle->second;
     MarkReadyLocked(job, c);
   }
-  job.builds_done += static_cast<int64_t>(bundle_of.size());
+  job.row.builds_done += static_cast<int64_t>(bundle_of.size());
   ChangedLocked(job);
   return Status::Ok();
 }
@@ -151,7 +151,7 @@ Status Coordinator::RecordBuildsLocked(int64_t job_id,
   if (status.ok()) status = txn->Commit();
   TF_RETURN_IF_ERROR(status);
   job.row = std::move(updated);
-  job.builds_done += static_cast<int64_t>(resolved_configs.size());
+  job.row.builds_done += static_cast<int64_t>(resolved_configs.size());
   for (const std::string& key : resolved_configs) job.building.erase(key);
   for (auto* c : ready) MarkReadyLocked(job, *c);
   for (auto& [c, row] : failed) {

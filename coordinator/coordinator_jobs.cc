@@ -137,6 +137,8 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
   job.set_error(row.error);
   job.set_stop_reason(row.stop_reason);
   job.set_priority(row.priority);
+  job.set_configurations(row.configurations);
+  job.set_builds_done(row.builds_done);
   auto best = db_->JobBest(row.id);
   if (best.ok()) {
     for (const auto& r : *best) {
@@ -155,8 +157,6 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
 
 v1::Job Coordinator::ToProto(const Job& job) {
   v1::Job proto = ToProto(job.row);
-  proto.set_configurations(job.configurations);
-  proto.set_builds_done(job.builds_done);
   proto.set_problems_retiming(static_cast<int32_t>(job.retimes.size()));
   return proto;
 }

@@ -131,8 +131,8 @@ Status Coordinator::Load() {
         if (queued_configs.insert(stored.config_key).second) to_build.push_back(stored.config);
       }
     }
-    job.configurations = static_cast<int64_t>(job.config_keys.size());
-    job.builds_done = job.configurations - static_cast<int64_t>(to_build.size());
+    job.row.configurations = static_cast<int64_t>(job.config_keys.size());
+    job.row.builds_done = job.row.configurations - static_cast<int64_t>(to_build.size());
     job.building = std::move(queued_configs);
     ScheduleBuildsLocked(job, to_build);
     spdlog::info("resumed job {} ({}): {}/{} candidates done, {} ready, {} to build", job.row.id,

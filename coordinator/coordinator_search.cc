@@ -154,8 +154,8 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
     Candidate& c = candidates[i];
     job.candidate_ids.push_back(c.id);
     if (job.config_keys.insert(c.config_key).second) {
-      job.configurations++;
-      if (built_flags[i]) job.builds_done++;
+      job.row.configurations++;
+      if (built_flags[i]) job.row.builds_done++;
     }
     Candidate& stored = candidates_[c.id] = std::move(c);
     if (results[i]) {

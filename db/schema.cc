@@ -153,6 +153,12 @@ ALTER TABLE best_by_kernel RENAME TO best;
       R"sql(
 ALTER TABLE jobs ADD COLUMN toolchain TEXT NOT NULL DEFAULT '';
 )sql",
+      // 9: a job's distinct configurations and how many are built, so that an
+      // ended job says so after a restart too (they were kept in memory only).
+      R"sql(
+ALTER TABLE jobs ADD COLUMN configurations INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN builds_done INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return kMigrations;
 }

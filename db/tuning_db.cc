@@ -26,7 +26,7 @@ std::vector<v1::SourceFile> ParseSources(const std::string& bytes) {
 constexpr const char* kJobColumns =
     "id, kernel, fingerprint, spec, sources, state, priority, device_class, error, "
     "candidates_total, candidates_done, candidates_failed, candidates_cached, created_ms, "
-    "updated_ms, owner_token, started_ms, stop_reason, toolchain";
+    "updated_ms, owner_token, started_ms, stop_reason, toolchain, configurations, builds_done";
 
 JobRow ReadJob(const Statement& s) {
   JobRow job;
@@ -49,6 +49,8 @@ JobRow ReadJob(const Statement& s) {
   job.started_ms = s.Int(16);
   job.stop_reason = s.Text(17);
   job.toolchain = s.Text(18);
+  job.configurations = s.Int(19);
+  job.builds_done = s.Int(20);
   return job;
 }
 
@@ -169,7 +171,8 @@ Status TuningDb::UpdateJob(const JobRow& job) {
                       db_->Prepare("UPDATE jobs SET state=?, device_class=?, error=?, "
                                    "candidates_total=?, candidates_done=?, candidates_failed=?, "
                                    "candidates_cached=?, updated_ms=?, started_ms=?, "
-                                   "stop_reason=?, fingerprint=?, toolchain=? WHERE id=?"));
+                                   "stop_reason=?, fingerprint=?, toolchain=?, configurations=?, "
+                                   "builds_done=? WHERE id=?"));
   stmt.Bind(1, static_cast<int64_t>(job.state))
       .Bind(2, job.device_class)
       .Bind(3, job.error)
@@ -182,7 +185,9 @@ Status TuningDb::UpdateJob(const JobRow& job) {
       .Bind(10, job.stop_reason)
       .Bind(11, job.fingerprint)
       .Bind(12, job.toolchain)
-      .Bind(13, job.id);
+      .Bind(13, job.configurations)
+      .Bind(14, job.builds_done)
+      .Bind(15, job.id);
   return stmt.Run();
 }
 

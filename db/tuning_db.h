@@ -43,6 +43,8 @@ struct JobRow {
   // The compiler it is measured with when its workers compile it (set when
   // it is bound); empty: the coordinator compiles it, or not known.
   std::string toolchain;
+  int64_t configurations = 0;  // distinct configurations to build
+  int64_t builds_done = 0;
 };
 
 enum class CandidateState { kWaitingBuild = 0, kReady = 1, kLeased = 2, kDone = 3 };

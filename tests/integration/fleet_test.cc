@@ -330,6 +330,21 @@ TEST_P(FleetTest, CoordinatorKilledMidJobResumesOnItsDatabase) {
   EXPECT_EQ(done.candidates_done(), done.candidates_total());
   EXPECT_EQ(done.candidates_failed(), 0);
   ExpectExactlyOneResultPerCandidate(job.job_id());
+  EXPECT_EQ(done.configurations(), 24);
+  EXPECT_EQ(done.builds_done(), 24);
+  // Ended, the job says what it built after the next restart too.
+  coordinator_->Kill();
+  coordinator_->Start();
+  v1::Job after;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto now = client_->GetJob(job.job_id());
+        if (now.ok()) after = *now;
+        return now.ok();
+      },
+      seconds(30)));
+  EXPECT_EQ(after.configurations(), 24);
+  EXPECT_EQ(after.builds_done(), 24);
 }
 
 TEST_P(FleetTest, SubmitWaitRidesOutACoordinatorRestart) {

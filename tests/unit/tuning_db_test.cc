@@ -176,9 +176,16 @@ TEST_P(TuningDbTest, JobStateAndSpecRoundTrip) {
   EXPECT_EQ((*unfinished)[0].fingerprint, "fp-compiled-with-g++-13");
   EXPECT_EQ((*unfinished)[0].toolchain, "g++ 13");
   row.state = v1::JOB_STATE_SUCCEEDED;
+  row.configurations = 3;
+  row.builds_done = 3;
   ASSERT_TRUE(db_->UpdateJob(row).ok());
   EXPECT_TRUE(db_->LoadJobs(true, 10)->empty());
   EXPECT_EQ(db_->LoadJobs(false, 10)->size(), 1u);
+  // An ended job says what it built after a restart too.
+  auto ended = db_->GetJob(job_id_);
+  ASSERT_TRUE(ended.ok() && ended->has_value());
+  EXPECT_EQ((*ended)->configurations, 3);
+  EXPECT_EQ((*ended)->builds_done, 3);
 }
 
 TEST_P(TuningDbTest, ActiveLeasesComeBackWithTheirCandidates) {
