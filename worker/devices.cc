@@ -95,6 +95,11 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const
     if (!found.ok()) return found.status();
     devices.insert(devices.end(), found->begin(), found->end());
   }
+  // A worker with nothing to offer would ask to register forever.
+  if (devices.empty()) {
+    return Status::FailedPrecondition("--devices '" + flag +
+                                      "' finds no device on this host (the lines above say why)");
+  }
   return devices;
 }
 

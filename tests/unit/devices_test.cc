@@ -62,6 +62,20 @@ TEST(DevicesTest, BadDeviceFlagsNameTheProblem) {
   EXPECT_TRUE(one->front().info.labels().empty());
 }
 
+// A worker offering nothing asked the coordinator to register it forever.
+TEST(DevicesTest, AFlagThatFindsNoDeviceFailsAndAKindWithoutOneIsSkipped) {
+  auto none = DiscoverDevices("amd", "");
+  if (none.ok()) GTEST_SKIP() << "this host has an AMD GPU";
+  EXPECT_EQ(none.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(none.status().message().find("--devices 'amd' finds no device on this host"),
+            std::string::npos)
+      << none.status().message();
+  auto cpu = DiscoverDevices("amd,cpu:1", "");
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  ASSERT_EQ(cpu->size(), 1u);
+  EXPECT_EQ(cpu->front().info.vendor(), "cpu");
+}
+
 TEST(DevicesTest, ReplayDevicesTakeAFileEachAndRepeat) {
   const std::string dir = TF_SOURCE_DIR "/tests/data/spaces/convolution/";
   auto devices = DiscoverDevices(
