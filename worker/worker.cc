@@ -334,7 +334,9 @@ Status Worker::RunLease(const Device& device, RunnerSupervisor& supervisor,
         supervisor.RunLease(lease, paths, report, [&] { return LeaseCancelled(lease.lease_id()); });
   }
   reporter_->FinishLease(lease.lease_id(), index);
-  return ran.code() == Code::kCancelled ? Status::Ok() : ran;
+  if (ran.code() != Code::kCancelled) return ran;
+  spdlog::info("device {}: lease {}: {}", index, lease.lease_id(), ran.message());
+  return Status::Ok();
 }
 
 bool Worker::LeaseCancelled(int64_t lease_id) {
