@@ -1,5 +1,12 @@
 #include "db/sqlite.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace tf::db {
 
 Status SqliteError(sqlite3* db, int rc, std::string_view what) {
@@ -106,6 +113,37 @@ Result<std::unique_ptr<Database>> SqliteDatabase::Open(const std::string& path,
 SqliteDatabase::~SqliteDatabase() {
   for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
   sqlite3_close(db_);
+  if (writer_lock_fd_ >= 0) close(writer_lock_fd_);
+}
+
+Status SqliteDatabase::HoldAsOnlyWriter(const std::function<void()>&) {
+  const std::string lock_path = name() + ".lock";
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Status::Unavailable("cannot open " + lock_path + ": " + std::strerror(errno));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    char holder[32] = {};
+    const ssize_t got = pread(fd, holder, sizeof holder - 1, 0);
+    close(fd);
+    if (error != EWOULDBLOCK) {
+      return Status::Unavailable("cannot lock " + lock_path + ": " + std::strerror(error));
+    }
+    return Status::FailedPrecondition(
+        "tuning database " + name() + " has another coordinator (process " +
+        (got > 0 ? std::string(holder, got) : std::string("unknown")) + " holds " + lock_path +
+        "): an SQLite database has one; a standby needs PostgreSQL (docs/deploy.md)");
+  }
+  const std::string pid = std::to_string(getpid());
+  if (ftruncate(fd, 0) != 0 ||
+      pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    const int error = errno;
+    close(fd);
+    return Status::Unavailable("cannot write " + lock_path + ": " + std::strerror(error));
+  }
+  writer_lock_fd_ = fd;
+  return Status::Ok();
 }
 
 Status SqliteDatabase::Exec(std::string_view sql) {

@@ -27,7 +27,10 @@ class SqliteDatabase : public Database {
   std::string SchemaSql(std::string_view sqlite_schema) const override {
     return std::string(sqlite_schema);
   }
-  Status HoldAsOnlyWriter(const std::function<void()>&) override { return Status::Ok(); }
+  // An SQLite file has one coordinator: a second is refused, not made to
+  // wait. The hold is an flock on PATH.lock (beside the -wal file), which
+  // names the holder's pid, and ends with this object or the process.
+  Status HoldAsOnlyWriter(const std::function<void()>&) override;
 
  private:
   struct Cached {
@@ -42,6 +45,7 @@ class SqliteDatabase : public Database {
   Status RelaxSync(bool relax);
 
   sqlite3* db_;
+  int writer_lock_fd_ = -1;
   bool relaxed_ = false;                           // the open transaction runs synchronous=NORMAL
   std::unordered_map<std::string, Cached> cache_;  // node-based: in_use stays put
 };

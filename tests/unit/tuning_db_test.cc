@@ -4,6 +4,7 @@
 #include "db/tuning_db.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <future>
 #include <map>
@@ -345,6 +346,29 @@ TEST_P(PostgresWritersTest, SecondWriterStandsByUntilTheFirstIsGone) {
   auto taken = second.get();
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();
   EXPECT_EQ(*(*taken)->EnsureKernel("fp", "gemm", 99), 7);
+}
+
+// A second coordinator on the same SQLite file served beside the first, each
+// resuming the same jobs; it is refused, naming the holder, until the first
+// is gone.
+class SqliteWriterTest : public SchemaTest {};
+INSTANTIATE_TEST_SUITE_P(, SqliteWriterTest, ::testing::Values(DbKind::kSqlite),
+                         testing::DbKindName);
+
+TEST_P(SqliteWriterTest, ASecondWriterIsRefusedNamingTheFirstUntilItIsGone) {
+  auto first = TuningDb::Open(path);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = TuningDb::Open(path);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("has another coordinator (process " +
+                                           std::to_string(getpid()) + " holds " + path + ".lock)"),
+            std::string::npos)
+      << second.status().message();
+  // Readers (scripts, tests) open the file as before.
+  EXPECT_TRUE(Database::Open(path, false).ok());
+  first->reset();
+  EXPECT_TRUE(TuningDb::Open(path).ok());
 }
 
 // Text that is not UTF-8 (a compiler's output may be anything) is kept by
