@@ -100,9 +100,12 @@ Result<std::vector<std::pair<std::string, std::string>>> SplitAssignments(std::s
   return out;
 }
 
-bool ParseInt(std::string_view s, int64_t* out) {
+// std::errc() when all of `s` is an int64; result_out_of_range when it is a
+// number past int64; else invalid_argument.
+std::errc ParseInt(std::string_view s, int64_t* out) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size();
+  if (ec == std::errc() && ptr != s.data() + s.size()) return std::errc::invalid_argument;
+  return ec;
 }
 
 }  // namespace
@@ -120,11 +123,11 @@ Result<v1::Problem> ParseProblem(std::string_view text) {
     const std::string name = trimmed(given_name);
     const std::string value = trimmed(given_value);
     int64_t v;
-    if (!ParseInt(value, &v)) {
-      const bool digits = !value.empty() && value.find_first_not_of("-0123456789") == value.npos;
+    if (const std::errc error = ParseInt(value, &v); error != std::errc()) {
       return Status::InvalidArgument("problem variable " + name + ": " +
-                                     (digits ? value + " is out of the range of a 64-bit integer"
-                                             : "must be an integer, got '" + value + "'"));
+                                     (error == std::errc::result_out_of_range
+                                          ? value + " is out of the range of a 64-bit integer"
+                                          : "must be an integer, got '" + value + "'"));
     }
     auto* var = problem.add_vars();
     var->set_name(name);
@@ -140,7 +143,7 @@ Result<v1::Config> ParseConfigKey(std::string_view key) {
     auto* s = config.add_settings();
     s->set_name(name);
     int64_t v;
-    *s->mutable_value() = ParseInt(value, &v) ? IntValue(v) : StrValue(value);
+    *s->mutable_value() = ParseInt(value, &v) == std::errc() ? IntValue(v) : StrValue(value);
   }
   return config;
 }

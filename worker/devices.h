@@ -24,8 +24,8 @@ using runner::Device;
 // "replay:a.json.gz,replay:b_cache.json" (a path must not hold a comma), one
 // device each, replaying at `replay_speed`.
 // `label` (may be empty) is added to every device's labels and device class.
-// A kind without a device on this host is skipped ("nvidia,cpu:1" on a host
-// without a GPU: the CPU); a flag that finds nothing at all fails.
+// A kind without a device on this host is skipped ("KIND,cpu:1" where KIND
+// finds none: the CPU); a flag that finds nothing at all fails.
 Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const std::string& label,
                                             double replay_speed = 1.0);
 

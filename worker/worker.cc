@@ -474,9 +474,11 @@ void Worker::DeviceLoop(const Device& device) {
       unable.Reset();
     } else {
       const auto wait = unable.Next();
-      spdlog::error("device {}: cannot run lease {} (its candidates without a result go back): {}; next try in {} ms",
-                    device.info.index(), lease_id, ran.message(),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+      spdlog::error(
+          "device {}: cannot run lease {} (its candidates without a result go back): {}; next try "
+          "in {} ms",
+          device.info.index(), lease_id, ran.message(),
+          std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
       SleepUnlessStopping(wait);
     }
   }

@@ -17,9 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Where the kernel file is: beside the T1 file, or one folder up (as Kernel
-// Tuner looks for it).
-// A T1 file names a file of its own project; one that names a path outside
-// it (/etc/passwd, ../../x) is refused rather than copied beside the spec.
+// Tuner looks for it). A name that leads elsewhere (/etc/passwd, ../../x) is
+// refused rather than copied beside the spec.
 Result<fs::path> FindKernelFile(const fs::path& t1_path, const std::string& kernel_file) {
   if (!kernelspec::IsSafeRelativePath(kernel_file)) {
     return Status::InvalidArgument("KernelSpecification.KernelFile: '" + kernel_file +
