@@ -93,22 +93,24 @@ int RunImportKernelTuner(const GlobalOptions& global, const ImportKernelTunerOpt
                                  valid.message() + "\n" + imported->yaml));
   }
   if (options.out_path.empty()) {
-    std::fputs(imported->yaml.c_str(), stdout);
     notes.push_back("save it in " + spec_folder.string() + ", beside " + *source);
-  } else {
-    if (Status written = WriteFileAtomic(options.out_path, imported->yaml); !written.ok()) {
-      return FailUsage(written);
+  } else if (Status written = WriteFileAtomic(options.out_path, imported->yaml); !written.ok()) {
+    return FailUsage(written);
+  }
+  if (global.json) {
+    // Without -o the spec itself is a field, so that stdout stays one JSON object.
+    client::Json report = {{"kernel", loaded->spec.name()}, {"source", *source}, {"notes", notes}};
+    if (options.out_path.empty()) {
+      report["yaml"] = imported->yaml;
+    } else {
+      report["spec"] = options.out_path;
     }
+    PrintJson(report);
+    return kExitOk;
   }
-  if (global.json && !options.out_path.empty()) {
-    PrintJson({{"spec", options.out_path},
-               {"kernel", loaded->spec.name()},
-               {"source", *source},
-               {"notes", notes}});
-  } else {
-    for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-    if (!options.out_path.empty()) std::printf("wrote %s\n", options.out_path.c_str());
-  }
+  if (options.out_path.empty()) std::fputs(imported->yaml.c_str(), stdout);
+  for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  if (!options.out_path.empty()) std::printf("wrote %s\n", options.out_path.c_str());
   return kExitOk;
 }
 

@@ -63,6 +63,11 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options) {
     return FailUsage(
         Status::InvalidArgument("--format: '" + options.format + "'; use json or cpp"));
   }
+  if (global.json && options.format == "cpp" && options.out_path.empty()) {
+    return FailUsage(Status::InvalidArgument(
+        "--json with --format cpp: a C++ header is not JSON; write it with -o FILE, and --json "
+        "describes the file"));
+  }
   Result<client::ClientOptions> client_options = ClientOptionsFor(global);
   if (!client_options.ok()) return Fail(client_options.status());
   auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
@@ -89,6 +94,13 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options) {
   }
   if (Status written = WriteFileAtomic(options.out_path, text); !written.ok()) {
     return FailUsage(written);
+  }
+  if (global.json) {
+    PrintJson({{"file", options.out_path},
+               {"format", options.format},
+               {"kernel", options.kernel},
+               {"configurations", entries->size()}});
+    return kExitOk;
   }
   std::fprintf(stderr, "wrote %zu configuration%s of %s to %s\n", entries->size(),
                entries->size() == 1 ? "" : "s", options.kernel.c_str(), options.out_path.c_str());

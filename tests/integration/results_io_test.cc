@@ -245,8 +245,15 @@ TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
   ProcessResult json_export =
       Cli({"export", kernel_, "--format", "json", "-o", dir_ / "best.json"});
   ASSERT_TRUE(json_export.success()) << json_export.output;
-  ProcessResult header_export = Cli({"export", kernel_, "--format", "cpp", "-o", dir_ / "best.h"});
+  ProcessResult header_to_stdout = Cli({"--json", "export", kernel_, "--format", "cpp"});
+  EXPECT_EQ(header_to_stdout.exit_code, 2) << header_to_stdout.output;
+  EXPECT_NE(header_to_stdout.output.find("a C++ header is not JSON"), std::string::npos)
+      << header_to_stdout.output;
+  ProcessResult header_export =
+      Cli({"--json", "export", kernel_, "--format", "cpp", "-o", dir_ / "best.h"});
   ASSERT_TRUE(header_export.success()) << header_export.output;
+  EXPECT_EQ(Output(header_export)["file"], dir_ / "best.h");
+  EXPECT_EQ(Output(header_export)["configurations"], 3);
   Json exported = Json::parse(*ReadFile(dir_ / "best.json"));
   ASSERT_EQ(exported["entries"].size(), 3u);
   ProcessResult one_class =

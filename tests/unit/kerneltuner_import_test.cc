@@ -178,6 +178,23 @@ TEST(KernelTunerImportTest, CommandLineImportAndSpace) {
   EXPECT_EQ(report["problems"][0]["cartesian"], 10240);
   EXPECT_EQ(report["problems"][0]["first"].size(), 5u);
 
+  // With --json, stdout is one JSON object, the spec itself a field when there is no -o.
+  ProcessResult as_json =
+      testing::RunCli("127.0.0.1:1", {"--json", "import", "kerneltuner",
+                                      testing::SourcePath(kFolder + "convolution_milo_T1.json")});
+  ASSERT_TRUE(as_json.success()) << as_json.output;
+  json described = json::parse(as_json.output);
+  EXPECT_EQ(described["kernel"], "convolution_milo");
+  EXPECT_EQ(described["yaml"], *ReadFile(dir / "conv.yaml"));
+  EXPECT_FALSE(described.contains("spec"));
+  ProcessResult to_file =
+      testing::RunCli("127.0.0.1:1", {"--json", "import", "kerneltuner",
+                                      testing::SourcePath(kFolder + "convolution_milo_T1.json"),
+                                      "-o", dir / "again.yaml"});
+  ASSERT_TRUE(to_file.success()) << to_file.output;
+  EXPECT_EQ(json::parse(to_file.output)["spec"], dir / "again.yaml");
+  EXPECT_FALSE(json::parse(to_file.output).contains("yaml"));
+
   ProcessResult bad = testing::RunCli("127.0.0.1:1", {"import", "kerneltuner", dir / "conv.yaml"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("not a JSON object"));
