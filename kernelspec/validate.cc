@@ -28,10 +28,41 @@ constexpr size_t kMaxReportedErrors = 20;
 constexpr int kMaxTensorMapRank = 5;
 // search.finalists: each is timed in every round of the re-timing (runner/alternation.h).
 constexpr int kMaxFinalists = 32;
-constexpr std::pair<std::string_view, size_t> kDtypes[] = {
-    {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i8", 1},
-    {"i32", 4}, {"i64", 8}, {"u8", 1},  {"u32", 4},
+struct DtypeInfo {
+  std::string_view name;
+  size_t size;
+  // The values random inputs may take: the finite range of a float type; of an
+  // integer type its range, i64's cut to the integers a double holds exactly
+  // (the runner draws through doubles).
+  double lowest, highest;
+  bool integer;
 };
+constexpr DtypeInfo kDtypes[] = {
+    {"f32", 4, -0x1.fffffep127, 0x1.fffffep127, false},
+    {"f64", 8, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), false},
+    {"f16", 2, -65504, 65504, false},
+    {"bf16", 2, -0x1.fep127, 0x1.fep127, false},
+    {"i8", 1, -128, 127, true},
+    {"i32", 4, -2147483648.0, 2147483647.0, true},
+    {"i64", 8, -0x1p53, 0x1p53, true},
+    {"u8", 1, 0, 255, true},
+    {"u32", 4, 0, 4294967295.0, true},
+};
+
+// A bound of a random range as written: integers whole (4294967295, not 4.29497e+09).
+std::string Bound(double value) {
+  if (value == std::trunc(value) && std::fabs(value) <= 0x1p53) {
+    return std::to_string(static_cast<int64_t>(value));
+  }
+  return NumberText(value);
+}
+
+const DtypeInfo* FindDtype(std::string_view dtype) {
+  for (const DtypeInfo& info : kDtypes) {
+    if (info.name == dtype) return &info;
+  }
+  return nullptr;
+}
 
 template <size_t N>
 bool OneOf(std::string_view value, const std::string_view (&choices)[N]) {
@@ -50,7 +81,7 @@ std::string Choices(const std::string_view (&choices)[N]) {
 
 std::string DtypeNames() {
   std::string text;
-  for (const auto& [name, size] : kDtypes) text += (text.empty() ? "" : ", ") + std::string(name);
+  for (const DtypeInfo& info : kDtypes) text += (text.empty() ? "" : ", ") + std::string(info.name);
   return text;
 }
 
@@ -283,16 +314,37 @@ class Validator {
       if (!OneOf(buffer.init(), kInits)) {
         Fail(field + ".init", "'" + buffer.init() + "' is not one of " + Choices(kInits));
       }
-      if (!(buffer.random_min() <= buffer.random_max())) {
-        Fail(field, "min " + std::to_string(buffer.random_min()) + " is above max " +
-                        std::to_string(buffer.random_max()));
-      }
+      CheckRandomRange(field, buffer);
       size_t errors_before = errors_.size();
       CheckExpression(field + ".count", buffer.count(), false, false);
       if (errors_.size() > errors_before || element_size == 0) continue;
       for (const v1::Problem& problem : spec_.problems()) CheckBufferSize(field, buffer, problem);
     }
     if (!has_output) Fail("buffers", "at least one buffer needs output: true");
+  }
+
+  // Random inputs are drawn uniformly from [min, max]: a range the dtype holds,
+  // and for an integer dtype one with an integer in it.
+  void CheckRandomRange(const std::string& field, const v1::Buffer& buffer) {
+    const double min = buffer.random_min(), max = buffer.random_max();
+    if (!std::isfinite(min) || !std::isfinite(max)) {
+      Fail(field + "." + (std::isfinite(min) ? "max" : "min"), "must be a finite number");
+      return;
+    }
+    if (min > max) {
+      Fail(field, "min " + Bound(min) + " is above max " + Bound(max));
+      return;
+    }
+    const DtypeInfo* dtype = FindDtype(buffer.dtype());
+    if (dtype == nullptr) return;
+    if (min < dtype->lowest || max > dtype->highest || !std::isfinite(max - min)) {
+      Fail(field, "[" + Bound(min) + ", " + Bound(max) + "] is outside what " + buffer.dtype() +
+                      " inputs may hold, [" + Bound(dtype->lowest) + ", " + Bound(dtype->highest) +
+                      "]" + (std::isfinite(max - min) ? "" : " as one range"));
+    } else if (dtype->integer && std::ceil(min) > std::floor(max)) {
+      Fail(field, "[" + Bound(min) + ", " + Bound(max) + "] holds no integer for " +
+                      buffer.dtype() + " inputs");
+    }
   }
 
   void CheckTensorMaps() {
@@ -502,10 +554,8 @@ class Validator {
 }  // namespace
 
 size_t DtypeSize(std::string_view dtype) {
-  for (const auto& [name, size] : kDtypes) {
-    if (name == dtype) return size;
-  }
-  return 0;
+  const DtypeInfo* info = FindDtype(dtype);
+  return info == nullptr ? 0 : info->size;
 }
 
 Result<int64_t> ProblemBufferBytes(const v1::KernelSpec& spec, const v1::Problem& problem) {

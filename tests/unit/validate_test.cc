@@ -194,6 +194,34 @@ TEST_F(ValidateTest, Buffers) {
   EXPECT_THAT(error, HasSubstr("buffers.C.count: 'M - 1024' is 0 for problem M=1024,N=512"));
 }
 
+// A random range the runner can draw from: finite, ordered, held by the dtype,
+// and with an integer in it for an integer dtype.
+TEST_F(ValidateTest, RandomRangesTheDtypeCannotHoldAreRefused) {
+  auto error_for = [this](const std::string& dtype, double min, double max) {
+    v1::Buffer* a = spec_.mutable_buffers(0);
+    a->set_dtype(dtype);
+    a->set_random_min(min);
+    a->set_random_max(max);
+    return ValidateSpec(spec_, sources_, limits_).message();
+  };
+  EXPECT_EQ(error_for("u8", 0, 255), "");
+  EXPECT_EQ(error_for("i64", -1e15, 1e15), "");
+  EXPECT_EQ(error_for("f16", -65504, 65504), "");
+  EXPECT_THAT(error_for("u8", -5, 300),
+              HasSubstr("buffers.A: [-5, 300] is outside what u8 inputs may hold, [0, 255]"));
+  EXPECT_THAT(error_for("u32", 0, 5e9), HasSubstr("[0, 4294967295]"));
+  EXPECT_THAT(error_for("f16", 0, 1e5),
+              HasSubstr("[0, 100000] is outside what f16 inputs may hold, [-65504, 65504]"));
+  EXPECT_THAT(error_for("i32", 0.25, 0.75),
+              HasSubstr("buffers.A: [0.25, 0.75] holds no integer for i32 inputs"));
+  EXPECT_THAT(error_for("f32", 2, 1), HasSubstr("buffers.A: min 2 is above max 1"));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(error_for("f32", nan, 1), HasSubstr("buffers.A.min: must be a finite number"));
+  EXPECT_THAT(error_for("f32", 0, inf), HasSubstr("buffers.A.max: must be a finite number"));
+  EXPECT_THAT(error_for("f64", -1.5e308, 1.5e308), HasSubstr("as one range"));
+}
+
 TEST_F(ValidateTest, BufferBytesLimit) {
   limits_.max_buffer_bytes = 4096LL * 4096 * 4 - 1;
   EXPECT_THAT(Error(), HasSubstr("buffers.C: 16777216 elements of f32 exceed the 67108863-byte "
