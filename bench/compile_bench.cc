@@ -11,14 +11,11 @@
 //       --device-prop max_shared_mem_per_block_optin=232448 --batch-size 1,8,32
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <set>
 
+#include "client/cli/spec_space.h"
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
-#include "kernelspec/config.h"
-#include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "kernelspec/validate.h"
 #include "vendors/toolchains.h"
@@ -26,43 +23,7 @@
 namespace {
 
 namespace v1 = ::tunefleet::v1;
-using tf::Result;
 using tf::Status;
-
-Result<tf::kernelspec::DeviceProperties> ParseDeviceProps(const std::vector<std::string>& flags) {
-  tf::kernelspec::DeviceProperties props;
-  for (const std::string& flag : flags) {
-    size_t eq = flag.find('=');
-    char* end = nullptr;
-    long long value = eq == std::string::npos ? 0 : std::strtoll(flag.c_str() + eq + 1, &end, 10);
-    if (eq == std::string::npos || eq == 0 || end == flag.c_str() + eq + 1 || *end != '\0') {
-      return Status::InvalidArgument("--device-prop '" + flag + "' is not NAME=INTEGER");
-    }
-    props[flag.substr(0, eq)] = value;
-  }
-  return props;
-}
-
-// Distinct configurations over all problems, in first-seen order; `candidates`
-// counts (configuration, problem) pairs.
-Result<std::vector<v1::Config>> Configurations(const v1::KernelSpec& spec,
-                                               const tf::kernelspec::DeviceProperties& props,
-                                               size_t* candidates) {
-  std::vector<v1::Config> configs;
-  std::set<std::string> seen;
-  *candidates = 0;
-  for (const v1::Problem& problem : spec.problems()) {
-    TF_ASSIGN_OR_RETURN(auto space, tf::kernelspec::SearchSpace::Create(spec, problem, props));
-    TF_ASSIGN_OR_RETURN(auto selected,
-                        space.Select(spec.search(), tf::kernelspec::SpecLimits().max_space_size));
-    *candidates += selected.size();
-    for (v1::Config& config : selected) {
-      if (seen.insert(tf::kernelspec::ConfigKey(config)).second)
-        configs.push_back(std::move(config));
-    }
-  }
-  return configs;
-}
 
 int Fail(const Status& status) {
   std::fprintf(stderr, "compile_bench: %s\n", status.ToString().c_str());
@@ -97,10 +58,10 @@ int main(int argc, char** argv) {
       !valid.ok()) {
     return Fail(valid);
   }
-  auto props = ParseDeviceProps(device_props);
+  auto props = tf::cli::TargetProperties(spec, device_props);
   if (!props.ok()) return Fail(props.status());
   size_t candidates = 0;
-  auto configs = Configurations(spec, *props, &candidates);
+  auto configs = tf::cli::EnumerateConfigs(spec, *props, 0, 1, &candidates);
   if (!configs.ok()) return Fail(configs.status());
   if (max_configs > 0 && configs->size() > max_configs) {
     std::printf("building the first %zu of %zu configurations (%zu candidates)\n", max_configs,

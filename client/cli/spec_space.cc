@@ -71,7 +71,7 @@ Result<kernelspec::SearchSpace> ProblemSpace(const v1::KernelSpec& spec, const v
 
 Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
                                                  const kernelspec::DeviceProperties& props,
-                                                 int64_t limit, uint64_t seed) {
+                                                 int64_t limit, uint64_t seed, size_t* candidates) {
   v1::Search search = spec.search();
   if (limit > 0) {
     search.set_strategy("random");
@@ -80,10 +80,12 @@ Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
   }
   std::vector<v1::Config> configs;
   std::set<std::string> seen;
+  if (candidates != nullptr) *candidates = 0;
   for (const v1::Problem& problem : spec.problems()) {
     TF_ASSIGN_OR_RETURN(kernelspec::SearchSpace space, ProblemSpace(spec, problem, props));
     TF_ASSIGN_OR_RETURN(std::vector<v1::Config> selected,
                         space.Select(search, kernelspec::SpecLimits().max_space_size));
+    if (candidates != nullptr) *candidates += selected.size();
     for (v1::Config& config : selected) {
       if (limit > 0 && static_cast<int64_t>(configs.size()) >= limit) break;
       if (seen.insert(kernelspec::ConfigKey(config)).second) configs.push_back(std::move(config));

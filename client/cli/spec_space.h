@@ -29,9 +29,11 @@ Result<kernelspec::SearchSpace> ProblemSpace(const v1::KernelSpec& spec, const v
 // Distinct configurations over all problems, in first-seen order, as the
 // spec's search selects them; with `limit` > 0, a sample of at most `limit`
 // drawn uniformly from each problem's space with `seed` (the same for the
-// same seed).
+// same seed). `candidates`, when given, counts the (configuration, problem)
+// pairs selected.
 Result<std::vector<v1::Config>> EnumerateConfigs(const v1::KernelSpec& spec,
                                                  const kernelspec::DeviceProperties& props,
-                                                 int64_t limit = 0, uint64_t seed = 1);
+                                                 int64_t limit = 0, uint64_t seed = 1,
+                                                 size_t* candidates = nullptr);
 
 }  // namespace tf::cli
