@@ -46,24 +46,44 @@ Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key) con
 }
 
 Result<BestConfig> BestConfigCache::Lookup(const BestConfigKey& key) {
+  using Clock = std::chrono::steady_clock;
   {
     std::shared_lock lock(mu_);
     auto it = entries_.find(key);
-    if (it != entries_.end() && std::chrono::steady_clock::now() < it->second.expires) {
-      return it->second.answer;
+    if (it != entries_.end() && Clock::now() < it->second.expires) return it->second.answer;
+  }
+  {
+    std::unique_lock lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end()) {
+      if (Clock::now() < it->second.expires || it->second.asking) return it->second.answer;
+      it->second.asking = true;
     }
   }
   // Asked without the lock: a slow coordinator must not stall hits on other
-  // keys. Concurrent misses of one key may each ask; the last answer stays.
+  // keys. Concurrent first lookups of one key may each ask.
   Result<v1::QueryBestResponse> answer = Ask(key);
-  const bool not_found = answer.status().code() == Code::kNotFound;
-  if (!answer.ok() && !not_found) return answer.status();
-  Entry entry{
-      answer.ok() ? Result<BestConfig>(
-                        std::make_shared<const v1::QueryBestResponse>(std::move(answer).value()))
-                  : Result<BestConfig>(answer.status()),
-      std::chrono::steady_clock::now() + (not_found ? options_.not_found_ttl : options_.ttl)};
+  const Code code = answer.status().code();
+  const bool unreachable = code == Code::kUnavailable || code == Code::kDeadlineExceeded;
   std::unique_lock lock(mu_);
+  auto it = entries_.find(key);
+  if (!answer.ok() && code != Code::kNotFound && !unreachable) {
+    if (it != entries_.end()) it->second.asking = false;
+    return answer.status();
+  }
+  if (unreachable) {
+    Entry& entry = it != entries_.end()
+                       ? it->second
+                       : entries_.insert_or_assign(key, Entry{answer.status(), {}}).first->second;
+    entry.expires = Clock::now() + options_.unreachable_retry;
+    entry.asking = false;
+    return entry.answer;
+  }
+  const bool found = answer.ok();
+  Entry entry{found ? Result<BestConfig>(
+                          std::make_shared<const v1::QueryBestResponse>(std::move(answer).value()))
+                    : Result<BestConfig>(answer.status()),
+              Clock::now() + (found ? options_.ttl : options_.not_found_ttl)};
   entries_.insert_or_assign(key, entry);
   return entry.answer;
 }

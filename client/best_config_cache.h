@@ -1,15 +1,20 @@
 // BestConfigCache: best-config lookups answered from memory after the first
 // one reached the coordinator. Built for the hot path of an application that
-// picks a kernel configuration per call: a hit with a prebuilt BestConfigKey
-// takes a shared lock, one hash probe and a clock read, and allocates
-// nothing.
+// picks a kernel configuration per call: a hit on a tuned kernel with a
+// prebuilt BestConfigKey takes a shared lock, one hash probe and a clock
+// read, and allocates nothing.
 //
 // Offline, it answers from a file of exported best configurations instead,
 // for applications that ship their tuned configurations.
 //
 // Answers expire after a TTL so that newly tuned results are picked up;
-// "not tuned" answers expire sooner. Errors other than not-found (coordinator
-// unreachable, ...) are never cached. Thread-safe.
+// "not tuned" answers expire sooner. An expired answer is asked again by one
+// lookup while the others go on with it. When the coordinator cannot be
+// reached (down, or no answer within the client's call timeout), the last
+// answer is kept and served, and a key never answered returns that error;
+// either way the coordinator is asked again only after `unreachable_retry`,
+// so an outage costs one timeout per key per retry, not one per lookup.
+// Other errors (a refused token) are returned and not kept. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -27,6 +32,7 @@ namespace tf::client {
 struct BestConfigCacheOptions {
   std::chrono::steady_clock::duration ttl = std::chrono::seconds(60);
   std::chrono::steady_clock::duration not_found_ttl = std::chrono::seconds(5);
+  std::chrono::steady_clock::duration unreachable_retry = std::chrono::seconds(5);
 };
 
 // A lookup key built once (kernel, problem, device class; the problem's
@@ -75,8 +81,9 @@ class BestConfigCache {
 
  private:
   struct Entry {
-    Result<BestConfig> answer;
+    Result<BestConfig> answer;  // a configuration, not-found, or unreachable
     std::chrono::steady_clock::time_point expires;
+    bool asking = false;  // a lookup is asking again; the others serve `answer`
   };
   struct KeyHash {
     size_t operator()(const BestConfigKey& key) const { return key.hash_; }

@@ -5,6 +5,7 @@
 #include "auth/bearer.h"
 #include "auth/tokens.h"
 #include "common/grpc_status.h"
+#include "common/number_text.h"
 
 namespace tf::client {
 namespace {
@@ -68,7 +69,7 @@ Status FromGrpcStatus(const grpc::Status& status, const std::string& address,
                                  status.error_message());
     case Code::kDeadlineExceeded:
       return Status::DeadlineExceeded("coordinator at " + address + " did not answer within " +
-                                      std::to_string(call_timeout_s) + " s");
+                                      NumberText(call_timeout_s) + " s");
     default:
       return Status(code, status.error_message());
   }

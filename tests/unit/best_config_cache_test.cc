@@ -16,12 +16,15 @@ namespace {
 using namespace std::chrono_literals;
 
 // A coordinator that knows one tuned kernel, "gemm", and counts how often it
-// is asked.
+// is asked. `refuse` answers every call with that code; `hold` keeps calls
+// until it is cleared.
 class CountingQueryBest final : public v1::TuneFleet::Service {
  public:
   grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
                          v1::QueryBestResponse* response) override {
     ++calls;
+    while (hold) std::this_thread::sleep_for(1ms);
+    if (refuse != grpc::StatusCode::OK) return grpc::Status(refuse.load(), "refused");
     if (request->kernel() != "gemm") return grpc::Status::OK;  // found == false
     response->set_found(true);
     response->set_exact(true);
@@ -34,6 +37,8 @@ class CountingQueryBest final : public v1::TuneFleet::Service {
   }
 
   std::atomic<int> calls{0};
+  std::atomic<grpc::StatusCode> refuse{grpc::StatusCode::OK};
+  std::atomic<bool> hold{false};
 };
 
 class BestConfigCacheTest : public ::testing::Test {
@@ -132,9 +137,9 @@ TEST_F(BestConfigCacheTest, NotFoundIsCachedForItsOwnTtl) {
   EXPECT_EQ(service_.calls, 2);
 }
 
-TEST_F(BestConfigCacheTest, UnreachableCoordinatorIsReportedAndNotCached) {
+TEST_F(BestConfigCacheTest, AnUnreachableCoordinatorIsReported) {
   server_->Shutdown();
-  BestConfigCache cache(client_.get());
+  BestConfigCache cache(client_.get(), {.unreachable_retry = 1s});
   BestConfigKey key("gemm", Problem("M=8"), "");
   for (int i = 0; i < 2; ++i) {
     Result<BestConfig> down = cache.Lookup(key);
@@ -143,6 +148,48 @@ TEST_F(BestConfigCacheTest, UnreachableCoordinatorIsReportedAndNotCached) {
               std::string::npos)
         << down.status().message();
   }
+}
+
+// During an outage the last answer is served past its TTL, and the
+// coordinator is asked again only after the retry time.
+TEST_F(BestConfigCacheTest, AnOutageServesTheLastAnswerAndAsksOncePerRetry) {
+  BestConfigCache cache(client_.get(), {.ttl = 0s, .unreachable_retry = 1h});
+  BestConfigKey key("gemm", Problem("M=8"), "");
+  BestConfigKey never_answered("gemm", Problem("M=9"), "");
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  service_.refuse = grpc::StatusCode::UNAVAILABLE;
+  for (int i = 0; i < 3; ++i) {
+    Result<BestConfig> stale = cache.Lookup(key);
+    ASSERT_TRUE(stale.ok()) << stale.status().ToString();
+    EXPECT_EQ(kernelspec::ConfigKey((*stale)->config()), "BM=64,BN=128");
+    EXPECT_EQ(cache.Lookup(never_answered).status().code(), Code::kUnavailable);
+  }
+  EXPECT_EQ(service_.calls, 3);  // the first answer, then one ask of each key
+
+  // A refused token is the caller's to see at every lookup, never kept.
+  cache.InvalidateAll();
+  service_.refuse = grpc::StatusCode::UNAUTHENTICATED;
+  EXPECT_EQ(cache.Lookup(key).status().code(), Code::kUnauthenticated);
+  EXPECT_EQ(cache.Lookup(key).status().code(), Code::kUnauthenticated);
+  EXPECT_EQ(service_.calls, 5);
+}
+
+// A coordinator that hangs stalls the one lookup that asks again; the others
+// go on with the expired answer.
+TEST_F(BestConfigCacheTest, AHungCoordinatorStallsOnlyTheLookupThatAsks) {
+  BestConfigCache cache(client_.get(), {.ttl = 0s});
+  BestConfigKey key("gemm", Problem("M=8"), "");
+  ASSERT_TRUE(cache.Lookup(key).ok());
+  service_.hold = true;
+  std::thread asking([&] { EXPECT_TRUE(cache.Lookup(key).ok()); });
+  while (service_.calls < 2) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < 100; ++i) {
+    Result<BestConfig> meanwhile = cache.Lookup(key);
+    ASSERT_TRUE(meanwhile.ok()) << meanwhile.status().ToString();
+  }
+  EXPECT_EQ(service_.calls, 2);
+  service_.hold = false;
+  asking.join();
 }
 
 // An exported file that is not one is refused naming the file and the field.
