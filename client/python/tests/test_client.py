@@ -62,6 +62,12 @@ def test_bad_spec_names_the_field() -> None:
     assert "warmup" in raised.value.message
 
 
+def test_a_dict_spec_missing_a_key_names_the_key_only() -> None:
+    with pytest.raises(tunefleet.InvalidArgumentError) as raised:
+        tunefleet.load_spec({"kernel": "x"})
+    assert raised.value.message.startswith("missing required key"), raised.value.message
+
+
 def test_missing_source_is_named() -> None:
     with pytest.raises(tunefleet.InvalidArgumentError, match="gemm.cpp"):
         tunefleet.load_spec(small_gemm(), {"other.cpp": "int x;"})
@@ -203,6 +209,21 @@ def test_errors_carry_code_and_message(fleet: Fleet) -> None:
             fleet_client.best("never_tuned", PROBLEM)
         with pytest.raises(TypeError, match="M"):
             fleet_client.best("never_tuned", {"M": "large"})
+        with pytest.raises(TypeError, match="mapping"):
+            fleet_client.best("never_tuned", None)  # type: ignore[arg-type]
+        with pytest.raises(tunefleet.InvalidArgumentError, match="M = 2361183241434822606848"):
+            fleet_client.best("never_tuned", {"M": 2**71})
+        with pytest.raises(tunefleet.InvalidArgumentError, match="priority 1099511627776"):
+            fleet_client.submit(small_gemm(), sources=gemm_sources(), priority=2**40)
+        # A cached "not tuned" is a new exception each time: one raised again
+        # would carry every earlier caller's frames.
+        raised_twice = []
+        for _ in range(2):
+            with pytest.raises(tunefleet.NotFoundError) as not_tuned:
+                fleet_client.best("never_tuned", PROBLEM)
+            raised_twice.append(not_tuned.value)
+        assert raised_twice[0] is not raised_twice[1]
+        assert raised_twice[0].message == raised_twice[1].message
 
     with client(fleet, "reader") as reader:
         with pytest.raises(tunefleet.PermissionDeniedError) as denied:
@@ -229,15 +250,32 @@ def test_several_addresses_reach_the_one_that_serves(fleet: Fleet) -> None:
         tunefleet.Client(f"{fleet.address},localhost")
 
 
-def test_unreachable_coordinator(tmp_path: Path) -> None:
+def test_unreachable_coordinator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with tunefleet.Client("127.0.0.1:1", token="x", timeout_s=2) as nobody:
         with pytest.raises(tunefleet.UnavailableError, match="cannot reach coordinator at 127.0.0.1:1"):
             nobody.jobs()
         with pytest.warns(UserWarning, match="cannot reach"):
             assert tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1) == {"BM": 1}
+        # The fallback answers the outage, not a wrong argument.
+        with pytest.raises(TypeError, match="N must be an integer"):
+            tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1, N="x")
     for address in ("localhost", "127.0.0.1:50051x"):
         with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
             tunefleet.Client(address)
+    # A token that is not one line of visible ASCII is refused naming where it
+    # came from, never printed (gRPC would refuse it, printing it).
+    secret = "tf_1_0123456789abcdef"
+    for given in ({"token": secret + "\n"}, {"token_file": tmp_path / "two_lines.token"}):
+        (tmp_path / "two_lines.token").write_text(secret + "\nsecond line\n")
+        with pytest.raises(tunefleet.InvalidArgumentError, match="the token has a line break at "
+                           "character 22") as raised:
+            tunefleet.Client("127.0.0.1:1", **given)
+        assert secret not in str(raised.value)
+    monkeypatch.setenv("TUNEFLEET_TOKEN", secret + " x")
+    with pytest.raises(tunefleet.InvalidArgumentError, match="TUNEFLEET_TOKEN: the token has a "
+                       "space at character 22"):
+        tunefleet.Client("127.0.0.1:1")
+    monkeypatch.delenv("TUNEFLEET_TOKEN")
     missing = tmp_path / "missing.token"
     with pytest.raises(tunefleet.InvalidArgumentError, match=f"token file {missing}: No such file"):
         tunefleet.Client("127.0.0.1:1", token_file=missing)

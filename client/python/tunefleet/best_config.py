@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 from tunefleet.client import BEST_NOT_FOUND_TTL_S, Client
 from tunefleet.errors import NotFoundError, UnavailableError
+from tunefleet.messages import problem_message
 
 _NO_FALLBACK = object()
 _lock = threading.Lock()
@@ -53,6 +54,7 @@ def best_config(
     NotFoundError or UnavailableError is raised. Other errors (a refused
     token) are always raised."""
     client = client or default_client()
+    problem_message(problem)  # a wrong argument is the caller's bug, outage or not
     if fallback is not _NO_FALLBACK and time.monotonic() < _unreachable_until.get(client, 0.0):
         return fallback
     try:

@@ -45,9 +45,28 @@ def _read_file(path: Union[str, os.PathLike[str]], what: str) -> bytes:
 
 
 def _read_token_file(path: Union[str, os.PathLike[str]]) -> str:
-    token = _read_file(path, "token file").decode().strip()
+    token = _read_file(path, "token file").decode(errors="replace").strip()
     if not token:
         raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, f"token file {path} is empty")
+    return _checked_token(token, f"token file {path}")
+
+
+def _checked_token(token: str, source: str) -> str:
+    """token, if it is one line of visible ASCII (gRPC refuses other metadata,
+    printing it); the error names the source and the position, never the secret."""
+    for i, c in enumerate(token):
+        if "!" <= c <= "~":
+            continue
+        what = (
+            "a line break" if c in "\r\n"
+            else "a space" if c in " \t"
+            else "a character that is not visible ASCII"
+        )
+        raise InvalidArgumentError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"{source}: the token has {what} at character {i + 1}: "
+            "a token is one line of visible ASCII (tf_<id>_<secret>)",
+        )
     return token
 
 
@@ -114,7 +133,12 @@ class Client:
         self._cli = cli
         if token is None:
             token_file = token_file or os.environ.get("TUNEFLEET_TOKEN_FILE")
-            token = _read_token_file(token_file) if token_file else os.environ.get("TUNEFLEET_TOKEN")
+            if token_file:
+                token = _read_token_file(token_file)
+            elif os.environ.get("TUNEFLEET_TOKEN"):
+                token = _checked_token(os.environ["TUNEFLEET_TOKEN"], "TUNEFLEET_TOKEN")
+        elif token:
+            token = _checked_token(token, "token")
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         tls_ca = tls_ca or os.environ.get("TUNEFLEET_TLS_CA")
         options = [
@@ -187,6 +211,12 @@ class Client:
         """Submits a tuning job. spec is a YAML file or a dict of its keys;
         sources is {relative path: content} (see load_spec). Higher priority
         runs first."""
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            raise TypeError(f"priority must be an integer, got {priority!r}")
+        if not -(2**31) <= priority < 2**31:
+            raise InvalidArgumentError(
+                grpc.StatusCode.INVALID_ARGUMENT, f"priority {priority} is out of the int32 range"
+            )
         request = load_spec(spec, sources, cli=self._cli)
         request.priority = priority
         try:
@@ -274,34 +304,31 @@ class Client:
         this process for BEST_TTL_S seconds. NotFoundError when nothing of
         the kernel was tuned on a matching device (any, when device_class is
         None)."""
+        message = problem_message(problem)
         key = (kernel, tuple(sorted(problem.items())), device_class or "")
         now = time.monotonic()
         with self._best_lock:
             cached = self._best_cache.get(key)
-        if cached and cached[0] > now:
-            if isinstance(cached[1], NotFoundError):
-                raise cached[1]
-            return cached[1]
-        request = tunefleet_pb2.QueryBestRequest(
-            kernel=kernel, problem=problem_message(dict(problem)), device_class=device_class or ""
-        )
-        response = self._call(self._stub.QueryBest, request)
-        answer: Union[Best, NotFoundError]
-        if response.found:
-            answer, ttl = Best.from_proto(response), BEST_TTL_S
-        else:
-            shape = ",".join(f"{k}={v}" for k, v in problem.items())
-            where = f"device class '{device_class}'" if device_class else "any device class"
-            answer = NotFoundError(
-                grpc.StatusCode.NOT_FOUND,
-                f"no tuned configuration of kernel '{kernel}' for {shape} on {where}",
+        if not cached or cached[0] <= now:
+            request = tunefleet_pb2.QueryBestRequest(
+                kernel=kernel, problem=message, device_class=device_class or ""
             )
-            ttl = BEST_NOT_FOUND_TTL_S
-        with self._best_lock:
-            self._best_cache[key] = (now + ttl, answer)
-        if isinstance(answer, NotFoundError):
-            raise answer
-        return answer
+            response = self._call(self._stub.QueryBest, request)
+            answer: Union[Best, str]  # a "not tuned" answer is kept as its message
+            if response.found:
+                answer, ttl = Best.from_proto(response), BEST_TTL_S
+            else:
+                shape = ",".join(f"{k}={v}" for k, v in problem.items())
+                where = f"device class '{device_class}'" if device_class else "any device class"
+                answer = f"no tuned configuration of kernel '{kernel}' for {shape} on {where}"
+                ttl = BEST_NOT_FOUND_TTL_S
+            cached = (now + ttl, answer)
+            with self._best_lock:
+                self._best_cache[key] = cached
+        if isinstance(cached[1], str):
+            # A new exception each time: one raised again keeps every caller's frames.
+            raise NotFoundError(grpc.StatusCode.NOT_FOUND, cached[1])
+        return cached[1]
 
     def workers(self) -> list[Worker]:
         response = self._call(self._stub.ListWorkers, tunefleet_pb2.ListWorkersRequest())

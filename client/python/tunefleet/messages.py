@@ -4,9 +4,13 @@ problems as dicts in spec order), made from the protobuf messages."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+import grpc
+
+from tunefleet.errors import InvalidArgumentError
 from tunefleet.v1 import common_pb2, spec_pb2, tunefleet_pb2
 
 Value = Union[int, str]
@@ -33,11 +37,22 @@ def problem_dict(problem: spec_pb2.Problem) -> dict[str, int]:
     return {v.name: v.value for v in problem.vars}
 
 
-def problem_message(problem: dict[str, int]) -> spec_pb2.Problem:
+def problem_message(problem: Mapping[str, int]) -> spec_pb2.Problem:
+    """The Problem message of {"M": 4096, ...}: TypeError for a value that is
+    not an integer, InvalidArgumentError for one past int64."""
+    if not isinstance(problem, Mapping):
+        raise TypeError(f"a problem is a mapping of variable names to integers, got {problem!r}")
     message = spec_pb2.Problem()
     for name, v in problem.items():
+        if not isinstance(name, str):
+            raise TypeError(f"problem variable names are strings, got {name!r}")
         if isinstance(v, bool) or not isinstance(v, int):
             raise TypeError(f"problem variable {name} must be an integer, got {v!r}")
+        if not -(2**63) <= v < 2**63:
+            raise InvalidArgumentError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"problem variable {name} = {v} is out of the int64 range",
+            )
         message.vars.add(name=name, value=v)
     return message
 

@@ -91,7 +91,7 @@ def load_spec(
     if completed.returncode != 0:
         message = completed.stderr.strip().removeprefix("tunefleet: ")
         if isinstance(spec, Mapping):  # its lines would be those of the JSON sent
-            message = re.sub(r"^<stdin>:\d+: ", "", message, flags=re.MULTILINE)
+            message = re.sub(r"^<stdin>:(\d+:)? ?", "", message, flags=re.MULTILINE)
         elif text is not None:
             message = re.sub(r"^<stdin>:", f"{os.fspath(spec)}:", message, flags=re.MULTILINE)
         raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, message)
