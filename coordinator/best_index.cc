@@ -83,10 +83,8 @@ void BestIndex::Complete(const db::CompletedTuning& tuning) {
 
 void BestIndex::AnswerLocked(const std::string& kernel, const std::string& device_class,
                              int64_t fingerprint_created_ms) {
-  for (const std::string& c : {device_class, std::string()}) {
-    auto [it, inserted] = newest_.emplace(kernel + '\n' + c, fingerprint_created_ms);
-    if (!inserted) it->second = std::max(it->second, fingerprint_created_ms);
-  }
+  auto [it, inserted] = newest_.emplace(kernel + '\n' + device_class, fingerprint_created_ms);
+  if (!inserted) it->second = std::max(it->second, fingerprint_created_ms);
 }
 
 int64_t BestIndex::NewestLocked(const std::string& kernel, const std::string& device_class) const {
@@ -94,18 +92,22 @@ int64_t BestIndex::NewestLocked(const std::string& kernel, const std::string& de
   return it == newest_.end() ? -1 : it->second;
 }
 
+bool BestIndex::AnswersLocked(const std::string& kernel, const Entry& e,
+                              const std::string& device_class) const {
+  return e.completed && (device_class.empty() || e.device_class == device_class) &&
+         e.fingerprint_created_ms == NewestLocked(kernel, e.device_class);
+}
+
 const BestIndex::Entry* BestIndex::Nearest(const std::vector<Entry>& entries,
-                                           const v1::QueryBestRequest& request,
-                                           int64_t newest) const {
+                                           const v1::QueryBestRequest& request) const {
   const Entry* best = nullptr;
   double best_distance = std::numeric_limits<double>::infinity();
   for (const auto& e : entries) {
-    if (!e.completed || e.fingerprint_created_ms != newest) continue;
-    if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
+    if (!AnswersLocked(request.kernel(), e, request.device_class())) continue;
     double distance = ProblemDistance(request.problem(), e.problem);
-    if (distance < best_distance ||
-        (distance == best_distance && best &&
-         e.answer.timing().median_ns() < best->answer.timing().median_ns())) {
+    if (!best ? distance < best_distance
+              : kernelspec::AnswersBefore(distance, e.answer.timing().median_ns(), best_distance,
+                                          best->answer.timing().median_ns())) {
       best = &e;
       best_distance = distance;
     }
@@ -117,21 +119,18 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   std::string problem_key = kernelspec::ProblemKey(request.problem());
   v1::QueryBestResponse response;
   std::shared_lock lock(mu_);
-  int64_t newest = NewestLocked(request.kernel(), request.device_class());
-  if (newest < 0) return response;
-  // Exact: the fastest entry of the answering fingerprint for this problem.
+  // Exact: the fastest answering entry for this problem.
   const Entry* exact = nullptr;
   if (auto it = by_problem_.find(request.kernel() + '\n' + problem_key); it != by_problem_.end()) {
     for (const auto& e : it->second) {
-      if (!e.completed || e.fingerprint_created_ms != newest) continue;
-      if (!request.device_class().empty() && e.device_class != request.device_class()) continue;
+      if (!AnswersLocked(request.kernel(), e, request.device_class())) continue;
       if (!exact || e.answer.timing().median_ns() < exact->answer.timing().median_ns()) exact = &e;
     }
   }
   const Entry* entry = exact;
   if (!entry) {
     auto it = by_kernel_.find(request.kernel());
-    if (it != by_kernel_.end()) entry = Nearest(it->second, request, newest);
+    if (it != by_kernel_.end()) entry = Nearest(it->second, request);
   }
   if (!entry) return response;
   response = entry->answer;
@@ -148,8 +147,7 @@ std::vector<v1::QueryBestResponse> BestIndex::List(const std::string& kernel,
   // fingerprint, as an exact query for that class would answer.
   std::map<std::pair<std::string, std::string>, const Entry*> chosen;
   for (const auto& e : it->second) {
-    if (!device_class.empty() && e.device_class != device_class) continue;
-    if (!e.completed || e.fingerprint_created_ms != NewestLocked(kernel, e.device_class)) continue;
+    if (!AnswersLocked(kernel, e, device_class)) continue;
     const Entry*& c = chosen[{e.problem_key, e.device_class}];
     if (!c || e.answer.timing().median_ns() < c->answer.timing().median_ns()) c = &e;
   }

@@ -33,7 +33,8 @@ class BestIndex {
   // The kernel's fingerprint has a completed tuning on the device class: its
   // entries there may answer from now on.
   void Complete(const db::CompletedTuning& tuning);
-  // device_class empty: any device class (the fastest answer wins).
+  // device_class empty: any device class, each answering from its own
+  // fingerprint; the exact problem, else the nearest, the fastest on ties.
   v1::QueryBestResponse Query(const v1::QueryBestRequest& request) const;
   // Every (problem, device class) of the kernel (of `device_class` only when
   // not empty), each as an exact query for its class answers; by problem
@@ -53,22 +54,25 @@ class BestIndex {
     v1::QueryBestResponse answer;  // exact form; Query adjusts `exact`
   };
   // The answering fingerprint's creation time for `device_class` of the
-  // kernel (empty: the newest over all classes); -1 when none answers.
+  // kernel; -1 when none answers.
   int64_t NewestLocked(const std::string& kernel, const std::string& device_class) const;
+  // Whether `e` answers a query for `device_class` (empty: any): it is of its
+  // class's answering fingerprint, so that every class answers from its own.
+  bool AnswersLocked(const std::string& kernel, const Entry& e,
+                     const std::string& device_class) const;
   // Makes a completed fingerprint with entries on `device_class` answer
-  // there (and for any class) if it is newer than the one answering.
+  // there if it is newer than the one answering.
   void AnswerLocked(const std::string& kernel, const std::string& device_class,
                     int64_t fingerprint_created_ms);
-  const Entry* Nearest(const std::vector<Entry>& entries, const v1::QueryBestRequest& request,
-                       int64_t newest) const;
+  const Entry* Nearest(const std::vector<Entry>& entries,
+                       const v1::QueryBestRequest& request) const;
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::vector<Entry>> by_kernel_;
   // kernel + '\n' + problem key -> entries of any class and fingerprint, so
   // that an exact answer costs one hash probe, however many shapes are tuned.
   std::unordered_map<std::string, std::vector<Entry>> by_problem_;
-  // kernel + '\n' + device class ("" too) -> the answering fingerprint's
-  // created_ms.
+  // kernel + '\n' + device class -> the answering fingerprint's created_ms.
   std::unordered_map<std::string, int64_t> newest_;
   // kernel + '\n' + fingerprint + '\n' + device class, for each completed
   // tuning: two kernels of one source complete apart.

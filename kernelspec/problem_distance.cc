@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace tf::kernelspec {
 
 double ProblemDistance(const ::tunefleet::v1::Problem& a, const ::tunefleet::v1::Problem& b) {
   if (a.vars_size() != b.vars_size()) return std::numeric_limits<double>::infinity();
+  std::vector<const ::tunefleet::v1::ProblemVar*> by_name;
+  for (const auto& va : a.vars()) by_name.push_back(&va);
+  std::sort(by_name.begin(), by_name.end(),
+            [](const auto* x, const auto* y) { return x->name() < y->name(); });
   double distance = 0;
-  for (const auto& va : a.vars()) {
+  for (const auto* pa : by_name) {
+    const auto& va = *pa;
     const ::tunefleet::v1::ProblemVar* match = nullptr;
     for (const auto& vb : b.vars()) {
       if (vb.name() == va.name()) match = &vb;

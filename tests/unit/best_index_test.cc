@@ -59,6 +59,19 @@ TEST(BestIndexTest, UntunedProblemGetsTheNearestMarkedInexact) {
   EXPECT_EQ(kernelspec::ProblemKey(answer.problem()), "M=4096,N=4096");
 }
 
+// Two tuned problems as near in exact arithmetic (1000 * 362 / 256^2 either
+// way) are a tie, the fastest answering, whatever order the query lists its
+// variables in: floating-point sums in one order made the first nearer.
+TEST(BestIndexTest, EquallyNearProblemsAreATieInAnyVariableOrder) {
+  BestIndex index;
+  index.Put(Row("fp", 1, "M=256,N=256,K=256", "gpu/a", "BM=16", 200));
+  index.Put(Row("fp", 1, "M=512,N=128,K=256", "gpu/a", "BM=32", 100));
+  Complete(index, "fp", 1, "gpu/a");
+  for (const char* problem : {"M=1000,N=362,K=181", "K=181,M=1000,N=362", "N=362,K=181,M=1000"}) {
+    EXPECT_EQ(kernelspec::ConfigKey(Query(index, problem).config()), "BM=32") << problem;
+  }
+}
+
 TEST(BestIndexTest, OnlyTheNewestFingerprintAnswers) {
   BestIndex index;
   index.Put(Row("old", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
@@ -111,10 +124,31 @@ TEST(BestIndexTest, CompletionIsPerDeviceClass) {
   Complete(index, "new", 2, "gpu/a");
   EXPECT_EQ(Query(index, "M=64,N=64", "gpu/a").fingerprint(), "new");
   EXPECT_EQ(Query(index, "M=64,N=64", "gpu/b").fingerprint(), "old");
-  // Any class: the newest completed fingerprint, where it completed.
+  // Any class: each class's own answer, the fastest of the exact ones.
   auto any = Query(index, "M=64,N=64");
   EXPECT_EQ(any.fingerprint(), "new");
   EXPECT_EQ(any.device_class(), "gpu/a");
+}
+
+// A source tuned on one class only (results imported for another device, a
+// new version tried on one GPU) does not take the other classes' answers away
+// from a query for any class: an exact answer on the older source's class
+// beats the newer one's nearest, as an exported file answers.
+TEST(BestIndexTest, AnyClassAnswersFromEveryClassesOwnSource) {
+  BestIndex index;
+  index.Put(Row("tuned", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
+  index.Put(Row("tuned", 1, "M=1024,N=1024", "gpu/a", "BM=64", 900));
+  Complete(index, "tuned", 1, "gpu/a");
+  index.Put(Row("imported", 2, "M=384,N=384", "gpu/b", "BM=32", 300));
+  Complete(index, "imported", 2, "gpu/b");
+  auto exact = Query(index, "M=64,N=64");
+  EXPECT_TRUE(exact.exact());
+  EXPECT_EQ(exact.device_class(), "gpu/a");
+  EXPECT_EQ(kernelspec::ConfigKey(exact.config()), "BM=16");
+  auto nearest = Query(index, "M=400,N=400");
+  EXPECT_FALSE(nearest.exact());
+  EXPECT_EQ(nearest.device_class(), "gpu/b");
+  EXPECT_EQ(index.List("gemm", "").size(), 3u);
 }
 
 TEST(BestIndexTest, ACompletedFingerprintsLaterResultsAnswer) {
