@@ -1,6 +1,7 @@
 #include "client/best_export.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -53,24 +54,65 @@ std::string Identifier(const std::string& text) {
       "using",         "virtual",     "void",
       "volatile",      "wchar_t",     "while",
       "xor",           "xor_eq"};
+  // And the names the header itself uses, which a member or namespace of the
+  // same name would hide.
+  static const std::set<std::string_view> kHeaderNames = {
+      "int64_t", "std",      "Config",       "Entry",
+      "Lookup",  "kEntries", "kProblemVars", "kProblemVarNames"};
   std::string out;
   for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k_" + out;
-  if (kKeywords.count(out)) out += '_';
+  if (kKeywords.count(out) || kHeaderNames.count(out)) out += '_';
   return out;
 }
 
+// The members of Config: each parameter's Identifier, with '_' added until it
+// differs from the others' (parameters `class` and `class_`).
+std::vector<std::string> MemberNames(const v1::Config& config) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;
+  for (const auto& s : config.settings()) {
+    std::string name = Identifier(s.name());
+    while (!taken.insert(name).second) name += '_';
+    names.push_back(name);
+  }
+  return names;
+}
+
+// Control characters as three-digit octal escapes, which no following
+// character can extend.
 std::string CppString(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\%03o", u);
+      out += escaped;
+    } else {
+      out += c;
     }
-    out += c;
   }
   return out + "\"";
+}
+
+std::string CppDouble(double value) {
+  if (!std::isfinite(value)) return "HUGE_VAL";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+// The setting or variable of `name` in `items`, or null.
+template <typename Items>
+auto* Named(const Items& items, const std::string& name) {
+  for (const auto& item : items) {
+    if (item.name() == name) return &item;
+  }
+  return static_cast<decltype(&*items.begin())>(nullptr);
 }
 
 }  // namespace
@@ -161,8 +203,8 @@ const v1::QueryBestResponse* LookupExported(const std::vector<v1::QueryBestRespo
                                 ? -1
                                 : kernelspec::ProblemDistance(request.problem(), e.problem());
     if (distance == std::numeric_limits<double>::infinity()) continue;
-    if (!best || distance < best_distance ||
-        (distance == best_distance && e.timing().median_ns() < best->timing().median_ns())) {
+    if (!best || kernelspec::AnswersBefore(distance, e.timing().median_ns(), best_distance,
+                                           best->timing().median_ns())) {
       best = &e;
       best_distance = distance;
     }
@@ -174,41 +216,49 @@ const v1::QueryBestResponse* LookupExported(const std::vector<v1::QueryBestRespo
 Result<std::string> ExportCppHeader(const std::string& kernel,
                                     const std::vector<v1::QueryBestResponse>& entries) {
   if (entries.empty()) return Status::NotFound("no tuned configuration of '" + kernel + "'");
+  // Every entry's settings and variables are taken by name in the first's order.
   const v1::QueryBestResponse& first = entries.front();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const auto& e = entries[i];
+  auto where = [](const v1::QueryBestResponse& e) {
+    return e.device_class() + " for " + kernelspec::ProblemText(e.problem());
+  };
+  for (const auto& e : entries) {
     bool same = e.config().settings_size() == first.config().settings_size() &&
                 e.problem().vars_size() == first.problem().vars_size();
-    for (int p = 0; same && p < e.config().settings_size(); ++p) {
-      same = e.config().settings(p).name() == first.config().settings(p).name() &&
-             e.config().settings(p).value().has_int_value() ==
-                 first.config().settings(p).value().has_int_value();
+    for (const auto& s : first.config().settings()) {
+      const v1::ParamSetting* other = Named(e.config().settings(), s.name());
+      same = same && other;
+      if (same && other->value().has_int_value() != s.value().has_int_value()) {
+        return Status::InvalidArgument(
+            "parameter '" + s.name() + "' of '" + kernel + "' is an integer on " +
+            where(s.value().has_int_value() ? first : e) + " and a string on " +
+            where(s.value().has_int_value() ? e : first) +
+            "; a member of the header's Config has one type: export --format json");
+      }
     }
-    for (int v = 0; same && v < e.problem().vars_size(); ++v) {
-      same = e.problem().vars(v).name() == first.problem().vars(v).name();
-    }
+    for (const auto& v : first.problem().vars()) same = same && Named(e.problem().vars(), v.name());
     if (!same) {
       return Status::InvalidArgument(
-          "the best configurations of '" + kernel + "' on " + e.device_class() + " for " +
-          kernelspec::ProblemText(e.problem()) + " have other parameters or problem variables " +
-          "than on " + first.device_class() + " for " + kernelspec::ProblemText(first.problem()) +
+          "the best configurations of '" + kernel + "' on " + where(e) +
+          " have other parameters or problem variables than on " + where(first) +
           " (kernels of different sources); export one --device-class at a time");
     }
   }
   const int vars = first.problem().vars_size();
+  const std::vector<std::string> members = MemberNames(first.config());
   std::ostringstream out;
   out << "// Best configurations of " << kernel << ", exported by `tunefleet export " << kernel
       << " --format cpp`.\n"
       << "// Lookup(device_class, problem): the configuration tuned for the problem, or for the\n"
       << "// nearest tuned one (sum over variables of |log2(a/b)|), the fastest on ties;\n"
-      << "// device_class nullptr or \"\": any. Problem variables, in order:";
+      << "// device_class nullptr or \"\": any. Problem variables, in this order (by name):";
   for (const auto& v : first.problem().vars()) out << " " << v.name();
   out << ".\n#pragma once\n\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n\n"
       << "namespace tunefleet_best::" << Identifier(kernel) << " {\n\n"
       << "struct Config {\n";
-  for (const auto& s : first.config().settings()) {
-    out << "  " << (s.value().has_int_value() ? "int64_t " : "const char* ") << Identifier(s.name())
-        << ";\n";
+  for (int p = 0; p < first.config().settings_size(); ++p) {
+    out << "  "
+        << (first.config().settings(p).value().has_int_value() ? "int64_t " : "const char* ")
+        << members[p] << ";\n";
   }
   out << "};\n\nstruct Entry {\n  const char* device_class;\n  int64_t problem[" << vars
       << "];\n  Config config;\n  double median_ns;\n};\n\n"
@@ -219,18 +269,23 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
   out << "};\n\ninline constexpr Entry kEntries[] = {\n";
   for (const auto& e : entries) {
     out << "    {" << CppString(e.device_class()) << ", {";
-    for (int v = 0; v < vars; ++v) out << (v ? ", " : "") << e.problem().vars(v).value() << "LL";
+    for (int v = 0; v < vars; ++v) {
+      out << (v ? ", " : "") << Named(e.problem().vars(), first.problem().vars(v).name())->value()
+          << "LL";
+    }
     out << "}, {";
-    for (int p = 0; p < e.config().settings_size(); ++p) {
-      const v1::Value& value = e.config().settings(p).value();
+    for (int p = 0; p < first.config().settings_size(); ++p) {
+      const v1::Value& value =
+          Named(e.config().settings(), first.config().settings(p).name())->value();
       out << (p ? ", " : "")
           << (value.has_int_value() ? std::to_string(value.int_value()) + "LL"
                                     : CppString(value.str_value()));
     }
-    char median[64];
-    std::snprintf(median, sizeof median, "%.17g", e.timing().median_ns());
-    out << "}, " << median << "},\n";
+    out << "}, " << CppDouble(e.timing().median_ns()) << "},\n";
   }
+  // Distances within kProblemDistanceTie are ties, as the coordinator counts them.
+  char tie[32];
+  std::snprintf(tie, sizeof tie, "%g", kernelspec::kProblemDistanceTie);
   out << "};\n\n"
       << "// Null when no entry is of device_class.\n"
       << "inline const Config* Lookup(const char* device_class, const int64_t (&problem)[" << vars
@@ -249,8 +304,8 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
       << "      distance += std::fabs(std::log2(x / y));\n"
       << "    }\n"
       << "    if (same) distance = -1;\n"
-      << "    if (!best || distance < best_distance ||\n"
-      << "        (distance == best_distance && e.median_ns < best->median_ns)) {\n"
+      << "    if (!best || distance < best_distance - " << tie << " ||\n"
+      << "        (distance <= best_distance + " << tie << " && e.median_ns < best->median_ns)) {\n"
       << "      best = &e;\n"
       << "      best_distance = distance;\n"
       << "    }\n"

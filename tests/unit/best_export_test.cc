@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
@@ -43,6 +45,57 @@ TEST(BestExportTest, AHeaderForNamesThatAreCppKeywordsCompilesAndAnswers) {
   auto ran = RunProcess({dir / "lookup"}, testing::WithTimeout(30));
   ASSERT_TRUE(ran.ok() && ran->success());
   EXPECT_EQ(ran->output, "4 fast 2\n");
+}
+
+// Names the header itself uses (a parameter `int64_t` or `Config`, a kernel
+// `std`), parameters that become one identifier (`class`, `class_`), control
+// characters in strings and a time that is not finite.
+TEST(BestExportTest, AHeaderForAwkwardNamesAndValuesCompilesAndAnswers) {
+  v1::QueryBestResponse a = Entry("std", "int64_t=1,Config=2,class=3,class_=4,s=x");
+  a.set_device_class("gpu\r\tone");
+  a.mutable_config()->mutable_settings(4)->mutable_value()->set_str_value(
+      "a\"b\\c\x01"
+      "9");
+  v1::QueryBestResponse b = Entry("std", "s=y,class_=8,class=7,Config=6,int64_t=5");
+  b.set_device_class("gpu/b");
+  b.mutable_timing()->set_median_ns(std::numeric_limits<double>::infinity());
+  auto header = ExportCppHeader("std", {a, b});
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "best.h", *header).ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "main.cc",
+                      "#include <cstdio>\n#include \"best.h\"\n"
+                      "int main() {\n"
+                      "  using namespace tunefleet_best::std_;\n"
+                      "  const char* devices[] = {\"gpu\\r\\tone\", \"gpu/b\"};\n"
+                      "  for (const char* d : devices) {\n"
+                      "    const Config* c = Lookup(d, {64});\n"
+                      "    std::printf(\"%lld %lld %lld %lld %s|\", (long long)c->int64_t_, "
+                      "(long long)c->Config_, (long long)c->class_, (long long)c->class__, "
+                      "c->s);\n"
+                      "  }\n}\n")
+          .ok());
+  auto compiled =
+      RunProcess({"g++", "-std=c++17", "-Wall", "-Werror", "-o", dir / "lookup", dir / "main.cc"},
+                 testing::WithTimeout(120));
+  ASSERT_TRUE(compiled.ok() && compiled->success())
+      << (compiled.ok() ? compiled->output : compiled.status().ToString()) << *header;
+  auto ran = RunProcess({dir / "lookup"}, testing::WithTimeout(30));
+  ASSERT_TRUE(ran.ok() && ran->success());
+  EXPECT_EQ(ran->output,
+            "1 2 3 4 a\"b\\c\x01"
+            "9|5 6 7 8 y|");
+}
+
+TEST(BestExportTest, AParameterOfTwoTypesIsNamed) {
+  v1::QueryBestResponse a = Entry("k", "T=1");
+  v1::QueryBestResponse b = Entry("k", "T=float");
+  b.set_device_class("gpu/b");
+  auto header = ExportCppHeader("k", {a, b});
+  EXPECT_EQ(header.status().message(),
+            "parameter 'T' of 'k' is an integer on a100 for M=64 and a string on gpu/b for M=64; a "
+            "member of the header's Config has one type: export --format json");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 """What the client returns: plain dataclasses in the shapes of the CLI's
 `--json` output (states and statuses as lowercase words, configurations and
-problems as dicts in spec order), made from the protobuf messages."""
+problems as dicts: a job's in spec order, a best-config answer's by name), made
+from the protobuf messages."""
 
 from __future__ import annotations
 
