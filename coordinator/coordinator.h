@@ -67,6 +67,7 @@ struct Activity {
   struct Lease {
     int64_t lease_id = 0;
     int64_t job_id = 0;
+    int64_t owner_token = 0;  // the job's submitter's token; 0: anonymous
     std::string kernel;
     std::string worker_id;
     int device_index = 0;

@@ -300,10 +300,11 @@ Activity Coordinator::CurrentActivity() {
   Activity activity;
   for (const auto& [id, lease] : leases_) {
     auto job = jobs_.find(lease.job_id);
-    activity.leases.push_back({id, lease.job_id, job != jobs_.end() ? job->second.row.kernel : "",
-                               lease.worker_id, lease.device_index,
-                               static_cast<int64_t>(lease.candidate_ids.size()), lease.granted_ms,
-                               lease.backup_of != 0});
+    const bool known = job != jobs_.end();
+    activity.leases.push_back({id, lease.job_id, known ? job->second.row.owner_token : 0,
+                               known ? job->second.row.kernel : "", lease.worker_id,
+                               lease.device_index, static_cast<int64_t>(lease.candidate_ids.size()),
+                               lease.granted_ms, lease.backup_of != 0});
   }
   for (const auto& [id, c] : candidates_) {
     if (c.state == db::CandidateState::kReady) activity.candidates_ready++;

@@ -11,8 +11,8 @@ Json ResultJson(const coordinator::Coordinator::RecordedResult& recorded) {
   return out;
 }
 
-Json WorkersJson(const std::vector<v1::WorkerInfo>& workers,
-                 const coordinator::Activity& activity) {
+Json WorkersJson(const std::vector<v1::WorkerInfo>& workers, const coordinator::Activity& activity,
+                 const std::function<bool(int64_t owner_token)>& shows_job) {
   Json out = Json::array();
   for (const v1::WorkerInfo& worker : workers) {
     Json item = client::WorkerJson(worker);
@@ -22,9 +22,10 @@ Json WorkersJson(const std::vector<v1::WorkerInfo>& workers,
         if (lease.worker_id != worker.worker_id() || lease.device_index != device["index"]) {
           continue;
         }
+        const bool shown = shows_job(lease.owner_token);
         leases.push_back({{"lease_id", lease.lease_id},
-                          {"job_id", lease.job_id},
-                          {"kernel", lease.kernel},
+                          {"job_id", shown ? Json(lease.job_id) : Json()},
+                          {"kernel", shown ? Json(lease.kernel) : Json()},
                           {"candidates", lease.candidates},
                           {"granted_unix_ms", lease.granted_unix_ms},
                           {"backup", lease.backup}});

@@ -205,8 +205,14 @@ void DashboardServer::Route() {
              Reply(res, out);
            });
   http.Get("/api/workers", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!Authorize(req, res, auth::Rpc::kListWorkers)) return;
-    Reply(res, WorkersJson(coordinator_.ListWorkers(), coordinator_.CurrentActivity()));
+    auto caller = Authorize(req, res, auth::Rpc::kListWorkers);
+    if (!caller) return;
+    // A lease names its job to those ListJobs would show it to.
+    const Result<auth::Caller> jobs_view = auth::Authorize(*caller, auth::Rpc::kListJobs);
+    auto shows_job = [&jobs_view](int64_t owner_token) {
+      return jobs_view.ok() && (!jobs_view->own_only || owner_token == jobs_view->token_id);
+    };
+    Reply(res, WorkersJson(coordinator_.ListWorkers(), coordinator_.CurrentActivity(), shows_job));
   });
   http.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     auto caller = Authorize(req, res, auth::Rpc::kListJobs);

@@ -38,15 +38,23 @@ window.tunefleet = { charts };
 // ---- the API ------------------------------------------------------------
 
 class Unauthorized extends Error {}
+// A request that failed or a server error: the page keeps asking.
+class Unreachable extends Error {}
 
 async function api(path) {
   const token = sessionStorage.getItem(TOKEN_KEY);
-  const response = await fetch(path, {
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-    cache: "no-store",
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+      cache: "no-store",
+    });
+  } catch (error) {
+    throw new Unreachable(`cannot reach the coordinator (${error.message})`);
+  }
   const body = await response.json().catch(() => ({}));
   if (response.status === 401) throw new Unauthorized(body.error || "unauthorized");
+  if (response.status >= 500) throw new Unreachable(body.error || `${path}: HTTP ${response.status}`);
   if (!response.ok) throw new Error(body.error || `${path}: HTTP ${response.status}`);
   return body;
 }
@@ -123,9 +131,19 @@ function poll(refresh) {
       const again = await refresh();
       document.getElementById("live").hidden = !again;
       if (again !== false && !stopped) timer = setTimeout(tick, POLL_MS);
+      document.getElementById("offline").hidden = true;
     } catch (error) {
       if (error instanceof Unauthorized) return signIn(error.message);
-      main.replaceChildren(el("div", { class: "card error" }, error.message));
+      if (!(error instanceof Unreachable)) {
+        main.replaceChildren(el("div", { class: "card error" }, error.message));
+        return;
+      }
+      // A restart or a network blip: the page stays as it was and asks again.
+      const offline = document.getElementById("offline");
+      offline.textContent = `${error.message}; trying again`;
+      offline.hidden = false;
+      document.getElementById("live").hidden = true;
+      if (!stopped) timer = setTimeout(tick, POLL_MS);
     }
   };
   tick();
@@ -596,8 +614,10 @@ function workersPage() {
                         el(
                           "div",
                           {},
-                          el("a", { href: `#/jobs/${l.job_id}` }, `job #${l.job_id}`),
-                          ` ${l.kernel}: ${l.candidates} candidates (lease ${l.lease_id}${l.backup ? ", a backup" : ""}) for ${ago(l.granted_unix_ms).replace(" ago", "")}`,
+                          l.job_id === null
+                            ? "a job of another token"
+                            : el("a", { href: `#/jobs/${l.job_id}` }, `job #${l.job_id} ${l.kernel}`),
+                          `: ${l.candidates} candidates (lease ${l.lease_id}${l.backup ? ", a backup" : ""}) for ${ago(l.granted_unix_ms).replace(" ago", "")}`,
                         ),
                       )
                     : el("span", { class: "muted" }, "idle"),

@@ -108,13 +108,14 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   grpcAddress = `127.0.0.1:${grpcPort}`;
   const base = `http://127.0.0.1:${httpPort}`;
   const admin = join(dir, "tf.db.admin-token");
-  const make = (role) => {
-    const made = cli(admin, "token", "create", "--role", role, "--name", `web-${role}`);
+  const make = (role, name = `web-${role}`) => {
+    const made = cli(admin, "token", "create", "--role", role, "--name", name);
     assert.equal(made.status, 0, made.stderr);
     return made.stdout.trim();
   };
   const reader = make("reader");
   const submitter = make("submitter");
+  const otherSubmitter = make("submitter", "web-other-submitter");
   const workerToken = tokenFile("worker", make("worker"));
 
   await t.test("requests without a valid token are refused", async () => {
@@ -196,7 +197,16 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   await page.goto(`${base}/#/jobs/${jobId}`);
   const seen = [];
   let workerDoing = "";
+  // Leases as the job's submitter and another submitter see them.
+  const leasesSeenBy = async (token) => {
+    const workers = await (await fetch(`${base}/api/workers`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    return workers.flatMap((w) => w.devices.flatMap((d) => d.leases));
+  };
+  let ownLeases = [];
+  let othersLeases = [];
   await waitFor("the job to end on the page", 300_000, async () => {
+    if (!ownLeases.length) ownLeases = await leasesSeenBy(submitter);
+    if (!othersLeases.length) othersLeases = await leasesSeenBy(otherSubmitter);
     const text = await page.textContent("#job-summary .progress-text").catch(() => null);
     if (text && seen[seen.length - 1] !== text) seen.push(text);
     const [done, total] = (text || "0 / 1").split(" / ").map(Number);
@@ -256,6 +266,24 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     const all = await (await fetch(`${base}/api/jobs`, { headers })).json();
     assert.deepEqual(await (await fetch(`${base}/api/jobs?limit=0`, { headers })).json(), all);
     assert.deepEqual(await (await fetch(`${base}/api/jobs?limit=1`, { headers })).json(), all.slice(0, 1));
+  });
+
+  await t.test("a submitter sees which job a device works on only for its own jobs", () => {
+    assert.ok(ownLeases.length && othersLeases.length, "no lease seen while the job ran");
+    assert.equal(ownLeases[0].job_id, jobId);
+    assert.equal(ownLeases[0].kernel, "web_axpy");
+    assert.equal(othersLeases[0].job_id, null);
+    assert.equal(othersLeases[0].kernel, null);
+    assert.ok(othersLeases[0].candidates > 0);
+  });
+
+  await t.test("a page that loses the coordinator says so and recovers by itself", async () => {
+    await workersTab.context().setOffline(true);
+    await workersTab.waitForSelector("#offline:not([hidden])");
+    assert.match(await workersTab.textContent("#offline"), /cannot reach the coordinator.*trying again/);
+    await workersTab.context().setOffline(false);
+    await workersTab.waitForSelector("#offline", { state: "hidden" });
+    assert.ok((await workersTab.locator("td.doing").count()) > 0);
   });
 
   await t.test("the workers page showed the device working on the job", () => {
