@@ -131,11 +131,13 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", tls.cert_file,
                  "TLS certificate (PEM) presented to clients and workers");
   app.add_option("--tls-key", tls.key_file, "private key of --tls-cert (PEM)");
-  app.add_option("--tls-client-ca", tls.client_ca_file,
-                 "require every client and worker to present a certificate signed by this CA "
-                 "(mutual TLS)");
-  app.add_flag("--plaintext", plaintext,
-               "serve without TLS: bearer tokens cross the network in the clear (loopback only)");
+  CLI::Option* client_ca_option = app.add_option(
+      "--tls-client-ca", tls.client_ca_file,
+      "require every client and worker to present a certificate signed by this CA (mutual TLS)");
+  CLI::Option* plaintext_flag = app.add_flag(
+      "--plaintext", plaintext,
+      "serve without TLS: bearer tokens cross the network in the clear (meant for loopback, or a "
+      "network something else encrypts; it warns at start)");
   std::string admin_token_file;
   app.add_option("--admin-token-file", admin_token_file,
                  "file holding the admin token (created with a new one, mode 0600, when missing; "
@@ -148,20 +150,26 @@ int main(int argc, char** argv) {
                  "write the port being served on to this file once ready (for scripts and tests)");
   std::string health_listen;
   std::string health_port_file;
-  app.add_option("--health-listen", health_listen,
-                 "also serve grpc.health.v1, and only it, in plaintext on HOST:PORT (for "
-                 "Kubernetes' gRPC probes, which speak no TLS)")
-      ->check(kListenAddress);
+  CLI::Option* health_option =
+      app.add_option("--health-listen", health_listen,
+                     "also serve grpc.health.v1, and only it, in plaintext on HOST:PORT (for "
+                     "Kubernetes' gRPC probes, which speak no TLS)")
+          ->check(kListenAddress);
   app.add_option("--health-port-file", health_port_file,
-                 "write the port of --health-listen to this file once listening");
+                 "write the port of --health-listen to this file once listening")
+      ->needs(health_option);
   std::string http_listen;
   std::string http_port_file;
-  app.add_option("--http", http_listen,
-                 "also serve the web dashboard and Prometheus /metrics on HOST:PORT, e.g. "
-                 "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by default)")
-      ->check(kListenAddress);
+  CLI::Option* http_option =
+      app.add_option("--http", http_listen,
+                     "also serve the web dashboard and Prometheus /metrics on HOST:PORT, e.g. "
+                     "127.0.0.1:8080, with the same tokens and TLS as the gRPC API (off by "
+                     "default)")
+          ->check(kListenAddress);
   app.add_option("--http-port-file", http_port_file,
-                 "write the port of --http to this file once listening");
+                 "write the port of --http to this file once listening")
+      ->needs(http_option);
+  client_ca_option->excludes(plaintext_flag);
   if (std::optional<int> exit_code = tf::ParseDaemonFlags(app, argc, argv)) return *exit_code;
   options.db_synchronous_full = sync == "full";
   if (admin_token_file.empty() && tf::db::Database::IsPostgresUrl(options.db_path)) {

@@ -135,6 +135,12 @@ TEST(BadFlagTest, CoordinatorNumbersAndTlsFlagsAreCheckedBeforeAnythingStarts) {
       {{"--plaintext", "--tls-cert", dir / "server.pem", "--tls-key", dir / "server.key"},
        "--plaintext serves without TLS"},
       {{"--tls-cert", dir / "server.pem"}, "--tls-cert and --tls-key go together"},
+      // Each of these was accepted and did not do what it says: no mutual TLS,
+      // and a port file a script waits for forever.
+      {{"--plaintext", "--tls-client-ca", dir / "ca.pem"}, "--tls-client-ca excludes --plaintext"},
+      {{"--plaintext", "--http-port-file", dir / "http.port"}, "--http-port-file requires --http"},
+      {{"--plaintext", "--health-port-file", dir / "health.port"},
+       "--health-port-file requires --health-listen"},
       {{}, "pass --tls-cert and --tls-key to serve over TLS, or --plaintext"},
   };
   for (const auto& [flags, message] : cases) {

@@ -2,6 +2,7 @@
 // over 127.0.0.1 with certificates made by the openssl command at test time.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "common/files.h"
@@ -104,6 +105,33 @@ TEST_F(TlsTest, MutualTlsServesOnlyPeersWithACertificateOfItsClientCa) {
                .output;
   EXPECT_EQ(listed.find("\"worker_id\""), listed.rfind("\"worker_id\""))
       << "two workers: " << listed;
+}
+
+// A key that is not the certificate's is named at start, before any file is
+// made; it read "cannot listen on ... (is another process serving there?)".
+TEST_F(TlsTest, AKeyThatIsNotTheCertificatesIsRefusedNamingBoth) {
+  RunOptions options;
+  options.timeout_s = 30;
+  auto run = RunProcess({BinaryPath("bin/tunefleet-coordinator"), "--db", dir_ / "t.db",
+                         "--artifacts", dir_ / "artifacts", "--listen", "127.0.0.1:0", "--tls-cert",
+                         Pem("server"), "--tls-key", Key("ca")},
+                        options);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->exit_code, 2) << run->output;
+  EXPECT_NE(run->output.find("--tls-key: " + Key("ca") + " is not the key of the certificate in " +
+                             Pem("server")),
+            std::string::npos)
+      << run->output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "t.db"));
+  auto client =
+      RunProcess({BinaryPath("bin/tunefleet"), "--coordinator", "127.0.0.1:1", "--tls-ca",
+                  Pem("ca"), "--tls-cert", Pem("client"), "--tls-key", Key("stranger"), "jobs"},
+                 options);
+  ASSERT_TRUE(client.ok());
+  EXPECT_EQ(client->exit_code, 2) << client->output;
+  EXPECT_NE(client->output.find("is not the key of the certificate in " + Pem("client")),
+            std::string::npos)
+      << client->output;
 }
 
 TEST_F(TlsTest, CoordinatorWithoutTlsOrPlaintextRefusesToStart) {
