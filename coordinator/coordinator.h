@@ -151,8 +151,9 @@ class Coordinator {
   // kFailedPrecondition, since the coordinator would not start again.
   Result<v1::TokenInfo> RevokeToken(int64_t token_id);
   // Makes `token` (the text of an admin token, e.g. from --admin-token-file)
-  // valid: stored when the database does not know its id, kFailedPrecondition
-  // when it knows that id as another token, a revoked one or a non-admin.
+  // valid: stored when the database does not know its id (and its secret has
+  // at least 32 characters), kFailedPrecondition when it knows that id as
+  // another token, a revoked one or a non-admin.
   Status EnsureAdminToken(const std::string& token);
 
  private:

@@ -7,6 +7,12 @@
 #include "coordinator/coordinator.h"
 
 namespace tf::coordinator {
+namespace {
+
+// 128 bits as hex digits.
+constexpr size_t kMinAdminSecretChars = 32;
+
+}  // namespace
 
 Result<v1::CreateTokenResponse> Coordinator::CreateToken(const v1::CreateTokenRequest& request) {
   if (request.name().empty()) {
@@ -70,6 +76,15 @@ Status Coordinator::EnsureAdminToken(const std::string& token) {
   TF_ASSIGN_OR_RETURN(int64_t id, auth::TokenId(token));
   std::lock_guard lock(mu_);
   if (tokens_.Find(id).token_id() == 0) {
+    // A token made elsewhere (a secret manager's) is as strong as its secret.
+    const size_t secret = token.size() - token.find('_', 3) - 1;
+    if (secret < kMinAdminSecretChars) {
+      return Status::FailedPrecondition(
+          "the admin token file's secret has " + std::to_string(secret) +
+          " characters; an admin token made elsewhere needs at least " +
+          std::to_string(kMinAdminSecretChars) +
+          " (the coordinator's own have 64 hex digits: remove the file and it writes one)");
+    }
     db::TokenRow row;
     row.info.set_token_id(id);
     row.info.set_name("admin (--admin-token-file)");

@@ -13,6 +13,7 @@
 #include "auth/bearer.h"
 #include "auth/token_file.h"
 #include "auth/tokens.h"
+#include "common/files.h"
 #include "tests/test_util.h"
 #include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
@@ -534,6 +535,25 @@ TEST_F(RolesTest, TheCommandLineManagesTokensAndExits5WhenRefused) {
       << revoked.output;
   listed = RunCli(coordinator_->address(), {"--token-file", admin_file, "token", "list"});
   EXPECT_EQ(listed.exit_code, 0) << listed.output;
+}
+
+// A token made elsewhere for a new database is taken only with a secret as
+// long as a guess cannot reach (tf_1_x was adopted as the admin).
+TEST_F(RolesTest, AWeakAdminTokenFileStopsTheStart) {
+  TempDir other;
+  const std::string weak = other / "admin.token";
+  ASSERT_TRUE(WriteFileAtomic(weak, "tf_1_x\n").ok());
+  ASSERT_EQ(chmod(weak.c_str(), 0600), 0);
+  auto started = RunProcess(
+      {BinaryPath("bin/tunefleet-coordinator"), "--plaintext", "--listen", "127.0.0.1:0", "--db",
+       other / "tf.db", "--artifacts", other / "artifacts", "--admin-token-file", weak},
+      WithTimeout(30));
+  ASSERT_TRUE(started.ok());
+  EXPECT_NE(started->exit_code, 0);
+  EXPECT_NE(started->output.find("the admin token file's secret has 1 characters; an admin token "
+                                 "made elsewhere needs at least 32"),
+            std::string::npos)
+      << started->output;
 }
 
 TEST_F(RolesTest, AnAdminTokenFileOthersCanReadStopsTheStart) {
