@@ -1,5 +1,7 @@
 #include "auth/bearer.h"
 
+#include <algorithm>
+
 namespace tf::auth {
 namespace {
 
@@ -26,7 +28,11 @@ Result<Caller> Gate::CheckHeader(std::optional<std::string_view> authorization, 
                                    std::string(RpcName(rpc)) + " needs a token)");
   }
   std::string_view value = *authorization;
-  if (!value.starts_with(kScheme)) {
+  // The scheme is case-insensitive (RFC 9110, 11.1): "bearer" is as good.
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+  if (value.size() < kScheme.size() ||
+      !std::equal(kScheme.begin(), kScheme.end(), value.begin(),
+                  [&](char a, char b) { return lower(a) == lower(b); })) {
     return Status::Unauthenticated("the authorization header is not 'Bearer <token>'");
   }
   value.remove_prefix(kScheme.size());

@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
       "Create a token and print it (shown this once); roles: reader (read jobs, results, "
       "workers, best configs), submitter (submit, follow and cancel its own jobs), worker (the "
       "worker service, for its own workers), admin (everything, tokens included)",
-      "  tunefleet token create --role submitter --name ci > ci.token && chmod 600 ci.token\n"
-      "  tunefleet token create --role worker --name gpu-host-3 --json\n");
+      "  tunefleet token create --role worker --name gpu-host-3 --json\n"
+      "  umask 077; tunefleet token create --role submitter --name ci > ci.token  # yours alone\n");
   token_create_cmd->add_option("--role", token_create.role, "reader, submitter, worker or admin")
       ->required();
   token_create_cmd->add_option("--name", token_create.name, "Who or what it is for")->required();
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
       ->required();
   import_results_cmd
       ->add_option("--device-class", import_results.device_class,
-                   "Device class the results answer for (as `best --device` names it)")
+                   "Device class the results answer for (as `best --device-class` names it)")
       ->required();
   import_results_cmd
       ->add_option("--problem", import_results.problem,

@@ -129,6 +129,11 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
       const wrong = await fetch(base + path, { headers: { Authorization: "Bearer tf_999_nonsense" } });
       assert.equal(wrong.status, 401, `${path} with an unknown token`);
     }
+    // The scheme is case-insensitive, as HTTP says.
+    const lowercase = await fetch(`${base}/api/jobs`, { headers: { Authorization: `bearer ${reader}` } });
+    assert.equal(lowercase.status, 200);
+    const notBearer = await fetch(`${base}/api/jobs`, { headers: { Authorization: `Basic ${reader}` } });
+    assert.equal(notBearer.status, 401);
     // A submitter sees its own jobs, not the fleet-wide counts.
     const own = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${submitter}` } });
     assert.equal(own.status, 403);
