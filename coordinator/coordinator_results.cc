@@ -229,7 +229,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
   if (winner) {
     spdlog::info(
         "job {}: problem {}: candidate {} won the re-timing of {} finalists in "
-        "alternation, median {} ns",
+        "alternation, median {:.0f} ns",
         job.row.id, problem, winner->candidate_id(), finalists.size(),
         winner->retiming().median_ns());
   } else {
