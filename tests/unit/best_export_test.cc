@@ -23,28 +23,35 @@ v1::QueryBestResponse Entry(const std::string& kernel, const std::string& config
   return entry;
 }
 
+// What a program of `main_body` (after including the header) prints, or a
+// failure naming the compiler's message.
+Result<std::string> CompileAndRun(const std::string& header, const std::string& main_body) {
+  testing::TempDir dir;
+  TF_RETURN_IF_ERROR(WriteFileAtomic(dir / "best.h", header));
+  TF_RETURN_IF_ERROR(
+      WriteFileAtomic(dir / "main.cc", "#include <cstdio>\n#include \"best.h\"\n" + main_body));
+  TF_ASSIGN_OR_RETURN(ProcessResult compiled, RunProcess({"g++", "-std=c++17", "-Wall", "-Werror",
+                                                          "-o", dir / "lookup", dir / "main.cc"},
+                                                         testing::WithTimeout(120)));
+  if (!compiled.success()) return Status::Internal(compiled.output + header);
+  TF_ASSIGN_OR_RETURN(ProcessResult ran, RunProcess({dir / "lookup"}, testing::WithTimeout(30)));
+  if (!ran.success()) return Status::Internal("the program failed: " + ran.output);
+  return ran.output;
+}
+
 // Names a spec allows but C++ reserves (a kernel `class`, a parameter
 // `register`) made a header that did not compile.
 TEST(BestExportTest, AHeaderForNamesThatAreCppKeywordsCompilesAndAnswers) {
   auto header = ExportCppHeader("class", {Entry("class", "register=4,new=fast,block-size=2")});
   ASSERT_TRUE(header.ok()) << header.status().ToString();
-  testing::TempDir dir;
-  ASSERT_TRUE(WriteFileAtomic(dir / "best.h", *header).ok());
-  ASSERT_TRUE(WriteFileAtomic(dir / "main.cc",
-                              "#include <cstdio>\n#include \"best.h\"\n"
-                              "int main() {\n"
-                              "  const auto* c = tunefleet_best::class_::Lookup(\"a100\", {64});\n"
-                              "  std::printf(\"%lld %s %lld\\n\", (long long)c->register_, "
-                              "c->new_, (long long)c->block_size);\n}\n")
-                  .ok());
-  auto compiled =
-      RunProcess({"g++", "-std=c++17", "-Wall", "-Werror", "-o", dir / "lookup", dir / "main.cc"},
-                 testing::WithTimeout(120));
-  ASSERT_TRUE(compiled.ok() && compiled->success())
-      << (compiled.ok() ? compiled->output : compiled.status().ToString()) << *header;
-  auto ran = RunProcess({dir / "lookup"}, testing::WithTimeout(30));
-  ASSERT_TRUE(ran.ok() && ran->success());
-  EXPECT_EQ(ran->output, "4 fast 2\n");
+  auto printed = CompileAndRun(*header,
+                               "int main() {\n"
+                               "  const auto* c = tunefleet_best::class_::Lookup(\"a100\", {64});\n"
+                               "  std::printf(\"%lld %s %lld\\n\", (long long)c->register_, "
+                               "c->new_, (long long)c->block_size);\n"
+                               "}\n");
+  ASSERT_TRUE(printed.ok()) << printed.status().message();
+  EXPECT_EQ(*printed, "4 fast 2\n");
 }
 
 // Names the header itself uses (a parameter `int64_t` or `Config`, a kernel
@@ -61,29 +68,18 @@ TEST(BestExportTest, AHeaderForAwkwardNamesAndValuesCompilesAndAnswers) {
   b.mutable_timing()->set_median_ns(std::numeric_limits<double>::infinity());
   auto header = ExportCppHeader("std", {a, b});
   ASSERT_TRUE(header.ok()) << header.status().ToString();
-  testing::TempDir dir;
-  ASSERT_TRUE(WriteFileAtomic(dir / "best.h", *header).ok());
-  ASSERT_TRUE(
-      WriteFileAtomic(dir / "main.cc",
-                      "#include <cstdio>\n#include \"best.h\"\n"
-                      "int main() {\n"
-                      "  using namespace tunefleet_best::std_;\n"
-                      "  const char* devices[] = {\"gpu\\r\\tone\", \"gpu/b\"};\n"
-                      "  for (const char* d : devices) {\n"
-                      "    const Config* c = Lookup(d, {64});\n"
-                      "    std::printf(\"%lld %lld %lld %lld %s|\", (long long)c->int64_t_, "
-                      "(long long)c->Config_, (long long)c->class_, (long long)c->class__, "
-                      "c->s);\n"
-                      "  }\n}\n")
-          .ok());
-  auto compiled =
-      RunProcess({"g++", "-std=c++17", "-Wall", "-Werror", "-o", dir / "lookup", dir / "main.cc"},
-                 testing::WithTimeout(120));
-  ASSERT_TRUE(compiled.ok() && compiled->success())
-      << (compiled.ok() ? compiled->output : compiled.status().ToString()) << *header;
-  auto ran = RunProcess({dir / "lookup"}, testing::WithTimeout(30));
-  ASSERT_TRUE(ran.ok() && ran->success());
-  EXPECT_EQ(ran->output,
+  auto printed = CompileAndRun(
+      *header,
+      "int main() {\n"
+      "  using namespace tunefleet_best::std_;\n"
+      "  const char* devices[] = {\"gpu\\r\\tone\", \"gpu/b\"};\n"
+      "  for (const char* d : devices) {\n"
+      "    const Config* c = Lookup(d, {64});\n"
+      "    std::printf(\"%lld %lld %lld %lld %s|\", (long long)c->int64_t_, (long long)c->Config_, "
+      "(long long)c->class_, (long long)c->class__, c->s);\n"
+      "  }\n}\n");
+  ASSERT_TRUE(printed.ok()) << printed.status().message();
+  EXPECT_EQ(*printed,
             "1 2 3 4 a\"b\\c\x01"
             "9|5 6 7 8 y|");
 }
