@@ -83,13 +83,15 @@ void BestIndex::Complete(const db::CompletedTuning& tuning) {
 
 void BestIndex::AnswerLocked(const std::string& kernel, const std::string& device_class,
                              int64_t fingerprint_created_ms) {
-  auto [it, inserted] = newest_.emplace(kernel + '\n' + device_class, fingerprint_created_ms);
+  auto [it, inserted] = newest_[kernel].emplace(device_class, fingerprint_created_ms);
   if (!inserted) it->second = std::max(it->second, fingerprint_created_ms);
 }
 
 int64_t BestIndex::NewestLocked(const std::string& kernel, const std::string& device_class) const {
-  auto it = newest_.find(kernel + '\n' + device_class);
-  return it == newest_.end() ? -1 : it->second;
+  auto classes = newest_.find(kernel);
+  if (classes == newest_.end()) return -1;
+  auto it = classes->second.find(device_class);
+  return it == classes->second.end() ? -1 : it->second;
 }
 
 bool BestIndex::AnswersLocked(const std::string& kernel, const Entry& e,

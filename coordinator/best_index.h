@@ -72,8 +72,9 @@ class BestIndex {
   // kernel + '\n' + problem key -> entries of any class and fingerprint, so
   // that an exact answer costs one hash probe, however many shapes are tuned.
   std::unordered_map<std::string, std::vector<Entry>> by_problem_;
-  // kernel + '\n' + device class -> the answering fingerprint's created_ms.
-  std::unordered_map<std::string, int64_t> newest_;
+  // kernel -> device class -> the answering fingerprint's created_ms: asked
+  // for every entry a query looks at, so without building a key.
+  std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> newest_;
   // kernel + '\n' + fingerprint + '\n' + device class, for each completed
   // tuning: two kernels of one source complete apart.
   std::unordered_set<std::string> completed_;
