@@ -1,6 +1,6 @@
 #include "auth/bearer.h"
 
-#include <algorithm>
+#include <strings.h>
 
 namespace tf::auth {
 namespace {
@@ -29,10 +29,8 @@ Result<Caller> Gate::CheckHeader(std::optional<std::string_view> authorization, 
   }
   std::string_view value = *authorization;
   // The scheme is case-insensitive (RFC 9110, 11.1): "bearer" is as good.
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
   if (value.size() < kScheme.size() ||
-      !std::equal(kScheme.begin(), kScheme.end(), value.begin(),
-                  [&](char a, char b) { return lower(a) == lower(b); })) {
+      strncasecmp(value.data(), kScheme.data(), kScheme.size()) != 0) {
     return Status::Unauthenticated("the authorization header is not 'Bearer <token>'");
   }
   value.remove_prefix(kScheme.size());
