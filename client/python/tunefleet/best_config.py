@@ -54,8 +54,8 @@ def best_config(
     NotFoundError or UnavailableError is raised. Other errors (a refused
     token) are always raised."""
     client = client or default_client()
-    problem_message(problem)  # a wrong argument is the caller's bug, outage or not
     if fallback is not _NO_FALLBACK and time.monotonic() < _unreachable_until.get(client, 0.0):
+        problem_message(problem)  # a wrong argument is the caller's bug, outage or not
         return fallback
     try:
         return dict(client.best(kernel, problem, device_class).config)
