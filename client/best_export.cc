@@ -249,8 +249,8 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
   out << "// Best configurations of " << kernel << ", exported by `tunefleet export " << kernel
       << " --format cpp`.\n"
       << "// Lookup(device_class, problem): the configuration tuned for the problem, or for the\n"
-      << "// nearest tuned one (sum over variables of |log2(a/b)|), the fastest on ties;\n"
-      << "// device_class nullptr or \"\": any. Problem variables, in this order (by name):";
+      << "// nearest tuned one (sum over variables of |Scale(a) - Scale(b)|), the fastest on\n"
+      << "// ties; device_class nullptr or \"\": any. Problem variables, in this order (by name):";
   for (const auto& v : first.problem().vars()) out << " " << v.name();
   out << ".\n#pragma once\n\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n\n"
       << "namespace tunefleet_best::" << Identifier(kernel) << " {\n\n"
@@ -287,6 +287,11 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
   char tie[32];
   std::snprintf(tie, sizeof tie, "%g", kernelspec::kProblemDistanceTie);
   out << "};\n\n"
+      << "// log2(value) from 1 up, value - 1 below, as the coordinator measures distances.\n"
+      << "inline double Scale(int64_t value) {\n"
+      << "  return value >= 1 ? std::log2(static_cast<double>(value)) : static_cast<double>(value) "
+         "- 1;\n"
+      << "}\n\n"
       << "// Null when no entry is of device_class.\n"
       << "inline const Config* Lookup(const char* device_class, const int64_t (&problem)[" << vars
       << "]) {\n"
@@ -299,9 +304,7 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
       << "    bool same = true;\n"
       << "    for (int v = 0; v < kProblemVars; ++v) {\n"
       << "      same = same && e.problem[v] == problem[v];\n"
-      << "      const double x = problem[v] < 1 ? 1 : problem[v], y = e.problem[v] < 1 ? 1 : "
-         "e.problem[v];\n"
-      << "      distance += std::fabs(std::log2(x / y));\n"
+      << "      distance += std::fabs(Scale(problem[v]) - Scale(e.problem[v]));\n"
       << "    }\n"
       << "    if (same) distance = -1;\n"
       << "    if (!best || distance < best_distance - " << tie << " ||\n"

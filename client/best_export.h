@@ -10,7 +10,8 @@
 // struct (one member per parameter: int64_t, or const char* for strings), a
 // constexpr table `kEntries` and `Lookup(device_class, problem)`, which
 // answers as the coordinator does: the exact problem, else the nearest tuned
-// one (sum over variables of |log2(a/b)|), the fastest on ties; device_class
+// one (sum over variables of |log2(a/b)|; below 1, values count by their
+// difference: kernelspec::ProblemScale), the fastest on ties; device_class
 // nullptr or "": any.
 #pragma once
 

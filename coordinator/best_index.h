@@ -1,7 +1,8 @@
 // In-memory index of the best configuration per (kernel, problem, device
 // class), answering QueryBest without touching the database. When the exact
 // problem was never tuned, the nearest tuned problem of the kernel answers
-// (distance: sum over variables of |log2(a/b)|), marked inexact.
+// (kernelspec::ProblemDistance: sum over variables of |log2(a/b)|), marked
+// inexact.
 //
 // Per (kernel, device class), one fingerprint answers: the newest (by its
 // first submission) of those with a completed tuning there (Complete: a job

@@ -7,6 +7,10 @@
 
 namespace tf::kernelspec {
 
+double ProblemScale(int64_t value) {
+  return value >= 1 ? std::log2(static_cast<double>(value)) : static_cast<double>(value) - 1;
+}
+
 double ProblemDistance(const ::tunefleet::v1::Problem& a, const ::tunefleet::v1::Problem& b) {
   if (a.vars_size() != b.vars_size()) return std::numeric_limits<double>::infinity();
   std::vector<const ::tunefleet::v1::ProblemVar*> by_name;
@@ -21,8 +25,7 @@ double ProblemDistance(const ::tunefleet::v1::Problem& a, const ::tunefleet::v1:
       if (vb.name() == va.name()) match = &vb;
     }
     if (!match) return std::numeric_limits<double>::infinity();
-    double x = std::max<int64_t>(va.value(), 1), y = std::max<int64_t>(match->value(), 1);
-    distance += std::abs(std::log2(x / y));
+    distance += std::abs(ProblemScale(va.value()) - ProblemScale(match->value()));
   }
   return distance;
 }

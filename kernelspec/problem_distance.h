@@ -1,12 +1,18 @@
 // How far apart two problem shapes are, for answering an untuned problem with
-// the nearest tuned one: the sum over variables of |log2(a/b)| (values under 1
-// counted as 1), so that doubling any one size costs 1 wherever it starts.
+// the nearest tuned one: the sum over variables of |s(a) - s(b)|, where s is
+// ProblemScale, so that doubling any one size costs 1 wherever it starts.
 // Infinite when the two do not have the same variable names.
 #pragma once
+
+#include <cstdint>
 
 #include "tunefleet/v1/spec.pb.h"
 
 namespace tf::kernelspec {
+
+// log2(value) from 1 up, value - 1 below: continuous at 1, and values under 1
+// (an offset, a zero-sized dimension) stay apart by their difference.
+double ProblemScale(int64_t value);
 
 // The terms are summed in the order of the variables' names, so that the
 // order a problem lists them in changes nothing.

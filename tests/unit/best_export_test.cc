@@ -84,6 +84,28 @@ TEST(BestExportTest, AHeaderForAwkwardNamesAndValuesCompilesAndAnswers) {
             "9|5 6 7 8 y|");
 }
 
+// The header measures distances as the coordinator does (BestIndexTest's
+// ValuesUnderOneAreNotAlike): values under 1 apart by their difference.
+TEST(BestExportTest, ValuesUnderOneAreNotAlike) {
+  std::vector<v1::QueryBestResponse> entries;
+  for (const auto& [m, config] : {std::pair{-4, "BM=16"}, {-900, "BM=32"}, {0, "BM=64"}}) {
+    entries.push_back(Entry("k", config));
+    entries.back().mutable_problem()->mutable_vars(0)->set_value(m);
+  }
+  auto header = ExportCppHeader("k", entries);
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  auto printed =
+      CompileAndRun(*header,
+                    "int main() {\n"
+                    "  const long long ms[] = {-1000, -5, 2};\n"
+                    "  for (long long m : ms)\n"
+                    "    std::printf(\"%lld \", (long long)tunefleet_best::k::Lookup(\"\", "
+                    "{m})->BM);\n"
+                    "}\n");
+  ASSERT_TRUE(printed.ok()) << printed.status().message();
+  EXPECT_EQ(*printed, "32 16 64 ");
+}
+
 TEST(BestExportTest, AParameterOfTwoTypesIsNamed) {
   v1::QueryBestResponse a = Entry("k", "T=1");
   v1::QueryBestResponse b = Entry("k", "T=float");

@@ -72,6 +72,19 @@ TEST(BestIndexTest, EquallyNearProblemsAreATieInAnyVariableOrder) {
   }
 }
 
+// Values under 1 (an offset, a shift) are apart by their difference: they
+// were all taken as 1, so -1000 answered with whichever of -4 and 0 was faster.
+TEST(BestIndexTest, ValuesUnderOneAreNotAlike) {
+  BestIndex index;
+  index.Put(Row("fp", 1, "M=64,SHIFT=-4", "gpu/a", "BM=16", 100));
+  index.Put(Row("fp", 1, "M=64,SHIFT=-900", "gpu/a", "BM=32", 900));
+  index.Put(Row("fp", 1, "M=64,SHIFT=0", "gpu/a", "BM=64", 50));
+  Complete(index, "fp", 1, "gpu/a");
+  EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,SHIFT=-1000").config()), "BM=32");
+  EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,SHIFT=-5").config()), "BM=16");
+  EXPECT_EQ(kernelspec::ConfigKey(Query(index, "M=64,SHIFT=2").config()), "BM=64");
+}
+
 TEST(BestIndexTest, OnlyTheNewestFingerprintAnswers) {
   BestIndex index;
   index.Put(Row("old", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
