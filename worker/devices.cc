@@ -95,10 +95,11 @@ Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const
     if (!found.ok()) return found.status();
     devices.insert(devices.end(), found->begin(), found->end());
   }
-  // A worker with nothing to offer would ask to register forever.
+  // A worker with nothing to offer would ask to register forever. Unavailable:
+  // a GPU's driver may not have made its device nodes yet (just booted).
   if (devices.empty()) {
-    return Status::FailedPrecondition("--devices '" + flag +
-                                      "' finds no device on this host (the lines above say why)");
+    return Status::Unavailable("--devices '" + flag +
+                               "' finds no device on this host (the lines above say why)");
   }
   return devices;
 }

@@ -25,7 +25,8 @@ using runner::Device;
 // device each, replaying at `replay_speed`.
 // `label` (may be empty) is added to every device's labels and device class.
 // A kind without a device on this host is skipped ("KIND,cpu:1" where KIND
-// finds none: the CPU); a flag that finds nothing at all fails.
+// finds none: the CPU); a flag that finds nothing at all, or a numbered GPU
+// its driver does not show, fails Unavailable: the driver may not be up yet.
 Result<std::vector<Device>> DiscoverDevices(std::string_view devices_flag, const std::string& label,
                                             double replay_speed = 1.0);
 

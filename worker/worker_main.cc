@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
       "worker-cache/ --token-file worker.token\n"
       "The token comes from `tunefleet token create --role worker`; --devices lists the device "
       "kinds.\nExit codes: 0 shut down by SIGINT or SIGTERM, 1 error, 2 usage, 5 the coordinator "
-      "refused the token (none, unknown, revoked, or not a worker's)."};
+      "refused the token (none, unknown, revoked, or not a worker's), 75 no device --devices "
+      "names is there yet (a GPU driver not up: try again later)."};
   app.add_option("--coordinator", options.coordinator,
                  "coordinator address HOST:PORT, or several separated by commas (a coordinator "
                  "and its standbys: the worker follows the one that serves)")
@@ -94,7 +95,9 @@ int main(int argc, char** argv) {
   auto worker = tf::worker::Worker::Create(options);
   if (!worker.ok()) {
     spdlog::error("{}", worker.status().message());
-    return 2;
+    // EX_TEMPFAIL: a supervisor restarts it until the driver is up, where a
+    // bad flag (2) would fail the same way every time.
+    return worker.status().code() == tf::Code::kUnavailable ? 75 : 2;
   }
   std::thread([&signals, w = worker->get()] {
     int signal = 0;

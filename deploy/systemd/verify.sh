@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # systemd-analyze verify on the units, as installed: in a root folder holding
 # the system's own units, the units and the built programs at the paths
-# ExecStart names (and /bin/sh, which the worker's ExecStartPre runs). Then
+# ExecStart names. Then
 # the coordinator again with its PostgreSQL drop-in. Any warning (an unknown
 # key, a bad value) fails too.
 # Usage: verify.sh PROGRAM... (the built tunefleet-coordinator and tunefleet-worker)
@@ -9,10 +9,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/etc/systemd/system" "$root/usr/lib/systemd" "$root/usr/local/bin" "$root/bin"
+mkdir -p "$root/etc/systemd/system" "$root/usr/lib/systemd" "$root/usr/local/bin"
 cp -r /usr/lib/systemd/system "$root/usr/lib/systemd/"
 cp "$here"/*.service "$root/etc/systemd/system/"
-cp -L /bin/sh "$root/bin/sh"
 for program in "$@"; do
   ln "$program" "$root/usr/local/bin/" 2>/dev/null || cp "$program" "$root/usr/local/bin/"
 done

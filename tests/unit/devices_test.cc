@@ -5,6 +5,9 @@
 
 #include <set>
 
+#include "common/subprocess.h"
+#include "tests/test_util.h"
+
 namespace tf::worker {
 namespace {
 
@@ -66,7 +69,7 @@ TEST(DevicesTest, BadDeviceFlagsNameTheProblem) {
 TEST(DevicesTest, AFlagThatFindsNoDeviceFailsAndAKindWithoutOneIsSkipped) {
   auto none = DiscoverDevices("amd", "");
   if (none.ok()) GTEST_SKIP() << "this host has an AMD GPU";
-  EXPECT_EQ(none.status().code(), Code::kFailedPrecondition);
+  EXPECT_EQ(none.status().code(), Code::kUnavailable);
   EXPECT_NE(none.status().message().find("--devices 'amd' finds no device on this host"),
             std::string::npos)
       << none.status().message();
@@ -74,6 +77,26 @@ TEST(DevicesTest, AFlagThatFindsNoDeviceFailsAndAKindWithoutOneIsSkipped) {
   ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
   ASSERT_EQ(cpu->size(), 1u);
   EXPECT_EQ(cpu->front().info.vendor(), "cpu");
+}
+
+// A GPU worker started before its driver is up exits 75, which systemd's
+// Restart=on-failure and Kubernetes restart; a bad flag exits 2, which the
+// unit does not restart (deploy/systemd/tunefleet-worker@.service).
+TEST(DevicesTest, TheWorkerExits75WhileNoDeviceIsThereAnd2ForABadFlag) {
+  if (DiscoverDevices("amd", "").ok()) GTEST_SKIP() << "this host has an AMD GPU";
+  testing::TempDir dir;
+  auto worker = [&](const std::string& devices) {
+    auto ran = RunProcess({testing::BinaryPath("bin/tunefleet-worker"), "--coordinator",
+                           "127.0.0.1:1", "--cache", dir / "cache", "--devices", devices},
+                          testing::WithTimeout(60));
+    EXPECT_TRUE(ran.ok()) << ran.status().ToString();
+    return ran.ok() ? *ran : ProcessResult{};
+  };
+  auto absent = worker("amd");
+  EXPECT_EQ(absent.exit_code, 75) << absent.output;
+  EXPECT_NE(absent.output.find("finds no device on this host"), std::string::npos) << absent.output;
+  auto bad = worker("cpu:0");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
 }
 
 TEST(DevicesTest, ReplayDevicesTakeAFileEachAndRepeat) {

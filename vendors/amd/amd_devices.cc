@@ -16,12 +16,13 @@ Status CheckAmdDeviceNumbers(const std::vector<int>&) { return Status::Ok(); }
 
 namespace {
 
-// No AMD devices: an error when --devices named one, else a log line.
+// No AMD devices: an error when --devices named one (Unavailable: the driver
+// may not be up yet), else a log line.
 Result<std::vector<runner::Device>> NoDevices(const std::vector<int>& ordinals,
                                               const std::string& why) {
   if (!ordinals.empty()) {
-    return Status::FailedPrecondition("--devices asks for AMD GPU " +
-                                      std::to_string(ordinals.front()) + " but " + why);
+    return Status::Unavailable("--devices asks for AMD GPU " + std::to_string(ordinals.front()) +
+                               " but " + why);
   }
   spdlog::info("no AMD devices: {}", why);
   return std::vector<runner::Device>{};

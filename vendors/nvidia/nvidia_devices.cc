@@ -81,8 +81,8 @@ Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>
   if (!cuda.ok() || count == 0) {
     const std::string why = cuda.ok() ? "the CUDA driver sees no GPU" : cuda.status().message();
     if (!ordinals.empty()) {
-      return Status::FailedPrecondition("--devices asks for NVIDIA GPU " +
-                                        std::to_string(ordinals.front()) + " but " + why);
+      return Status::Unavailable("--devices asks for NVIDIA GPU " +
+                                 std::to_string(ordinals.front()) + " but " + why);
     }
     spdlog::info("no NVIDIA devices: {}", why);
     return std::vector<runner::Device>{};
