@@ -110,7 +110,9 @@ int main(int argc, char** argv) {
   results_cmd->callback([&] { exit_code = RunResults(global, job_id, results_format); });
 
   CLI::App* workers_cmd =
-      AddCommand(app, "workers", "List registered workers with their devices and leases",
+      AddCommand(app, "workers",
+                 "List registered workers with their devices, leases and results; one silent "
+                 "for the coordinator's --worker-retention-ms (a day) with no lease is forgotten",
                  "  tunefleet workers\n  tunefleet workers --json\n");
   workers_cmd->callback([&] { exit_code = RunWorkers(global); });
 

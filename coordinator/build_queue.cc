@@ -2,6 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <set>
+#include <string>
+
+#include "kernelspec/config.h"
 #include "vendors/toolchains.h"
 
 namespace tf::coordinator {
@@ -52,16 +57,26 @@ void BuildQueue::Loop() {
       cancel_running_ = false;
     }
     spdlog::info("job {}: building {} configurations", task.job_id, task.configs.size());
+    const auto started = std::chrono::steady_clock::now();
+    // A build that does not finish (cancelled, or stopped by an error) is
+    // counted by the configurations it resolved and its time; its compiler
+    // runs are not known (the builder returns no stats then). Batches come
+    // one at a time.
+    compiler::BuildStats resolved;
+    std::set<std::string> resolved_keys;
+    auto deliver = [&](std::vector<compiler::ConfigBuild> batch) {
+      for (const auto& build : batch) {
+        resolved_keys.insert(kernelspec::ConfigKey(build.config));
+        if (!build.ok) ++resolved.failed_configs;
+      }
+      resolved.configs += static_cast<int64_t>(batch.size());
+      on_batch_(task.job_id, std::move(batch));
+    };
     auto toolchain = vendors::MakeToolchain(task.spec, task.arch);
     Result<compiler::BuildStats> stats = toolchain.status();
     if (toolchain.ok()) {
       compiler::BatchBuilder builder(**toolchain, store_, options_);
-      stats = builder.Build(
-          task.spec, task.sources, task.configs,
-          [&](std::vector<compiler::ConfigBuild> batch) {
-            on_batch_(task.job_id, std::move(batch));
-          },
-          &cancel_running_);
+      stats = builder.Build(task.spec, task.sources, task.configs, deliver, &cancel_running_);
     }
     if (stats.ok()) {
       if (!stats->note.empty()) spdlog::info("job {}: {}", task.job_id, stats->note);
@@ -71,16 +86,26 @@ void BuildQueue::Loop() {
           "CPU-s, {} failed",
           task.job_id, stats->configs, stats->compiler_runs, stats->wall_seconds,
           stats->cpu_seconds, stats->failed_configs);
-    } else if (stats.status().code() != Code::kCancelled) {
-      spdlog::error("job {}: build failed: {}", task.job_id, stats.status().message());
-      std::vector<compiler::ConfigBuild> failed;
-      for (const auto& config : task.configs) {
-        compiler::ConfigBuild build;
-        build.config = config;
-        build.diagnostics = "build failed: " + stats.status().message();
-        failed.push_back(std::move(build));
+    } else {
+      if (stats.status().code() == Code::kCancelled) {
+        spdlog::info("job {}: build cancelled with {} of {} configurations resolved", task.job_id,
+                     resolved.configs, task.configs.size());
+      } else {
+        // Those it resolved before the error keep their outcome.
+        spdlog::error("job {}: build failed: {}", task.job_id, stats.status().message());
+        std::vector<compiler::ConfigBuild> failed;
+        for (const auto& config : task.configs) {
+          if (resolved_keys.contains(kernelspec::ConfigKey(config))) continue;
+          compiler::ConfigBuild build;
+          build.config = config;
+          build.diagnostics = "build failed: " + stats.status().message();
+          failed.push_back(std::move(build));
+        }
+        if (!failed.empty()) deliver(std::move(failed));
       }
-      on_batch_(task.job_id, std::move(failed));
+      resolved.wall_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      observer_.OnBuildFinished(resolved);
     }
     std::lock_guard lock(mu_);
     running_job_ = 0;

@@ -30,8 +30,9 @@ struct BuildTask {
 
 class BuildQueue {
  public:
-  // Each finished batch, and a task that could not build at all (`error`
-  // set: every configuration of the task failed with it).
+  // Each finished batch, and the configurations of a task that an error
+  // stopped (`diagnostics` set: each it had not resolved failed with it).
+  // The observer is told of every task that started building (observer.h).
   using BatchCallback = std::function<void(int64_t job_id, std::vector<compiler::ConfigBuild>)>;
 
   BuildQueue(compiler::ArtifactStore& store, compiler::BuildOptions options, BatchCallback on_batch,

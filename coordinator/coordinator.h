@@ -45,6 +45,11 @@ struct CoordinatorOptions {
   int64_t heartbeat_interval_ms = 1000;
   // A lease not renewed by a heartbeat for this long goes to another worker.
   int64_t lease_ttl_ms = 10000;
+  // A worker silent for this long with no lease is forgotten (ListWorkers
+  // and the database); its results stay, and it registers again under its
+  // id if it comes back. Restarted workers register under new ids: without
+  // it the old ones would be listed for ever.
+  int64_t worker_retention_ms = 24 * 60 * 60 * 1000;
   int max_lease_candidates = 32;
   int build_batch_size = 16;
   int build_parallelism = 0;  // 0: one per core
@@ -249,6 +254,8 @@ class Coordinator {
   struct Worker {
     db::WorkerRow row;
     int64_t last_heartbeat_ms = 0;
+    // Its results in the database (re-timings are not results of their own),
+    // counted there when it was loaded or came back after being forgotten.
     int64_t results_reported = 0;
     // Silent for a lease TTL: its leases went to others, and it must
     // register again before it gets new ones.
@@ -357,6 +364,10 @@ class Coordinator {
   v1::Job ToProto(const db::JobRow& row);
   void ChangedLocked(Job& job);
   const v1::DeviceInfo* FindDeviceLocked(const std::string& worker_id, int device_index) const;
+  int64_t LeasesOfLocked(const std::string& worker_id) const;
+  // Stores when each expired worker went silent, once, and forgets those
+  // silent for options_.worker_retention_ms that hold no lease.
+  void ForgetSilentWorkersLocked(int64_t now);
   // kPermissionDenied when an own_only caller names a job or worker of
   // another token; OK for one that does not exist (the caller reports that).
   Status CheckJobOwner(const db::JobRow& row, const auth::Caller& caller) const;

@@ -411,6 +411,7 @@ void Coordinator::ReaperLoop() {
                      now - worker.last_heartbeat_ms);
       }
     }
+    ForgetSilentWorkersLocked(now);
   }
 }
 

@@ -13,7 +13,8 @@
 namespace tf::coordinator {
 
 // Rebuilds memory from the database: unfinished jobs and their candidates,
-// active leases (given a fresh deadline), workers and the best configs.
+// active leases (given a fresh deadline), workers with the count of their
+// results, and the best configs.
 Status Coordinator::Load() {
   TF_ASSIGN_OR_RETURN(auto tokens, db_->LoadTokens());
   for (const auto& token : tokens) tokens_.Put(token.info, token.hash);
@@ -26,6 +27,7 @@ Status Coordinator::Load() {
     Worker w;
     w.row = std::move(row);
     w.expired = true;  // known, but asked to register again before new leases
+    TF_ASSIGN_OR_RETURN(w.results_reported, db_->CountWorkerResults(w.row.id));
     next_worker_seq_++;
     workers_[w.row.id] = std::move(w);
   }

@@ -191,8 +191,9 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
     reported.push_back(result);
     response.set_recorded(response.recorded() + 1);
   }
+  // Re-timings amend results counted already: results_reported stays the
+  // count of the worker's results in the database.
   if (auto w = workers_.find(request.worker_id()); w != workers_.end()) {
-    w->second.results_reported += response.recorded();
     w->second.last_heartbeat_ms = NowUnixMs();
   }
   if (!request.lease_finished() && reported.size() < finalists.size()) return response;

@@ -27,11 +27,7 @@ std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
     for (const auto& d : w.row.devices) *info.add_devices() = d;
     info.set_alive(now - w.last_heartbeat_ms <= 3 * options_.heartbeat_interval_ms);
     info.set_last_heartbeat_unix_ms(w.last_heartbeat_ms);
-    // Not `id` in the lambda: clang 14 cannot capture structured bindings.
-    const std::string& worker_id = id;
-    info.set_active_leases(std::count_if(leases_.begin(), leases_.end(), [&](const auto& l) {
-      return l.second.worker_id == worker_id;
-    }));
+    info.set_active_leases(LeasesOfLocked(id));
     info.set_results_reported(w.results_reported);
     out.push_back(std::move(info));
   }
@@ -55,11 +51,14 @@ Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& re
   w.row.registered_ms = NowUnixMs();
   w.row.owner_token = caller.token_id;
   w.last_heartbeat_ms = w.row.registered_ms;
+  if (auto old = workers_.find(w.row.id); old != workers_.end()) {
+    w.results_reported = old->second.results_reported;
+  } else if (!request.previous_worker_id().empty()) {
+    // Back after it was forgotten: what it reported before is still there.
+    TF_ASSIGN_OR_RETURN(w.results_reported, db_->CountWorkerResults(w.row.id));
+  }
   TF_RETURN_IF_ERROR(db_->PutWorker(w.row));
   std::string id = w.row.id;
-  if (auto old = workers_.find(id); old != workers_.end()) {
-    w.results_reported = old->second.results_reported;
-  }
   workers_[id] = std::move(w);
   spdlog::info("worker {} registered from {} with {} device(s), first {}", id, request.hostname(),
                request.devices_size(), request.devices(0).device_class());
@@ -99,6 +98,61 @@ Result<v1::HeartbeatResponse> Coordinator::Heartbeat(const v1::HeartbeatRequest&
     }
   }
   return response;
+}
+
+int64_t Coordinator::LeasesOfLocked(const std::string& worker_id) const {
+  return std::count_if(leases_.begin(), leases_.end(),
+                       [&](const auto& l) { return l.second.worker_id == worker_id; });
+}
+
+void Coordinator::ForgetSilentWorkersLocked(int64_t now) {
+  // Stamped once, with its last heartbeat; one loaded at this start that
+  // has not registered since beat until the start at the latest.
+  std::vector<std::pair<Worker*, int64_t>> found_silent;
+  std::vector<std::string> forgotten;
+  for (auto& [id, w] : workers_) {
+    if (!w.expired) continue;
+    if (w.row.silent_since_ms == 0) {
+      found_silent.emplace_back(&w, w.last_heartbeat_ms > 0 ? w.last_heartbeat_ms : now);
+    } else if (now - w.row.silent_since_ms > options_.worker_retention_ms &&
+               LeasesOfLocked(id) == 0) {
+      forgotten.push_back(id);
+    }
+  }
+  // Not fsynced: a stamp or a deletion lost in a power loss is done again.
+  if (!found_silent.empty()) {
+    auto txn = db_->Begin(/*fsync=*/false);
+    Status stored = txn->begin_status();
+    for (const auto& [w, since] : found_silent) {
+      db::WorkerRow row = w->row;
+      row.silent_since_ms = since;
+      if (stored.ok()) stored = db_->PutWorker(row);
+    }
+    if (stored.ok()) stored = txn->Commit();
+    if (!stored.ok()) {
+      spdlog::error("cannot store when workers went silent: {}; retrying", stored.message());
+      return;
+    }
+    for (const auto& [w, since] : found_silent) w->row.silent_since_ms = since;
+  }
+  if (forgotten.empty()) return;
+  auto txn = db_->Begin(/*fsync=*/false);
+  Status deleted = txn->begin_status();
+  for (const std::string& id : forgotten) {
+    if (deleted.ok()) deleted = db_->DeleteWorker(id);
+  }
+  if (deleted.ok()) deleted = txn->Commit();
+  if (!deleted.ok()) {
+    spdlog::error("cannot forget silent workers: {}; retrying", deleted.message());
+    return;
+  }
+  for (const std::string& id : forgotten) {
+    spdlog::info(
+        "worker {} forgotten: silent for {} ms with no lease (its results stay; it registers "
+        "again if it comes back)",
+        id, now - workers_[id].row.silent_since_ms);
+    workers_.erase(id);
+  }
 }
 
 const v1::DeviceInfo* Coordinator::FindDeviceLocked(const std::string& worker_id,

@@ -17,7 +17,11 @@ class Observer {
  public:
   virtual ~Observer() = default;
 
-  // A job's build ended (every configuration it was given built or failed).
+  // A job's build here ended: every configuration it was given built or
+  // failed; or it was cancelled, or an error stopped it, and `stats` counts
+  // the configurations it resolved (those an error left failed with it),
+  // its wall time and no compiler runs (not known then). Builds on the
+  // workers (compile_on: worker) are not told: workers report results only.
   virtual void OnBuildFinished(const compiler::BuildStats&) {}
   // AcquireLease granted a lease `waited_ms` after the call came in (the
   // long poll for work included).

@@ -159,6 +159,14 @@ ALTER TABLE jobs ADD COLUMN toolchain TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN configurations INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN builds_done INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 10: a worker silent for the retention period is forgotten: when it
+      // went silent (0: heard from since it registered) is kept, so that a
+      // restart does not set its clock back; and each worker's results are
+      // counted at start without a scan of them all.
+      R"sql(
+ALTER TABLE workers ADD COLUMN silent_since_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX results_by_worker ON results(worker, cached);
+)sql",
   };
   return kMigrations;
 }

@@ -118,6 +118,10 @@ struct WorkerRow {
   std::vector<v1::DeviceInfo> devices;
   int64_t registered_ms = 0;
   int64_t owner_token = 0;  // the token it registered with; 0: anonymous
+  // Its last heartbeat, stored once it was found silent (for one known from
+  // before a restart that has not registered since, that start); 0: heard
+  // from since it registered.
+  int64_t silent_since_ms = 0;
 };
 
 // A bearer token: its public description and the SHA-256 of its text. The
@@ -209,6 +213,11 @@ class TuningDb {
 
   Status PutWorker(const WorkerRow& worker);
   Result<std::vector<WorkerRow>> LoadWorkers();
+  // Forgets a worker; the results it reported stay, under its id.
+  Status DeleteWorker(const std::string& id);
+  // The results recorded from the worker's reports (not the copies later
+  // jobs reused).
+  Result<int64_t> CountWorkerResults(const std::string& worker_id);
 
   Status InsertToken(const TokenRow& token);  // with its id set by the caller
   Status RevokeToken(int64_t token_id, int64_t now_ms);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -35,6 +36,7 @@ class CoordinatorTest : public ::testing::Test {
     options.lease_ttl_ms = lease_ttl_ms;
     options.max_lease_candidates = 4;
     options.build_parallelism = 1;
+    options.worker_retention_ms = worker_retention_ms_;
     auto started = Coordinator::Start(options);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     c_ = std::move(*started);
@@ -181,6 +183,14 @@ class CoordinatorTest : public ::testing::Test {
     return request;
   }
 
+  // The worker as ListWorkers lists it; nothing when it is not listed.
+  std::optional<v1::WorkerInfo> Listed(const std::string& worker) {
+    for (const v1::WorkerInfo& info : c_->ListWorkers()) {
+      if (info.worker_id() == worker) return info;
+    }
+    return std::nullopt;
+  }
+
   v1::JobState State(int64_t job_id) {
     auto job = c_->GetJob(job_id);
     return job.ok() ? job->state() : v1::JOB_STATE_UNSPECIFIED;
@@ -195,6 +205,8 @@ class CoordinatorTest : public ::testing::Test {
     return stmt->Int(0);
   }
 
+  // Set before Start; kept by Restart.
+  int64_t worker_retention_ms_ = CoordinatorOptions().worker_retention_ms;
   testing::TempDir dir_;
   std::unique_ptr<Coordinator> c_;
   // Registered workers heartbeat every 20 ms, like real ones, until silenced.
@@ -660,6 +672,75 @@ TEST_F(CoordinatorTest, WorkerSilentForALeaseTtlLosesItsLeaseAndMustRegisterAgai
   EXPECT_EQ(second.duplicates(), reassigned->candidates_size());
   EXPECT_EQ(State(job), v1::JOB_STATE_SUCCEEDED);
   EXPECT_EQ(ResultsInDb(job), 4);
+}
+
+// Restarted workers register under new ids: the old ones, silent, are
+// forgotten once the retention has passed, in the database too, their results
+// kept; one that comes back all the same registers again under its id.
+TEST_F(CoordinatorTest, ASilentWorkerIsForgottenAfterTheRetentionAndMayComeBack) {
+  worker_retention_ms_ = 2000;
+  Start(/*lease_ttl_ms=*/300);
+  const std::string gone = Register();
+  const std::string other = Register();
+  const int64_t job = SubmitBuilt(0, 4);
+  auto lease = Acquire(gone);
+  ASSERT_TRUE(lease);
+  ASSERT_EQ(Report(gone, *lease).recorded(), 4);
+  Silence(gone);
+  ASSERT_TRUE(WaitFor([&] { return !Listed(gone); }, seconds(10))) << "never forgotten";
+  EXPECT_TRUE(Listed(other)) << "a worker that heartbeats was forgotten";
+
+  Restart();
+  ASSERT_EQ(Register(1, other), other);
+  EXPECT_FALSE(Listed(gone)) << "still in the database";
+  EXPECT_TRUE(Beat(gone, lease->lease_id()).reregister());
+  ASSERT_EQ(Register(1, gone), gone);
+  auto back = Listed(gone);
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->alive());
+  EXPECT_EQ(back->results_reported(), 4);
+  EXPECT_EQ(ResultsInDb(job), 4);
+  EXPECT_EQ(State(job), v1::JOB_STATE_SUCCEEDED);
+}
+
+TEST_F(CoordinatorTest, AWorkerIsNotForgottenWhileALeaseIsStillItsAfterARestart) {
+  worker_retention_ms_ = 200;
+  Start();
+  const std::string worker = Register();
+  SubmitBuilt(0, 4);
+  auto lease = Acquire(worker);
+  ASSERT_TRUE(lease);
+  Restart();  // known from the database, silent, its lease out for another TTL
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  auto listed = Listed(worker);
+  ASSERT_TRUE(listed) << "forgotten with a lease out";
+  EXPECT_EQ(listed->active_leases(), 1);
+  ASSERT_EQ(Register(1, worker), worker);
+  EXPECT_EQ(Report(worker, *lease).recorded(), 4);
+}
+
+// What `tunefleet workers` shows as a worker's results is what the database
+// holds from it: the same after a restart, re-timings of finalists not
+// counted again.
+TEST_F(CoordinatorTest, AWorkersResultsAreCountedTheSameAfterARestart) {
+  Start();
+  const std::string worker = Register();
+  const int64_t job = SubmitBuilt(0, 4, /*finalists=*/2);
+  while (auto lease = Acquire(worker)) Report(worker, *lease);
+  ASSERT_EQ(State(job), v1::JOB_STATE_SUCCEEDED);
+  ASSERT_EQ(ResultsInDb(job), 4);
+  auto before = Listed(worker);
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->results_reported(), 4);
+
+  Restart();
+  auto loaded = Listed(worker);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->results_reported(), 4);
+  ASSERT_EQ(Register(1, worker), worker);
+  auto registered = Listed(worker);
+  ASSERT_TRUE(registered);
+  EXPECT_EQ(registered->results_reported(), 4);
 }
 
 }  // namespace

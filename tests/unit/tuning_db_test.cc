@@ -204,6 +204,35 @@ TEST_P(TuningDbTest, ActiveLeasesComeBackWithTheirCandidates) {
   EXPECT_TRUE(db_->LoadActiveLeases()->empty());
 }
 
+// A forgotten worker's results stay, and are still counted as its own
+// should it come back; copies reused by later jobs are not its reports.
+TEST_P(TuningDbTest, AWorkerIsForgottenWithItsResultsKept) {
+  WorkerRow worker;
+  worker.id = "w1";
+  worker.hostname = "host";
+  worker.registered_ms = 10;
+  worker.silent_since_ms = 20;
+  ASSERT_TRUE(db_->PutWorker(worker).ok());
+  ResultRow reported = OkResult(candidates_[0].id, "X=0", 500);
+  reported.worker = "w1";
+  ResultRow reused = OkResult(candidates_[1].id, "X=1", 600);
+  reused.worker = "w1";
+  reused.cached = true;
+  ASSERT_TRUE(db_->InsertResult(reported).ok());
+  ASSERT_TRUE(db_->InsertResult(reused).ok());
+  auto workers = db_->LoadWorkers();
+  ASSERT_TRUE(workers.ok()) << workers.status().ToString();
+  ASSERT_EQ(workers->size(), 1u);
+  EXPECT_EQ((*workers)[0].silent_since_ms, 20);
+  EXPECT_EQ(*db_->CountWorkerResults("w1"), 1);
+
+  ASSERT_TRUE(db_->DeleteWorker("w1").ok());
+  EXPECT_TRUE(db_->LoadWorkers()->empty());
+  EXPECT_EQ(db_->ListResults(job_id_)->size(), 2u);
+  EXPECT_EQ(*db_->CountWorkerResults("w1"), 1);
+  EXPECT_EQ(*db_->CountWorkerResults("w2"), 0);
+}
+
 TEST_P(TuningDbTest, RolledBackTransactionLeavesNothing) {
   {
     auto txn = db_->Begin();
