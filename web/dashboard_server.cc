@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kJson = "application/json";
+constexpr size_t kConnectionThreads = 32;  // connections served at once
 
 int HttpStatusOf(Code code) {
   switch (code) {
@@ -33,17 +34,47 @@ int HttpStatusOf(Code code) {
   }
 }
 
+// A query parameter that is a whole number of 0 or more, `absent` when not
+// given; anything else is refused naming it and `what` it is.
+Result<int64_t> WholeNumberParam(const httplib::Request& request, const char* name, int64_t absent,
+                                 const char* what) {
+  if (!request.has_param(name)) return absent;
+  const std::string text = request.get_param_value(name);
+  int64_t value = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return Status::InvalidArgument(std::string(name) + ": '" + text + "' is not " + what);
+  }
+  return value;
+}
+
 // `limit` of /api/jobs: absent or 0, the newest 100; at most 1000.
 Result<int> JobsLimit(const httplib::Request& request) {
-  if (!request.has_param("limit")) return 100;
-  const std::string text = request.get_param_value("limit");
-  long long limit = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
-  if (error != std::errc() || end != text.data() + text.size() || limit < 0) {
-    return Status::InvalidArgument("limit: '" + text +
-                                   "' is not a number of jobs (0 or more; 0: the newest 100)");
+  TF_ASSIGN_OR_RETURN(
+      int64_t limit,
+      WholeNumberParam(request, "limit", 0, "a number of jobs (0 or more; 0: the newest 100)"));
+  return limit == 0 ? 100 : static_cast<int>(std::min<int64_t>(limit, 1000));
+}
+
+// The message of a refusal httplib made by itself, before or instead of a
+// route: only a 404 is a page that does not exist.
+std::string RefusalMessage(const httplib::Request& request, int status) {
+  switch (status) {
+    case 404:
+      return "no such page: " + request.path;
+    case 400:
+      return "bad request (400): malformed, sent too slowly, or with a header line over " +
+             std::to_string(CPPHTTPLIB_HEADER_MAX_LENGTH) + " bytes";
+    case 414:
+      return "URI too long (414): over " + std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) +
+             " bytes";
+    case 416:
+      return "range not satisfiable (416)";
+    case 500:
+      return "internal server error (500)";
+    default:
+      return "HTTP status " + std::to_string(status);
   }
-  return limit == 0 ? 100 : static_cast<int>(std::min<long long>(limit, 1000));
 }
 
 void Fail(httplib::Response& response, const Status& status) {
@@ -114,6 +145,21 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
+  // httplib serves a connection on one pool thread for its whole life, the
+  // waits for its first request and between requests included, and the
+  // destructor waits for those threads: idle or slow clients, unauthenticated
+  // ones too, would hold up /metrics, the page and the coordinator's stop.
+  // So a connection that sends nothing is dropped after 2 s (the keep-alive
+  // timeout, which covers the wait for a first request too; the page asks
+  // every second, so it keeps its connection), one whose request stalls for
+  // 2 s too (browsers and scrapers send their headers at once; 2 s rides out
+  // a retransmitted packet), and the pool is larger than httplib's default
+  // (8 threads up to 9 cores): a browser keeps up to 6 connections open, a
+  // scraper one. httplib 0.11 has no deadline for a whole request: a client
+  // that sends a byte a second still holds a thread.
+  http.set_keep_alive_timeout(2);
+  http.set_read_timeout(2);
+  http.new_task_queue = [] { return new httplib::ThreadPool(kConnectionThreads); };
   if (address.second == 0) {
     dashboard->port_ = http.bind_to_any_port(address.first);
   } else if (http.bind_to_port(address.first, address.second)) {
@@ -194,16 +240,23 @@ void DashboardServer::Route() {
     if (!job.ok()) return Fail(res, job.status());
     Reply(res, client::JobJson(*job));
   });
-  http.Get(R"(/api/jobs/(\d{1,18})/results)",
-           [this](const httplib::Request& req, httplib::Response& res) {
-             auto caller = Authorize(req, res, auth::Rpc::kListResults);
-             if (!caller) return;
-             auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller);
-             if (!results.ok()) return Fail(res, results.status());
-             client::Json out = client::Json::array();
-             for (const auto& r : *results) out.push_back(ResultJson(r));
-             Reply(res, out);
-           });
+  http.Get(R"(/api/jobs/(\d{1,18})/results)", [this](const httplib::Request& req,
+                                                     httplib::Response& res) {
+    auto caller = Authorize(req, res, auth::Rpc::kListResults);
+    if (!caller) return;
+    // Only those recorded at or after `since_ms`: what is new to a page
+    // following a running job. (Not a count to skip: results come ordered by
+    // outcome, not by when they were recorded.)
+    auto since = WholeNumberParam(req, "since_ms", 0, "a time in unix milliseconds (0 or more)");
+    if (!since.ok()) return Fail(res, since.status());
+    auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller);
+    if (!results.ok()) return Fail(res, results.status());
+    client::Json out = client::Json::array();
+    for (const auto& r : *results) {
+      if (r.recorded_unix_ms >= *since) out.push_back(ResultJson(r));
+    }
+    Reply(res, out);
+  });
   http.Get("/api/workers", [this](const httplib::Request& req, httplib::Response& res) {
     auto caller = Authorize(req, res, auth::Rpc::kListWorkers);
     if (!caller) return;
@@ -223,9 +276,10 @@ void DashboardServer::Route() {
     }
     res.set_content(metrics_.Scrape(coordinator_), "text/plain; version=0.0.4; charset=utf-8");
   });
+  // Routes answer their own refusals; what is left is httplib's.
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    res.set_content(json{{"error", "no such page: " + req.path}}.dump(), kJson);
+    res.set_content(json{{"error", RefusalMessage(req, res.status)}}.dump(), kJson);
   });
 }
 

@@ -42,7 +42,9 @@ class DashboardServer {
   static Result<std::unique_ptr<DashboardServer>> Start(const DashboardOptions& options,
                                                         coordinator::Coordinator& coordinator,
                                                         Metrics& metrics);
-  ~DashboardServer();  // stops serving, and waits for requests in flight
+  // Stops serving, and waits for the connections in flight: about 2 s at
+  // most for an idle or stalled one (Start says why).
+  ~DashboardServer();
 
   int port() const { return port_; }
 

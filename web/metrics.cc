@@ -158,15 +158,18 @@ std::string Metrics::Scrape(coordinator::Coordinator& coordinator) {
       .Set(static_cast<double>(activity.leases.size()));
   auto& workers = gauges("tunefleet_workers", "Registered workers: alive (heartbeating) or silent");
   auto& devices = gauges("tunefleet_devices", "Devices of alive workers, by device class");
+  // A sample even where no device is alive, or `tunefleet_devices == 0`
+  // never fires: the classes of silent workers at 0, and 0 without a class
+  // while no worker is registered.
   double alive = 0, silent = 0;
   std::map<std::string, double> by_class;
   for (const auto& w : coordinator.ListWorkers()) {
     (w.alive() ? alive : silent) += 1;
-    if (!w.alive()) continue;
-    for (const auto& d : w.devices()) by_class[d.device_class()] += 1;
+    for (const auto& d : w.devices()) by_class[d.device_class()] += w.alive() ? 1 : 0;
   }
   workers.Add({{"state", "alive"}}).Set(alive);
   workers.Add({{"state", "silent"}}).Set(silent);
+  if (by_class.empty()) devices.Add({}).Set(0);
   for (const auto& [device_class, count] : by_class) {
     devices.Add({{"device_class", device_class}}).Set(count);
   }

@@ -34,6 +34,7 @@ class MetricsTest : public ::testing::Test {
     options.db_path = dir_ / "tunefleet.db";
     options.artifact_dir = dir_ / "artifacts";
     options.db_synchronous_full = false;
+    options.heartbeat_interval_ms = 100;  // silent after 300 ms without one
     options.observer = &metrics_;
     auto started = coordinator::Coordinator::Start(options);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
@@ -147,6 +148,29 @@ TEST_F(MetricsTest, CountsResultsBuildsLeasesAndRpcsWithTheirLabels) {
   }
   EXPECT_EQ(Sample(text, R"(tunefleet_workers{state="alive"})"), 0);
   EXPECT_EQ(Sample(text, "tunefleet_leases_active"), 0);
+}
+
+// Alerts on `tunefleet_devices == 0` need a sample to compare.
+TEST_F(MetricsTest, DevicesReadZeroWhereNoneIsAlive) {
+  std::string text = metrics_.Scrape(*coordinator_);
+  EXPECT_EQ(Sample(text, "tunefleet_devices"), 0);  // no worker yet, no class
+
+  v1::RegisterRequest request;
+  request.set_hostname("h1");
+  for (int i = 0; i < 2; ++i) {
+    v1::DeviceInfo* device = request.add_devices();
+    device->set_index(i);
+    device->set_device_class("cpu/test");
+  }
+  ASSERT_TRUE(coordinator_->Register(request).ok());
+  text = metrics_.Scrape(*coordinator_);
+  EXPECT_EQ(Sample(text, R"(tunefleet_devices{device_class="cpu/test"})"), 2);
+  EXPECT_EQ(text.find("\ntunefleet_devices "), std::string::npos) << "a sample without a class";
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // no heartbeat
+  text = metrics_.Scrape(*coordinator_);
+  EXPECT_EQ(Sample(text, R"(tunefleet_workers{state="silent"})"), 1);
+  EXPECT_EQ(Sample(text, R"(tunefleet_devices{device_class="cpu/test"})"), 0);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The TuneFleet dashboard: a single page over the coordinator's JSON API
-// (web/dashboard_server.h). The bearer token is asked for once and kept in
-// sessionStorage (this tab only); every request carries it in an
-// Authorization header. Pages poll the API every second while shown.
+// (web/dashboard_server.h). The page asks the API without a token until it
+// is refused (401; a coordinator with --allow-anonymous needs none), then asks
+// for one, kept in sessionStorage (this tab only); every request carries it
+// in an Authorization header. Pages poll the API every second while shown.
 import * as echarts from "echarts/core";
 import { LineChart, ScatterChart, ParallelChart } from "echarts/charts";
 import {
@@ -53,7 +54,8 @@ async function api(path) {
     throw new Unreachable(`cannot reach the coordinator (${error.message})`);
   }
   const body = await response.json().catch(() => ({}));
-  if (response.status === 401) throw new Unauthorized(body.error || "unauthorized");
+  // Refused without a token: a first visit, not an error to show.
+  if (response.status === 401) throw new Unauthorized(token ? body.error || "unauthorized" : "");
   if (response.status >= 500) throw new Unreachable(body.error || `${path}: HTTP ${response.status}`);
   if (!response.ok) throw new Error(body.error || `${path}: HTTP ${response.status}`);
   return body;
@@ -541,8 +543,10 @@ function jobPage(id) {
     el("div", { class: "card" }, el("h2", {}, "Results"), table),
   );
   const view = { sort: "median", desc: false, filter: "all" };
+  const held = new Map(); // the results fetched, by candidate id
   let results = [];
-  let seen = -1;
+  let newest = 0; // when the newest of them was recorded
+  let seen = -1; // the job's count of results when they were last fetched
   let job = null;
   const renderTable = () => table.replaceChildren(...resultsTable(results, view, renderTable));
   return poll(async () => {
@@ -565,9 +569,20 @@ function jobPage(id) {
       job.error && el("p", { class: "error" }, job.error),
     );
     winners.querySelector("#winners-body").replaceChildren(winnersTable(job));
-    if (job.candidates_done !== seen) {
+    if (job.candidates_done !== seen || finished(job)) {
+      // While the job runs, those recorded since the newest held, its
+      // millisecond again (more may have come in it); all of them once it
+      // ended (re-timings amend results) or when fewer are held than it
+      // counted (the clock was set back).
+      const all = finished(job) || held.size < seen;
       seen = job.candidates_done;
-      results = await api(`/api/jobs/${id}/results`);
+      const fresh = await api(`/api/jobs/${id}/results?since_ms=${all ? 0 : newest}`);
+      if (all) held.clear();
+      for (const r of fresh) {
+        held.set(r.candidate_id, r);
+        newest = Math.max(newest, r.recorded_unix_ms);
+      }
+      results = [...held.values()];
       drawConvergence(job, results, byEval, byTime);
       drawKnobs(results, knobs);
       drawParallel(results, parallel);
@@ -638,11 +653,7 @@ function route() {
   stopPolling();
   for (const instance of charts.values()) instance.dispose();
   charts.clear();
-  if (!sessionStorage.getItem(TOKEN_KEY)) {
-    signIn();
-    return;
-  }
-  document.getElementById("sign-out").hidden = false;
+  document.getElementById("sign-out").hidden = !sessionStorage.getItem(TOKEN_KEY);
   const hash = location.hash || "#/jobs";
   const job = hash.match(/^#\/jobs\/(\d+)$/);
   const page = job ? "jobs" : hash.startsWith("#/workers") ? "workers" : "jobs";

@@ -1,14 +1,18 @@
 // The dashboard and /metrics end to end: a real coordinator (tokens
 // required, --http on 127.0.0.1) and a real CPU worker run a job submitted
 // with the CLI, while headless Chromium (Debian's, driven by playwright-core)
-// signs in and watches it, and /metrics is scraped during and after it.
-// Screenshots are kept in TUNEFLEET_TEST_OUT. ctest runs it (web_dashboard):
+// signs in and watches it, and /metrics is scraped during and after it. A
+// second coordinator, with --allow-anonymous, serves the page without a
+// sign-in, and is held up neither by idle and stalled connections nor, at its
+// stop, by them. Screenshots are kept in TUNEFLEET_TEST_OUT. ctest runs it
+// (web_dashboard):
 //   TUNEFLEET_BIN_DIR  build/bin, with the coordinator, worker and CLI
 //   CHROMIUM, PROMTOOL the system's chromium and promtool
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, existsSync, writeFileSync, chmodSync } from "node:fs";
+import { connect } from "node:net";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -35,8 +39,8 @@ async function waitFor(what, timeoutMs, condition) {
   }
 }
 
-function start(name, args) {
-  const log = join(dir, `${name}.log`);
+function start(name, args, logName = name) {
+  const log = join(dir, `${logName}.log`);
   writeFileSync(log, "");
   const child = spawn(join(bin, name), args, { stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.on("data", (d) => writeFileSync(log, d, { flag: "a" }));
@@ -46,6 +50,43 @@ function start(name, args) {
 }
 
 const readPort = (file) => (existsSync(file) ? Number(readFileSync(file, "utf8").trim()) || 0 : 0);
+
+// A coordinator with both ports on 127.0.0.1, its files in dir/NAME.
+async function startCoordinator(name, ...flags) {
+  const home = join(dir, name);
+  mkdirSync(home);
+  const child = start(
+    "tunefleet-coordinator",
+    [
+      "--listen", "127.0.0.1:0", "--plaintext",
+      "--db", join(home, "tf.db"), "--artifacts", join(home, "artifacts"),
+      "--port-file", join(home, "grpc.port"),
+      "--http", "127.0.0.1:0", "--http-port-file", join(home, "http.port"),
+      ...flags,
+    ],
+    name,
+  );
+  const grpcPort = await waitFor(`the coordinator ${name}`, 60_000, () => readPort(join(home, "grpc.port")));
+  const httpPort = await waitFor(`the dashboard port of ${name}`, 10_000, () => readPort(join(home, "http.port")));
+  return { child, home, grpcAddress: `127.0.0.1:${grpcPort}`, httpPort, base: `http://127.0.0.1:${httpPort}` };
+}
+
+// A connection of its own to `port` that sends `text`, then nothing: what
+// comes back, and how long it lasted once the server closes it.
+function hold(port, text = "") {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (data) => (received += data));
+    socket.on("error", reject);
+    socket.on("connect", () => {
+      const opened = Date.now();
+      if (text) socket.write(text);
+      const closed = new Promise((done) => socket.on("close", () => done({ ms: Date.now() - opened, received })));
+      resolve({ socket, closed });
+    });
+  });
+}
 
 let grpcAddress = "";
 function cli(token, ...args) {
@@ -95,19 +136,11 @@ after(async () => {
 });
 
 test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, async (t) => {
-  // A coordinator that requires tokens, both ports on loopback.
-  start("tunefleet-coordinator", [
-    "--listen", "127.0.0.1:0", "--plaintext",
-    "--db", join(dir, "tf.db"), "--artifacts", join(dir, "artifacts"),
-    "--port-file", join(dir, "grpc.port"),
-    "--http", "127.0.0.1:0", "--http-port-file", join(dir, "http.port"),
-    "--build-jobs", "2",
-  ]);
-  const grpcPort = await waitFor("the coordinator", 60_000, () => readPort(join(dir, "grpc.port")));
-  const httpPort = await waitFor("the dashboard port", 10_000, () => readPort(join(dir, "http.port")));
-  grpcAddress = `127.0.0.1:${grpcPort}`;
-  const base = `http://127.0.0.1:${httpPort}`;
-  const admin = join(dir, "tf.db.admin-token");
+  // A coordinator that requires tokens.
+  const coordinator = await startCoordinator("tunefleet-coordinator", "--build-jobs", "2");
+  grpcAddress = coordinator.grpcAddress;
+  const base = coordinator.base;
+  const admin = join(coordinator.home, "tf.db.admin-token");
   const make = (role, name = `web-${role}`) => {
     const made = cli(admin, "token", "create", "--role", role, "--name", name);
     assert.equal(made.status, 0, made.stderr);
@@ -164,6 +197,8 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
 
   await t.test("the page asks for a token and refuses a wrong one", async () => {
     await page.goto(`${base}/`);
+    await page.waitForSelector("#token");
+    assert.equal(await page.locator("#signin-error").count(), 0, "a first visit is no error");
     await page.fill("#token", "tf_1_wrong");
     await page.click("button[type=submit]");
     await page.waitForSelector("#signin-error");
@@ -198,7 +233,12 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     }
   })();
 
-  // The job's page follows it from the start.
+  // The job's page follows it from the start; its requests for results.
+  const resultsAsked = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.endsWith("/results")) resultsAsked.push(url.searchParams.get("since_ms"));
+  });
   await page.goto(`${base}/#/jobs/${jobId}`);
   const seen = [];
   let workerDoing = "";
@@ -215,6 +255,10 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     const text = await page.textContent("#job-summary .progress-text").catch(() => null);
     if (text && seen[seen.length - 1] !== text) seen.push(text);
     const [done, total] = (text || "0 / 1").split(" / ").map(Number);
+    const shown = await page.locator("#results tbody tr[data-candidate]").evaluateAll((rows) =>
+      rows.map((r) => r.dataset.candidate),
+    );
+    assert.equal(new Set(shown).size, shown.length, `a result shown twice: ${shown}`);
     if (!workerDoing) {
       const doing = await workersTab.textContent("td.doing");
       if (doing.includes("job #")) {
@@ -273,6 +317,23 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     assert.deepEqual(await (await fetch(`${base}/api/jobs?limit=1`, { headers })).json(), all.slice(0, 1));
   });
 
+  await t.test("since_ms lists the results recorded from then on; anything but a time is refused", async () => {
+    const url = `${base}/api/jobs/${jobId}/results`;
+    for (const since of ["abc", "-1", "2x", ""]) {
+      const r = await fetch(`${url}?since_ms=${since}`, { headers });
+      assert.equal(r.status, 400, `since_ms=${since}`);
+      assert.ok((await r.json()).error.includes(`since_ms: '${since}'`), `since_ms=${since}`);
+    }
+    const ids = (list) => list.map((r) => r.candidate_id).sort((a, b) => a - b);
+    assert.deepEqual(ids(await (await fetch(`${url}?since_ms=0`, { headers })).json()), ids(results));
+    // Build failures come before measurements: at least two moments.
+    const times = [...new Set(results.map((r) => r.recorded_unix_ms))].sort((a, b) => a - b);
+    const since = times[Math.floor(times.length / 2)];
+    const later = await (await fetch(`${url}?since_ms=${since}`, { headers })).json();
+    assert.ok(later.length > 0 && later.length < results.length, `${later.length} of ${results.length}`);
+    assert.deepEqual(ids(later), ids(results.filter((r) => r.recorded_unix_ms >= since)));
+  });
+
   await t.test("a submitter sees which job a device works on only for its own jobs", () => {
     assert.ok(ownLeases.length && othersLeases.length, "no lease seen while the job ran");
     assert.equal(ownLeases[0].job_id, jobId);
@@ -300,6 +361,16 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     assert.ok(done.length >= 3, `progress seen: ${seen.join(", ")}`);
     for (let i = 1; i < done.length; i++) assert.ok(done[i] > done[i - 1], `progress went back: ${seen.join(", ")}`);
     assert.equal(seen[seen.length - 1], "40 / 40");
+  });
+
+  await t.test("the job's page asked only for new results while the job ran", () => {
+    const since = resultsAsked.map(Number); // absent: 0, all of them
+    const incremental = since.filter((ms) => ms > 0);
+    assert.ok(incremental.length > 0, `since_ms asked: ${resultsAsked}`);
+    // Each time, when the newest result it held was recorded.
+    const recorded = new Set(results.map((r) => r.recorded_unix_ms));
+    for (const ms of incremental) assert.ok(recorded.has(ms), `since_ms=${ms} is no result's time`);
+    assert.equal(since[since.length - 1], 0, "once the job ended, all of them");
   });
 
   // Charts redraw once the last results are in; then count their points.
@@ -391,5 +462,78 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
       sum(last.samples, "tunefleet_grpc_server_handled_total", { grpc_method: "ReportResults", grpc_code: "OK" }) >
         sum(midJob[0].samples, "tunefleet_grpc_server_handled_total", { grpc_method: "ReportResults", grpc_code: "OK" }),
     );
+  });
+});
+
+test("an anonymous coordinator: the page needs no sign-in; slow clients hold nothing up", { timeout: 120_000 }, async (t) => {
+  const coordinator = await startCoordinator("anonymous-coordinator", "--allow-anonymous");
+  const { base, httpPort } = coordinator;
+
+  await t.test("the page shows the jobs without asking for a token", async () => {
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, args: ["--no-sandbox"] });
+    try {
+      const page = await browser.newPage();
+      const pageErrors = [];
+      page.on("pageerror", (e) => pageErrors.push(e.message));
+      await page.goto(`${base}/`);
+      // The row is drawn once the API has answered.
+      await page.waitForSelector("#jobs tbody tr", { timeout: 10_000 });
+      assert.equal(await page.locator("#token").count(), 0);
+      assert.ok(await page.locator("#sign-out").isHidden());
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  await t.test("refusals httplib makes by itself say what they are", async () => {
+    const tooLarge = await hold(httpPort, `GET /api/jobs HTTP/1.1\r\nX-Padding: ${"x".repeat(9000)}\r\n\r\n`);
+    const { received } = await tooLarge.closed;
+    assert.match(received, /^HTTP\/1\.1 400 /);
+    assert.match(received, /"error":"bad request \(400\): [^"]*header line over 8192 bytes"/);
+    const longUri = await fetch(`${base}/api/jobs?padding=${"x".repeat(9000)}`);
+    assert.equal(longUri.status, 414);
+    assert.match((await longUri.json()).error, /^URI too long \(414\)/);
+    const missing = await fetch(`${base}/nope`);
+    assert.equal(missing.status, 404);
+    assert.equal((await missing.json()).error, "no such page: /nope");
+  });
+
+  await t.test("idle and stalled connections hold up no request, and are dropped within seconds", async () => {
+    // More than httplib's default pool (8 threads up to 9 cores): connections
+    // that send nothing, and ones whose request stops half way.
+    const idle = await Promise.all(Array.from({ length: 16 }, () => hold(httpPort)));
+    const stalled = await Promise.all(
+      Array.from({ length: 8 }, () => hold(httpPort, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")),
+    );
+    const asked = Date.now();
+    const metrics = await fetch(`${base}/metrics`);
+    assert.equal(metrics.status, 200);
+    const took = Date.now() - asked;
+    assert.ok(took < 2000, `/metrics took ${took} ms beside 24 idle or stalled connections`);
+    // Idle: 2 s. Stalled: 2 s for the rest of the request, answered 400,
+    // then 2 s for another one.
+    const idleLasted = (await Promise.all(idle.map((c) => c.closed))).map((end) => end.ms);
+    assert.ok(Math.max(...idleLasted) < 3500, `idle connections lasted ${idleLasted} ms`);
+    const stalledEnds = await Promise.all(stalled.map((c) => c.closed));
+    const stalledLasted = stalledEnds.map((end) => end.ms);
+    assert.ok(Math.max(...stalledLasted) < 6000, `stalled connections lasted ${stalledLasted} ms`);
+    for (const end of stalledEnds) assert.match(end.received, /^HTTP\/1\.1 400 [^]*"error":"bad request \(400\)/);
+  });
+
+  await t.test("the coordinator stops within seconds while clients hold connections", async () => {
+    await Promise.all(Array.from({ length: 4 }, () => hold(httpPort)));
+    // Stalled longer than the server waits for the rest of a request, but
+    // not for ever: a byte every 3 s.
+    const trickling = await hold(httpPort, "GET /metrics HTTP/1.1\r\n");
+    const trickle = setInterval(() => trickling.socket.write("X"), 3000);
+    const exited = new Promise((resolve) => coordinator.child.on("exit", (code) => resolve(code)));
+    const asked = Date.now();
+    coordinator.child.kill("SIGTERM");
+    const code = await Promise.race([exited, sleep(10_000).then(() => "still running")]);
+    clearInterval(trickle);
+    assert.equal(code, 0);
+    const took = Date.now() - asked;
+    assert.ok(took < 6000, `the coordinator took ${took} ms to stop`);
   });
 });
