@@ -120,8 +120,11 @@ class Coordinator {
     v1::CandidateResult result;
     int64_t recorded_unix_ms = 0;
   };
+  // Those recorded at or after `since_ms` (0: every one), for a page that
+  // follows a running job.
   Result<std::vector<RecordedResult>> ListRecordedResults(int64_t job_id,
-                                                          const auth::Caller& caller = {});
+                                                          const auth::Caller& caller = {},
+                                                          int64_t since_ms = 0);
   v1::QueryBestResponse QueryBest(const v1::QueryBestRequest& request) const;
   // Results recorded elsewhere, stored whole as a finished job of their own
   // (coordinator_import.cc), or nothing and kInvalidArgument naming the field.

@@ -263,12 +263,12 @@ Result<std::vector<v1::CandidateResult>> Coordinator::ListResults(int64_t job_id
 }
 
 Result<std::vector<Coordinator::RecordedResult>> Coordinator::ListRecordedResults(
-    int64_t job_id, const auth::Caller& caller) {
+    int64_t job_id, const auth::Caller& caller, int64_t since_ms) {
   std::lock_guard lock(mu_);
   TF_ASSIGN_OR_RETURN(auto job, db_->GetJob(job_id));
   if (!job) return JobNotFound(job_id);
   TF_RETURN_IF_ERROR(CheckJobOwner(*job, caller));
-  TF_ASSIGN_OR_RETURN(auto rows, db_->ListResults(job_id));
+  TF_ASSIGN_OR_RETURN(auto rows, db_->ListResults(job_id, since_ms));
   std::vector<RecordedResult> results;
   for (const auto& r : rows) {
     v1::CandidateResult out;

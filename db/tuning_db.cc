@@ -374,15 +374,15 @@ Result<bool> TuningDb::InsertResult(const ResultRow& r) {
   return db_->Changes() > 0;
 }
 
-Result<std::vector<ResultRow>> TuningDb::ListResults(int64_t job_id) {
+Result<std::vector<ResultRow>> TuningDb::ListResults(int64_t job_id, int64_t since_ms) {
   TF_ASSIGN_OR_RETURN(
       auto stmt,
       db_->Prepare(std::string("SELECT ") + kResultColumns +
                    ", c.problem_text FROM results r JOIN candidates c ON c.id = r.candidate_id "
-                   "WHERE r.job_id = ? ORDER BY (r.status != " +
+                   "WHERE r.job_id = ? AND r.created_ms >= ? ORDER BY (r.status != " +
                    std::to_string(v1::RESULT_STATUS_OK) +
                    "), r.retime_winner DESC, r.median_ns, r.candidate_id"));
-  stmt.Bind(1, job_id);
+  stmt.Bind(1, job_id).Bind(2, since_ms);
   return Collect<ResultRow>(stmt, ReadResultWithProblemText);
 }
 

@@ -181,9 +181,10 @@ class TuningDb {
 
   // false when the candidate already has a result (it is not replaced).
   Result<bool> InsertResult(const ResultRow& result);
-  // Every result of a job; OK results first (re-timing winners first, then
-  // by median time), then the rest.
-  Result<std::vector<ResultRow>> ListResults(int64_t job_id);
+  // The results of a job recorded at or after `since_ms` (0: every one); OK
+  // results first (re-timing winners first, then by median time), then the
+  // rest.
+  Result<std::vector<ResultRow>> ListResults(int64_t job_id, int64_t since_ms = 0);
   // Earlier results of this kernel on this device class, for reuse.
   Result<std::vector<ResultRow>> FindResults(const std::string& fingerprint,
                                              const std::string& device_class);

@@ -249,12 +249,10 @@ void DashboardServer::Route() {
     // outcome, not by when they were recorded.)
     auto since = WholeNumberParam(req, "since_ms", 0, "a time in unix milliseconds (0 or more)");
     if (!since.ok()) return Fail(res, since.status());
-    auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller);
+    auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller, *since);
     if (!results.ok()) return Fail(res, results.status());
     client::Json out = client::Json::array();
-    for (const auto& r : *results) {
-      if (r.recorded_unix_ms >= *since) out.push_back(ResultJson(r));
-    }
+    for (const auto& r : *results) out.push_back(ResultJson(r));
     Reply(res, out);
   });
   http.Get("/api/workers", [this](const httplib::Request& req, httplib::Response& res) {

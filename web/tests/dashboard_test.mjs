@@ -73,9 +73,21 @@ async function startCoordinator(name, ...flags) {
 
 // A connection of its own to `port` that sends `text`, then nothing: what
 // comes back, and how long it lasted once the server closes it.
+// What `promise` gives, or a failure naming `what` after `ms`: a wait that
+// does not end fails the test instead of holding it until ctest's limit.
+function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+const heldSockets = [];
 function hold(port, text = "") {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
+    heldSockets.push(socket);
     let received = "";
     socket.on("data", (data) => (received += data));
     socket.on("error", reject);
@@ -130,6 +142,7 @@ function sum(samples, name, match = {}) {
 }
 
 after(async () => {
+  for (const socket of heldSockets) socket.destroy();
   for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
   await sleep(500);
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
@@ -488,7 +501,7 @@ test("an anonymous coordinator: the page needs no sign-in; slow clients hold not
 
   await t.test("refusals httplib makes by itself say what they are", async () => {
     const tooLarge = await hold(httpPort, `GET /api/jobs HTTP/1.1\r\nX-Padding: ${"x".repeat(9000)}\r\n\r\n`);
-    const { received } = await tooLarge.closed;
+    const { received } = await within(tooLarge.closed, 15_000, "the answer to an oversized header");
     assert.match(received, /^HTTP\/1\.1 400 /);
     assert.match(received, /"error":"bad request \(400\): [^"]*header line over 8192 bytes"/);
     const longUri = await fetch(`${base}/api/jobs?padding=${"x".repeat(9000)}`);
@@ -507,15 +520,16 @@ test("an anonymous coordinator: the page needs no sign-in; slow clients hold not
       Array.from({ length: 8 }, () => hold(httpPort, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")),
     );
     const asked = Date.now();
-    const metrics = await fetch(`${base}/metrics`);
+    const metrics = await within(fetch(`${base}/metrics`), 10_000, "/metrics beside 24 connections");
     assert.equal(metrics.status, 200);
     const took = Date.now() - asked;
     assert.ok(took < 2000, `/metrics took ${took} ms beside 24 idle or stalled connections`);
     // Idle: 2 s. Stalled: 2 s for the rest of the request, answered 400,
     // then 2 s for another one.
-    const idleLasted = (await Promise.all(idle.map((c) => c.closed))).map((end) => end.ms);
+    const idleEnds = await within(Promise.all(idle.map((c) => c.closed)), 15_000, "the idle connections' end");
+    const idleLasted = idleEnds.map((end) => end.ms);
     assert.ok(Math.max(...idleLasted) < 3500, `idle connections lasted ${idleLasted} ms`);
-    const stalledEnds = await Promise.all(stalled.map((c) => c.closed));
+    const stalledEnds = await within(Promise.all(stalled.map((c) => c.closed)), 15_000, "the stalled connections' end");
     const stalledLasted = stalledEnds.map((end) => end.ms);
     assert.ok(Math.max(...stalledLasted) < 6000, `stalled connections lasted ${stalledLasted} ms`);
     for (const end of stalledEnds) assert.match(end.received, /^HTTP\/1\.1 400 [^]*"error":"bad request \(400\)/);
