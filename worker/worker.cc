@@ -98,6 +98,10 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
                             "' is not an executable file; pass --runner PATH");
   }
   TF_RETURN_IF_ERROR(MakeDirs(options.cache_dir));
+  // Absolute: the compilers and runners it starts work in folders of their
+  // own, where a relative path would name nothing.
+  std::filesystem::path cache = std::filesystem::absolute(options.cache_dir).lexically_normal();
+  options.cache_dir = (cache.has_filename() ? cache : cache.parent_path()).string();
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   TF_ASSIGN_OR_RETURN(auto devices,
                       DiscoverDevices(options.devices, options.label, options.replay_speed));
