@@ -216,6 +216,8 @@ class Coordinator {
     std::map<std::string, int> problem_index;
     std::set<std::string> config_keys;  // of its candidates
     std::set<std::string> building;     // configurations sent to be built
+    // build_on_worker: the bundle each configuration was packed in, by key.
+    std::map<std::string, std::string> worker_bundles;
     // Proposed, but not stored yet: a write failed; the reaper retries.
     std::vector<NewCandidate> unstored;
     // Once the search is done and every candidate has its result: each

@@ -60,7 +60,6 @@ Result<std::map<std::string, db::BuildRow>> Coordinator::LoadBuildsLocked(const 
 }
 
 Status Coordinator::PackBundlesLocked(Job& job, const std::vector<v1::Config>& configs) {
-  std::map<std::string, std::string> bundle_of;  // config key -> bundle hash
   const size_t batch = static_cast<size_t>(std::max(1, options_.build_batch_size));
   for (size_t first = 0; first < configs.size(); first += batch) {
     v1::BuildBundle bundle;
@@ -69,16 +68,20 @@ Status Coordinator::PackBundlesLocked(Job& job, const std::vector<v1::Config>& c
     const size_t end = std::min(configs.size(), first + batch);
     for (size_t k = first; k < end; ++k) *bundle.add_configs() = configs[k];
     TF_ASSIGN_OR_RETURN(std::string sha256, store_->Put(bundle.SerializeAsString()));
-    for (size_t k = first; k < end; ++k) bundle_of[kernelspec::ConfigKey(configs[k])] = sha256;
+    for (size_t k = first; k < end; ++k) {
+      job.worker_bundles[kernelspec::ConfigKey(configs[k])] = sha256;
+    }
   }
   for (int64_t id : job.candidate_ids) {
     Candidate& c = candidates_[id];
-    auto bundle = bundle_of.find(c.config_key);
-    if (bundle == bundle_of.end() || c.state != db::CandidateState::kWaitingBuild) continue;
+    auto bundle = job.worker_bundles.find(c.config_key);
+    if (bundle == job.worker_bundles.end() || c.state != db::CandidateState::kWaitingBuild) {
+      continue;
+    }
     c.artifact_sha256 = bundle->second;
     MarkReadyLocked(job, c);
   }
-  job.row.builds_done += static_cast<int64_t>(bundle_of.size());
+  job.row.builds_done += static_cast<int64_t>(configs.size());
   ChangedLocked(job);
   return Status::Ok();
 }

@@ -163,6 +163,11 @@ Status Coordinator::AddCandidatesLocked(Job& job, const std::vector<NewCandidate
     } else if (stored.state == db::CandidateState::kReady) {
       stored.state = db::CandidateState::kWaitingBuild;  // MarkReadyLocked sets it
       MarkReadyLocked(job, stored);
+    } else if (auto bundle = job.worker_bundles.find(stored.config_key);
+               bundle != job.worker_bundles.end()) {
+      // Packed for the workers already, with a candidate of another problem.
+      stored.artifact_sha256 = bundle->second;
+      MarkReadyLocked(job, stored);
     } else if (job.building.insert(stored.config_key).second) {
       to_build.push_back(stored.config);  // else its build is under way
     }

@@ -121,6 +121,26 @@ TEST_F(WorkerBuildTest, ForcedWorkerBuildIsolatesTheConfigurationThatFails) {
   }
 }
 
+// A strategy that proposes a configuration for one problem after it was
+// packed for another: that candidate waited for a build that was never sent
+// again, and the job stayed running for ever.
+TEST_F(WorkerBuildTest, AConfigurationProposedAgainForAnotherProblemRunsFromItsBundle) {
+  Start();
+  auto spec = LoadTestSpec("tests/integration/data/worker_build/scale.yaml", [](v1::KernelSpec& s) {
+    auto* var = s.add_problems()->add_vars();
+    var->set_name("n");
+    var->set_value(8192);
+    s.mutable_search()->set_strategy("bayes");
+    s.mutable_search()->set_max_candidates(6);
+  });
+  v1::Job job = SubmitSpec(*client_, spec);
+  ASSERT_NE(job.job_id(), 0);
+  v1::Job end = WaitForJobEnd(*client_, job.job_id(), seconds(120));
+  ASSERT_EQ(end.state(), v1::JOB_STATE_SUCCEEDED) << end.error();
+  ExpectExactlyOneResultPerCandidate(coordinator_->db_path(), job.job_id());
+  EXPECT_EQ(end.candidates_done(), end.candidates_total());
+}
+
 TEST_F(WorkerBuildTest, AWorkerWhoseCompilerChangedMeasuresAgainWhatTheOldOneBuilt) {
   // The worker's "g++" becomes clang++: first on its PATH, a link named g++.
   std::string clang;
