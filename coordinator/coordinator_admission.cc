@@ -56,9 +56,9 @@ Status CheckSomeProblemHasConfigurations(const v1::KernelSpec& spec) {
     if (valid > 0 || !complete) return Status::Ok();
     empty += (empty.empty() ? "" : ", ") + kernelspec::ProblemText(problem);
   }
-  return Status::InvalidArgument("no configuration satisfies the constraints, for any problem (" +
-                                 empty +
-                                 "); `tunefleet space SPEC` shows how many each constraint leaves");
+  return Status::InvalidArgument(
+      "no configuration satisfies the constraints, for any problem (" + empty +
+      "); `tunefleet space SPEC` counts them without submitting, as you change the constraints");
 }
 
 }  // namespace

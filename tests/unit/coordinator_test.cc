@@ -430,7 +430,7 @@ TEST_F(CoordinatorTest, ASpecNoDeviceCanRunIsRefusedAtSubmission) {
   EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(refused.status().message(),
             "no configuration satisfies the constraints, for any problem (n=1024, n=4096); "
-            "`tunefleet space SPEC` shows how many each constraint leaves");
+            "`tunefleet space SPEC` counts them without submitting, as you change the constraints");
   auto jobs = c_->ListJobs(10);
   ASSERT_TRUE(jobs.ok());
   EXPECT_TRUE(jobs->empty());
