@@ -108,6 +108,11 @@ Json JobJson(const v1::Job& job) {
     best.push_back(std::move(item));
   }
   out["best"] = std::move(best);
+  Json without = Json::array();
+  for (const v1::Problem& problem : job.problems_without_success()) {
+    without.push_back(ProblemJson(problem));
+  }
+  out["problems_without_success"] = std::move(without);
   return out;
 }
 

@@ -24,8 +24,9 @@ Json ConfigJson(const v1::Config& config);
 // {"M": 4096, "N": 4096}
 Json ProblemJson(const v1::Problem& problem);
 // job_id, kernel, state, device_class, fingerprint, priority, candidates_*,
-// configurations, builds_done, created/updated_unix_ms, error, and best: one
-// object per problem with problem, config, candidate_id and the timing keys.
+// configurations, builds_done, created/updated_unix_ms, error, best: one
+// object per problem with problem, config, candidate_id and the timing keys,
+// and problems_without_success (once it ended, the problems best lacks).
 Json JobJson(const v1::Job& job);
 // kernel, problem, device_class, config, exact, median_ns, p10_ns, p90_ns,
 // gflops, job_id, fingerprint.

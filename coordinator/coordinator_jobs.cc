@@ -151,6 +151,16 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
       entry->set_confirmed_by_retiming(r.retime_winner);
       entry->set_candidate_id(r.candidate_id);
     }
+    if (IsTerminal(row.state)) {
+      std::set<std::string> succeeded;
+      for (const auto& entry : job.best())
+        succeeded.insert(kernelspec::ProblemKey(entry.problem()));
+      for (const auto& problem : row.spec.problems()) {
+        if (!succeeded.contains(kernelspec::ProblemKey(problem))) {
+          *job.add_problems_without_success() = problem;
+        }
+      }
+    }
   }
   return job;
 }

@@ -36,6 +36,10 @@ void PrintBestTable(const v1::Job& job) {
     return;
   }
   table.Print(stdout);
+  for (const v1::Problem& problem : job.problems_without_success()) {
+    std::printf("%s: no candidate succeeded (tunefleet results %lld says why)\n",
+                kernelspec::ProblemText(problem).c_str(), static_cast<long long>(job.job_id()));
+  }
   if (std::any_of(job.best().begin(), job.best().end(),
                   [](const v1::BestEntry& b) { return b.confirmed_by_retiming(); })) {
     std::printf(

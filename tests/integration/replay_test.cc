@@ -267,8 +267,17 @@ TEST_F(ReplayTest, ARecordingAnswersOnlyTheProblemItNames) {
                      s.mutable_search()->set_max_candidates(4);
                    });
   std::vector<v1::CandidateResult> results;
-  RunJob(spec, seconds(120), &results);
+  const v1::Job job = RunJob(spec, seconds(120), &results);
   ASSERT_FALSE(HasFailure());
+  // The job succeeded for one problem; the other is named, not left out.
+  ASSERT_EQ(job.best_size(), 1);
+  ASSERT_EQ(job.problems_without_success_size(), 1);
+  EXPECT_EQ(kernelspec::ProblemText(job.problems_without_success(0)), "M=1024,N=5000,K=2000");
+  const ProcessResult status =
+      RunCli(coordinator_->address(), {"status", std::to_string(job.job_id())});
+  EXPECT_THAT(status.output, HasSubstr("M=1024,N=5000,K=2000: no candidate succeeded (tunefleet "
+                                       "results " +
+                                       std::to_string(job.job_id()) + " says why)"));
   int answered = 0, refused = 0;
   for (const v1::CandidateResult& r : results) {
     if (r.problem().vars(0).value() == 3000) {

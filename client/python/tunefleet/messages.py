@@ -115,6 +115,8 @@ class Job:
     stop_reason: str = ""  # why the search stopped proposing, once it has
     problems_retiming: int = 0  # while its finalists are timed again, after the search
     toolchain: str = ""  # the compiler it is measured with, when its workers compile it
+    # Once it ended: the problems where no candidate succeeded (best has none).
+    problems_without_success: list[dict[str, int]] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -142,6 +144,7 @@ class Job:
             stop_reason=j.stop_reason,
             problems_retiming=j.problems_retiming,
             toolchain=j.toolchain,
+            problems_without_success=[problem_dict(p) for p in j.problems_without_success],
             best=[
                 BestEntry(
                     problem_dict(b.problem),
