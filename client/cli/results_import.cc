@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "kernelspec/config.h"
 #include "search/recorded_timing.h"
 
 namespace tf::cli {
@@ -54,6 +55,15 @@ Result<v1::ImportResultsRequest> ImportRequestFromRecording(const search::Record
                                                             const v1::Problem& problem,
                                                             const std::string& device) {
   const std::string file = std::filesystem::path(recording.path).filename().string();
+  // A file that names its problem (TuneFleet's T4 export does) is not
+  // stored as another's.
+  if (!recording.problem.empty()) {
+    Result<v1::Problem> recorded = kernelspec::ParseProblem(recording.problem);
+    if (!recorded.ok() || kernelspec::ProblemKey(*recorded) != kernelspec::ProblemKey(problem)) {
+      return Status::InvalidArgument(recording.path + " records " + recording.problem +
+                                     ", not --problem " + kernelspec::ProblemText(problem));
+    }
+  }
   v1::ImportResultsRequest request;
   request.set_kernel(kernel);
   request.set_device_class(device_class);

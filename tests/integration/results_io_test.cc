@@ -192,6 +192,21 @@ TEST_P(ResultsIoTest, BadFilesAreRefusedNamingTheFileAndNothingIsStored) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("bad_T4.json"), std::string::npos) << r.output;
 
+  // A file that names its problem (as TuneFleet's T4 export does) is not
+  // stored under another: it was, with exit 0, answering best for it.
+  const std::string named = dir_ / "named_T4.json";
+  ASSERT_TRUE(WriteFileAtomic(named, R"({"schema_version": "1.0.0", "results": [
+    {"configuration": {"a": 1}, "invalidity": "correct", "objectives": ["time"],
+     "problem": {"N": 65536},
+     "measurements": [{"name": "time", "value": 1.5, "unit": ""}], "times": {}}]})")
+                  .ok());
+  ProcessResult relabelled = Cli({"import", "results", named, "--kernel", kernel_, "--device-class",
+                                  "x", "--problem", "N=1000"});
+  EXPECT_EQ(relabelled.exit_code, 2) << relabelled.output;
+  EXPECT_NE(relabelled.output.find("named_T4.json records N=65536, not --problem N=1000"),
+            std::string::npos)
+      << relabelled.output;
+
   ProcessResult no_problem =
       Cli({"import", "results", SourcePath(std::string(kSpaces) + "A100_T4.json.gz"), "--kernel",
            kernel_, "--device-class", "x", "--problem", "4096"});
