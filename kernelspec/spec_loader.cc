@@ -2,7 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -83,6 +86,18 @@ constexpr const char* kExpected<bool> = "true or false";
 
 // An integer as YAML writes one in decimal: what, when it does not decode,
 // is out of range rather than not an integer.
+// "2.5", "-1e3", ".5": a number YAML would not give as an integer.
+bool IsFiniteDecimal(const std::string& text) {
+  if (text.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
+    return false;
+  }
+  const char* first = text.data() + (text.starts_with('+') ? 1 : 0);
+  double value = 0;
+  auto [end, error] = std::from_chars(first, text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && std::isfinite(value);
+}
+
 bool IsDecimalInteger(const std::string& text) {
   size_t digits = text.starts_with('-') || text.starts_with('+') ? 1 : 0;
   if (digits == text.size()) return false;
@@ -377,6 +392,14 @@ class SpecParser {
           } else if (plain && IsDecimalInteger(item.Scalar())) {
             // Not a string that happens to be digits: quote it to mean one.
             return Error(item, path, OutOfRange<int64_t>(item.Scalar()));
+          } else if (plain && IsFiniteDecimal(item.Scalar())) {
+            // As a string it compares with no integer: each constraint that
+            // did would drop its configurations without a word.
+            return Error(item, path,
+                         item.Scalar() +
+                             " is not an integer: a value is an integer or a string "
+                             "(quoted, \"" +
+                             item.Scalar() + "\", to mean the text)");
           } else {
             *param->add_values() = StrValue(item.Scalar());
           }

@@ -275,6 +275,15 @@ TEST(SpecLoaderTest, IntegersOutOfRangeSayRangeNotType) {
   auto spec = ParseSpecYaml(quoted, "gemm.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->params(0).values(1).str_value(), "99999999999999999999");
+  // A decimal was taken as the string "2.5", which compares with no integer:
+  // every constraint comparing it dropped its configurations silently.
+  std::string decimal = kMinimal;
+  decimal.replace(decimal.find("[1, 2, 4]"), 9, "[1, 2.5, 4]");
+  EXPECT_EQ(ParseError(decimal),
+            "gemm.yaml:5: params.UNROLL: 2.5 is not an integer: a value is an integer or a string "
+            "(quoted, \"2.5\", to mean the text)");
+  decimal.replace(decimal.find("2.5"), 3, "\"2.5\"");
+  ASSERT_TRUE(ParseSpecYaml(decimal, "gemm.yaml").ok());
   // Still not an integer at all.
   EXPECT_EQ(ParseError(std::string(kMinimal) + "search: {max_candidates: 12.5}\n"),
             "gemm.yaml:11: search.max_candidates: expected an integer");
