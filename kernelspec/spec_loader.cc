@@ -2,7 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -88,10 +87,7 @@ constexpr const char* kExpected<bool> = "true or false";
 // is out of range rather than not an integer.
 // "2.5", "-1e3", ".5": a number YAML would not give as an integer.
 bool IsFiniteDecimal(const std::string& text) {
-  if (text.empty() ||
-      !(std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
-    return false;
-  }
+  // from_chars reads no "inf" or "nan" as finite, and no leading '+'.
   const char* first = text.data() + (text.starts_with('+') ? 1 : 0);
   double value = 0;
   auto [end, error] = std::from_chars(first, text.data() + text.size(), value);
