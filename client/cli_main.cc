@@ -262,11 +262,14 @@ int main(int argc, char** argv) {
       "coordinator's tuning database (admin token): stored as a finished job of their own, "
       "marked imported with the device they were recorded on, so that `best` answers from "
       "them and jobs of the kernel warm start from them. A bad file is an error naming the "
-      "file and the entry; nothing is stored then",
+      "file and the entry; nothing is stored then. With --json, one object per problem "
+      "imported",
       "  tunefleet import results A100_T4.json.gz --kernel convolution_milo --device-class a100 "
       "--problem problem_size_x=4096,problem_size_y=4096\n"
       "  tunefleet import results conv_cache.json --kernel conv --device-class a100 "
-      "--problem problem_size_x=4096,problem_size_y=4096 --device 'A100-PCIE-40GB' --json\n");
+      "--problem problem_size_x=4096,problem_size_y=4096 --device 'A100-PCIE-40GB' --json\n"
+      "  tunefleet results 7 --format t4 > job7_T4.json && tunefleet import results "
+      "job7_T4.json --kernel gemm --device-class h100\n");
   import_results_cmd
       ->add_option("FILE", import_results.path, "Kernel Tuner cache or T4 file, gzip or not")
       ->required();
@@ -276,11 +279,13 @@ int main(int argc, char** argv) {
       ->add_option("--device-class", import_results.device_class,
                    "Device class the results answer for (as `best --device-class` names it)")
       ->required();
-  import_results_cmd
-      ->add_option("--problem", import_results.problem,
-                   "The problem they were recorded for, NAME=VALUE,... as the spec's problems "
-                   "name it (an imported T1's: problem_size_x=...,problem_size_y=...)")
-      ->required();
+  import_results_cmd->add_option(
+      "--problem", import_results.problem,
+      "The problem they were recorded for, NAME=VALUE,... as the spec's problems "
+      "name it (an imported T1's: problem_size_x=...,problem_size_y=...). Needed "
+      "where the file names none; of a file that names its problems (`tunefleet "
+      "results --format t4` does), the one to import; default: each, as a job of "
+      "its own");
   import_results_cmd->add_option(
       "--device", import_results.device,
       "Device they were recorded on (default: as the file says, else the file's name)");

@@ -274,10 +274,10 @@ Status ReadCache(const std::string& path, const ParsedFile& file, RecordedSpace*
 
 // T4 files do not list the parameters or their values; they are those recorded, the parameters
 // in the order they first appear.
-std::vector<Parameter> ParamsOfResults(const Json& results) {
+std::vector<Parameter> ParamsOfResults(const Json& results, const std::vector<size_t>& which) {
   std::vector<Parameter> params;
-  for (const Json& result : results) {
-    const Json* config = Field(result, "configuration");
+  for (size_t i : which) {
+    const Json* config = Field(results[i], "configuration");
     if (!config || !config->is_object()) continue;  // reported by ReadT4
     for (const auto& item : config->items()) {
       const std::string& name = item.key();  // clang 14 captures no structured binding
@@ -334,13 +334,39 @@ std::string ProblemTextOf(const Json& problem) {
   return text;
 }
 
-Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
-  const Json* list = Field(json, "results");
-  if (!list || !list->is_array() || list->empty() || !Field((*list)[0], "configuration") ||
-      !Field((*list)[0], "configuration")->is_object()) {
-    return Status::InvalidArgument(path + ": results holds no configurations");
+// The results of each problem of a T4 file: TuneFleet's exports name one on each result (an
+// export of a job has several), other files none (then the file's `problem`, if it names one).
+Result<std::vector<std::pair<std::string, std::vector<size_t>>>> T4Problems(
+    const std::string& path, const Json& results, const std::string& file_problem) {
+  std::vector<std::pair<std::string, std::vector<size_t>>> problems;
+  size_t unnamed = results.size();  // the first result that names no problem
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string problem = file_problem;
+    if (const Json* named = Field(results[i], "problem"); named && named->is_object()) {
+      problem = ProblemTextOf(*named);
+      if (!file_problem.empty() && problem != file_problem) {
+        return Status::InvalidArgument(path + ": its problem is " + file_problem + ", results[" +
+                                       std::to_string(i) + "]'s " + problem);
+      }
+    } else if (unnamed == results.size()) {
+      unnamed = i;
+    }
+    auto same = std::find_if(problems.begin(), problems.end(),
+                             [&](const auto& p) { return p.first == problem; });
+    if (same == problems.end()) same = problems.insert(problems.end(), {problem, {}});
+    same->second.push_back(i);
   }
-  const Json& results = *list;
+  if (problems.size() > 1 && unnamed < results.size()) {
+    return Status::InvalidArgument(path + ": results[" + std::to_string(unnamed) +
+                                   "] names no problem, other results do");
+  }
+  return problems;
+}
+
+// Reads the results `which` of a T4 file, all of `out->problem`.
+Status ReadT4(const std::string& path, const Json& json, const std::vector<size_t>& which,
+              RecordedSpace* out) {
+  const Json& results = *Field(json, "results");
   out->format = "t4";
   // Times are in the file's unit (metadata.timeunit) unless a measurement names its own; where
   // the file names none, `times` are in the unit of the time measured, else milliseconds.
@@ -362,29 +388,10 @@ Status ReadT4(const std::string& path, const Json& json, RecordedSpace* out) {
     }
     return per;
   };
-  // TuneFleet's exports name each result's problem; a recording is of one.
-  std::set<std::string> problems;
-  for (const Json& result : results) {
-    if (const Json* problem = Field(result, "problem"); problem && problem->is_object()) {
-      problems.insert(ProblemTextOf(*problem));
-    }
-  }
-  if (problems.size() > 1) {
-    std::string listed;
-    for (const std::string& p : problems) listed += (listed.empty() ? "" : "; ") + p;
-    return Status::InvalidArgument(path + ": holds results of " + std::to_string(problems.size()) +
-                                   " problems (" + listed +
-                                   "); a recording is of one: split it by each result's problem");
-  }
-  if (problems.size() == 1 && !out->problem.empty() && out->problem != *problems.begin()) {
-    return Status::InvalidArgument(path + ": its problem is " + out->problem + ", its results' " +
-                                   *problems.begin());
-  }
-  if (problems.size() == 1) out->problem = *problems.begin();
-  std::vector<Parameter> params = ParamsOfResults(results);
+  std::vector<Parameter> params = ParamsOfResults(results, which);
   std::vector<uint32_t> indices;
-  indices.reserve(results.size() * params.size());
-  for (size_t i = 0; i < results.size(); ++i) {
+  indices.reserve(which.size() * params.size());
+  for (size_t i : which) {
     const Json& result = results[i];
     std::string where = path + ": results[" + std::to_string(i) + "]";
     const Json* config = Field(result, "configuration");
@@ -469,18 +476,32 @@ const char* OutcomeName(Outcome outcome) {
   return "unknown";
 }
 
-Result<RecordedSpace> ReadRecordedSpace(const std::string& path) {
+Result<std::vector<RecordedSpace>> ReadRecordedSpaces(const std::string& path) {
   TF_ASSIGN_OR_RETURN(std::string text, ReadMaybeGzipped(path));
   TF_ASSIGN_OR_RETURN(ParsedFile file, ParseJson(path, std::move(text)));
   const Json& json = file.json;
-  RecordedSpace out;
-  out.path = path;
-  out.problem = StringOr(json, "problem", "");
+  const std::string file_problem = StringOr(json, "problem", "");
+  std::vector<RecordedSpace> out;
+  auto recording_of = [&](const std::string& problem) -> RecordedSpace& {
+    RecordedSpace& r = out.emplace_back();
+    r.path = path;
+    r.problem = problem;
+    return r;
+  };
   Status status;
   if (json.is_object() && json.contains("cache")) {
-    status = ReadCache(path, file, &out);
+    status = ReadCache(path, file, &recording_of(file_problem));
   } else if (json.is_object() && json.contains("results")) {
-    status = ReadT4(path, json, &out);
+    const Json* results = Field(json, "results");
+    if (!results->is_array() || results->empty() || !Field((*results)[0], "configuration") ||
+        !Field((*results)[0], "configuration")->is_object()) {
+      return Status::InvalidArgument(path + ": results holds no configurations");
+    }
+    TF_ASSIGN_OR_RETURN(auto problems, T4Problems(path, *results, file_problem));
+    for (const auto& [problem, which] : problems) {
+      status = ReadT4(path, json, which, &recording_of(problem));
+      if (!status.ok()) break;
+    }
   } else {
     return Status::InvalidArgument(
         path + ": neither a Kernel Tuner cache file (cache) nor a T4 results file (results)");
@@ -491,8 +512,20 @@ Result<RecordedSpace> ReadRecordedSpace(const std::string& path) {
       return Status(status.code(), path + ": " + status.message());
     return status;
   }
-  if (out.results.empty()) return Status::InvalidArgument(path + ": no configurations recorded");
+  if (out[0].results.empty()) return Status::InvalidArgument(path + ": no configurations recorded");
   return out;
+}
+
+Result<RecordedSpace> ReadRecordedSpace(const std::string& path) {
+  TF_ASSIGN_OR_RETURN(std::vector<RecordedSpace> recordings, ReadRecordedSpaces(path));
+  if (recordings.size() > 1) {
+    std::string listed;
+    for (const RecordedSpace& r : recordings) listed += (listed.empty() ? "" : "; ") + r.problem;
+    return Status::InvalidArgument(path + ": holds results of " +
+                                   std::to_string(recordings.size()) + " problems (" + listed +
+                                   "); one is read here: split it by each result's problem");
+  }
+  return std::move(recordings[0]);
 }
 
 }  // namespace tf::search

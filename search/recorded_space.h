@@ -22,7 +22,8 @@
 //    Parameters are the configuration keys recorded; values are those
 //    recorded, numbers ascending, the rest as text ("True"/"False" for
 //    booleans) sorted. Results naming their `problem` (TuneFleet's exports)
-//    must all name the same one, the file's `problem` if it names one.
+//    are one recording per problem (an export of a job holds several); each
+//    must be the file's `problem` if it names one.
 // Either may name its problem in a top-level `problem` string, as TuneFleet's
 // exports do ("M=1024,N=1024,K=1024", kernelspec::ProblemText's form). A
 // correct result's time of 0, below or NaN is read as invalid.
@@ -69,6 +70,11 @@ struct RecordedSpace {
   std::vector<RecordedResult> results;  // results[id] belongs to space.config(id)
 };
 
+// Every recording in `path`: one, or one per problem named by the results of
+// a T4 file, in the order each problem first appears.
+Result<std::vector<RecordedSpace>> ReadRecordedSpaces(const std::string& path);
+
+// The recording in `path`; a file of several problems is refused, naming them.
 Result<RecordedSpace> ReadRecordedSpace(const std::string& path);
 
 }  // namespace tf::search

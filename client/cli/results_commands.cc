@@ -15,45 +15,46 @@
 namespace tf::cli {
 
 int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& options) {
-  Result<v1::Problem> problem = kernelspec::ParseProblem(options.problem);
-  if (!problem.ok())
-    return FailUsage(Status::InvalidArgument("--problem: " + problem.status().message()));
-  Result<search::RecordedSpace> recording = search::ReadRecordedSpace(options.path);
-  if (!recording.ok()) return FailUsage(recording.status());
-  Result<v1::ImportResultsRequest> request = ImportRequestFromRecording(
-      *recording, options.kernel, options.device_class, *problem, options.device);
-  if (!request.ok()) return FailUsage(request.status());
+  Result<std::vector<search::RecordedSpace>> recordings = search::ReadRecordedSpaces(options.path);
+  if (!recordings.ok()) return FailUsage(recordings.status());
+  Result<std::vector<v1::ImportResultsRequest>> requests = ImportRequests(
+      *recordings, options.kernel, options.device_class, options.problem, options.device);
+  if (!requests.ok()) return FailUsage(requests.status());
 
   Result<client::ClientOptions> client_options = ClientOptionsFor(global);
   if (!client_options.ok()) return Fail(client_options.status());
   client_options->call_timeout_s = 300;  // a large file is one transaction
   auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
   if (!client.ok()) return Fail(client.status());
-  Result<v1::ImportResultsResponse> imported = (*client)->Import(*request);
-  if (!imported.ok()) {
-    return Fail(
-        Status(imported.status().code(), options.path + ": " + imported.status().message()));
-  }
-  if (global.json) {
-    client::Json out = {{"job_id", imported->job_id()},
-                        {"imported", imported->imported()},
-                        {"failed", imported->failed()},
-                        {"device", request->device()},
-                        {"format", recording->format}};
-    if (imported->best().found()) out["best"] = client::BestJson(imported->best());
-    PrintJson(out);
-    return kExitOk;
-  }
-  std::printf("imported %lld results (%lld failures) of %s on %s, recorded on %s, as job %lld\n",
-              static_cast<long long>(imported->imported()),
-              static_cast<long long>(imported->failed()), options.kernel.c_str(),
-              options.device_class.c_str(), request->device().c_str(),
-              static_cast<long long>(imported->job_id()));
-  if (imported->best().found()) {
-    std::printf("best for %s: %s (%.6g ms)\n",
-                kernelspec::ProblemText(imported->best().problem()).c_str(),
-                kernelspec::ConfigKey(imported->best().config()).c_str(),
-                imported->best().timing().median_ns() / 1e6);
+  // One job per problem: a refusal of a later problem leaves the earlier ones imported.
+  for (const v1::ImportResultsRequest& request : *requests) {
+    const std::string problem = kernelspec::ProblemText(request.problem());
+    Result<v1::ImportResultsResponse> imported = (*client)->Import(request);
+    if (!imported.ok()) {
+      return Fail(Status(imported.status().code(),
+                         options.path + ": " + problem + ": " + imported.status().message()));
+    }
+    if (global.json) {
+      client::Json out = {
+          {"job_id", imported->job_id()},     {"problem", problem},
+          {"imported", imported->imported()}, {"failed", imported->failed()},
+          {"device", request.device()},       {"format", recordings->front().format}};
+      if (imported->best().found()) out["best"] = client::BestJson(imported->best());
+      PrintJson(out);  // one object per problem imported
+      continue;
+    }
+    std::printf(
+        "imported %lld results (%lld failures) of %s for %s on %s, recorded on %s, as "
+        "job %lld\n",
+        static_cast<long long>(imported->imported()), static_cast<long long>(imported->failed()),
+        options.kernel.c_str(), problem.c_str(), options.device_class.c_str(),
+        request.device().c_str(), static_cast<long long>(imported->job_id()));
+    if (imported->best().found()) {
+      std::printf("best for %s: %s (%.6g ms)\n",
+                  kernelspec::ProblemText(imported->best().problem()).c_str(),
+                  kernelspec::ConfigKey(imported->best().config()).c_str(),
+                  imported->best().timing().median_ns() / 1e6);
+    }
   }
   return kExitOk;
 }

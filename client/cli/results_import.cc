@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "kernelspec/config.h"
 #include "search/recorded_timing.h"
@@ -47,23 +48,12 @@ Result<v1::Value> ValueOf(const search::Value& value) {
   return out;
 }
 
-}  // namespace
-
-Result<v1::ImportResultsRequest> ImportRequestFromRecording(const search::RecordedSpace& recording,
-                                                            const std::string& kernel,
-                                                            const std::string& device_class,
-                                                            const v1::Problem& problem,
-                                                            const std::string& device) {
+// The request that imports `recording` as results of `problem`.
+Result<v1::ImportResultsRequest> RequestOf(const search::RecordedSpace& recording,
+                                           const std::string& kernel,
+                                           const std::string& device_class,
+                                           const v1::Problem& problem, const std::string& device) {
   const std::string file = std::filesystem::path(recording.path).filename().string();
-  // A file that names its problem (TuneFleet's T4 export does) is not
-  // stored as another's.
-  if (!recording.problem.empty()) {
-    Result<v1::Problem> recorded = kernelspec::ParseProblem(recording.problem);
-    if (!recorded.ok() || kernelspec::ProblemKey(*recorded) != kernelspec::ProblemKey(problem)) {
-      return Status::InvalidArgument(recording.path + " records " + recording.problem +
-                                     ", not --problem " + kernelspec::ProblemText(problem));
-    }
-  }
   v1::ImportResultsRequest request;
   request.set_kernel(kernel);
   request.set_device_class(device_class);
@@ -98,6 +88,48 @@ Result<v1::ImportResultsRequest> ImportRequestFromRecording(const search::Record
     }
   }
   return request;
+}
+
+}  // namespace
+
+Result<std::vector<v1::ImportResultsRequest>> ImportRequests(
+    const std::vector<search::RecordedSpace>& recordings, const std::string& kernel,
+    const std::string& device_class, const std::string& problem, const std::string& device) {
+  const std::string& path = recordings.front().path;
+  std::optional<v1::Problem> wanted;
+  if (!problem.empty()) {
+    Result<v1::Problem> parsed = kernelspec::ParseProblem(problem);
+    if (!parsed.ok()) return Status::InvalidArgument("--problem: " + parsed.status().message());
+    wanted = *std::move(parsed);
+  }
+  std::vector<v1::ImportResultsRequest> requests;
+  std::string recorded;  // the problems the file names, for messages
+  for (const search::RecordedSpace& recording : recordings) {
+    if (recording.problem.empty()) {  // the file's only recording
+      if (!wanted) {
+        return Status::InvalidArgument(path +
+                                       " names no problem: --problem NAME=VALUE,... says which "
+                                       "it was recorded for");
+      }
+      TF_ASSIGN_OR_RETURN(requests.emplace_back(),
+                          RequestOf(recording, kernel, device_class, *wanted, device));
+      continue;
+    }
+    Result<v1::Problem> named = kernelspec::ParseProblem(recording.problem);
+    if (!named.ok()) {
+      return Status::InvalidArgument(path + ": its problem " + recording.problem + ": " +
+                                     named.status().message());
+    }
+    recorded += (recorded.empty() ? "" : "; ") + recording.problem;
+    if (wanted && kernelspec::ProblemKey(*named) != kernelspec::ProblemKey(*wanted)) continue;
+    TF_ASSIGN_OR_RETURN(requests.emplace_back(), RequestOf(recording, kernel, device_class,
+                                                           wanted.value_or(*named), device));
+  }
+  if (requests.empty()) {
+    return Status::InvalidArgument(path + " records " + recorded + ", not --problem " +
+                                   kernelspec::ProblemText(*wanted));
+  }
+  return requests;
 }
 
 }  // namespace tf::cli

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "search/recorded_space.h"
@@ -14,12 +15,15 @@
 
 namespace tf::cli {
 
-// `device`: the device recorded on; empty: as the file says, else the file's
-// name. Errors name the file and the configuration: a value that is neither
-// an integer nor a string (TuneFleet parameters are one or the other).
-Result<::tunefleet::v1::ImportResultsRequest> ImportRequestFromRecording(
-    const search::RecordedSpace& recording, const std::string& kernel,
-    const std::string& device_class, const ::tunefleet::v1::Problem& problem,
-    const std::string& device);
+// The requests that import one file's recordings (search::ReadRecordedSpaces),
+// one per problem. `problem` (NAME=VALUE,...; may be empty where the file
+// names its problems) picks the recording of that problem, or names the
+// problem of a file that names none. `device`: the device recorded on; empty:
+// as the file says, else the file's name. Errors name the file and what is
+// wrong: a problem the file does not record or does not name, a value that is
+// neither an integer nor a string (TuneFleet parameters are one or the other).
+Result<std::vector<::tunefleet::v1::ImportResultsRequest>> ImportRequests(
+    const std::vector<search::RecordedSpace>& recordings, const std::string& kernel,
+    const std::string& device_class, const std::string& problem, const std::string& device);
 
 }  // namespace tf::cli

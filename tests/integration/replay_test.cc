@@ -11,6 +11,7 @@
 #include <set>
 
 #include "client/client.h"
+#include "common/files.h"
 #include "kernelspec/config.h"
 #include "search/evaluate.h"
 #include "search/recorded_space.h"
@@ -231,7 +232,7 @@ TEST_F(ReplayTest, AFolderAnswersEachProblemFromItsOwnRecording) {
       });
   ASSERT_EQ(spec.spec.problems_size(), 2);
   std::vector<v1::CandidateResult> results;
-  RunJob(spec, seconds(300), &results);
+  const v1::Job job = RunJob(spec, seconds(300), &results);
   ASSERT_FALSE(HasFailure());
   ASSERT_EQ(results.size(), 48u);
   std::map<std::string, int> per_problem;
@@ -251,6 +252,42 @@ TEST_F(ReplayTest, AFolderAnswersEachProblemFromItsOwnRecording) {
   }
   EXPECT_EQ(per_problem, (std::map<std::string, int>{{"M=1024,N=1024,K=1024", 24},
                                                      {"M=3000,N=5000,K=2000", 24}}));
+
+  // The job's T4 export holds both problems. Imported as it is, each is a job of its own that
+  // answers `best` with this job's winner; with --problem (its variables in any order), one.
+  const std::string address = coordinator_->address();
+  ProcessResult exported =
+      RunCli(address, {"results", std::to_string(job.job_id()), "--format", "t4"});
+  ASSERT_TRUE(exported.success()) << exported.output;
+  const std::string file = dir_ / "job_T4.json";
+  ASSERT_TRUE(WriteFileAtomic(file, exported.output).ok());
+  auto import = [&](const std::string& device_class, std::vector<std::string> more) {
+    std::vector<std::string> args = {"import",         "results",        file,        "--kernel",
+                                     spec.spec.name(), "--device-class", device_class};
+    args.insert(args.end(), more.begin(), more.end());
+    return RunCli(address, args);
+  };
+  ProcessResult both = import("exported", {});
+  ASSERT_TRUE(both.success()) << both.output;
+  EXPECT_THAT(both.output, HasSubstr("for M=1024,N=1024,K=1024 on exported"));
+  EXPECT_THAT(both.output, HasSubstr("for M=3000,N=5000,K=2000 on exported"));
+  ASSERT_EQ(job.best_size(), 2);
+  for (const v1::BestEntry& winner : job.best()) {
+    const std::string problem = kernelspec::ProblemText(winner.problem());
+    ProcessResult best =
+        RunCli(address, {"best", spec.spec.name(), "--problem", problem, "--device", "exported"});
+    ASSERT_TRUE(best.success()) << best.output;
+    EXPECT_THAT(best.output, HasSubstr("config:   " + kernelspec::ConfigKey(winner.config())))
+        << problem;
+  }
+  ProcessResult one = import("one", {"--problem", "K=2000,M=3000,N=5000"});
+  ASSERT_TRUE(one.success()) << one.output;
+  EXPECT_THAT(one.output, HasSubstr("for K=2000,M=3000,N=5000 on one"));
+  EXPECT_THAT(one.output, ::testing::Not(HasSubstr("M=1024")));
+  ProcessResult none = import("none", {"--problem", "M=1,N=1,K=1"});
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("job_T4.json records M=1024,N=1024,K=1024; M=3000,N=5000,"
+                                     "K=2000, not --problem M=1,N=1,K=1"));
 }
 
 // A recording that names its problem answers no other: the job's other problem fails, naming

@@ -306,22 +306,23 @@ TEST_F(SmallFilesTest, T4ParametersFromEveryResultAndMixedValues) {
   EXPECT_THAT(later.status().message(), HasSubstr("results[0]: no value for u"));
 }
 
-// TuneFleet's T4 export names each result's problem: one problem is the recording's, several
-// are refused by name.
+// TuneFleet's T4 export names each result's problem: each problem is a recording of its own,
+// with the parameter values its results hold.
 TEST_F(SmallFilesTest, T4ExportsNameTheirProblem) {
   // Two results, configurations a=1 and a=`second`, of the problems given.
-  auto read = [&](const std::string& name, int second, const std::string& first_problem,
-                  const std::string& second_problem) {
+  auto write = [&](const std::string& name, int second, const std::string& first_problem,
+                   const std::string& second_problem) {
     const std::string time = R"([{"name": "time", "value": 1}])";
-    return ReadRecordedSpace(Write(
+    return Write(
         name, R"({"results": [)" +
                   T4Result(R"({"a": 1})", time, R"(["time"])", ", \"problem\": " + first_problem) +
                   "," +
                   T4Result("{\"a\": " + std::to_string(second) + "}", time, R"(["time"])",
                            ", \"problem\": " + second_problem) +
-                  "]}"));
+                  "]}");
   };
-  auto one = read("one_T4.json", 2, R"({"M": 64, "N": 32})", R"({"M": 64, "N": 32})");
+  auto one =
+      ReadRecordedSpace(write("one_T4.json", 2, R"({"M": 64, "N": 32})", R"({"M": 64, "N": 32})"));
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ(one->problem, "M=64,N=32");
   auto other = ReadRecordedSpace(
@@ -331,11 +332,35 @@ TEST_F(SmallFilesTest, T4ExportsNameTheirProblem) {
                                  "]}"));
   ASSERT_FALSE(other.ok());
   EXPECT_THAT(other.status().message(),
-              HasSubstr("its problem is M=64,N=64, its results' M=64,N=32"));
-  auto two = read("two_T4.json", 1, R"({"M": 64, "N": 32})", R"({"M": 128, "N": 32})");
-  ASSERT_FALSE(two.ok());
-  EXPECT_THAT(two.status().message(),
-              HasSubstr("holds results of 2 problems (M=128,N=32; M=64,N=32)"));
+              HasSubstr("its problem is M=64,N=64, results[0]'s M=64,N=32"));
+  const std::string two =
+      write("two_T4.json", 1, R"({"M": 64, "N": 32})", R"({"M": 128, "N": 32})");
+  auto both = ReadRecordedSpaces(two);
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  ASSERT_EQ(both->size(), 2u);
+  EXPECT_EQ((*both)[0].problem, "M=64,N=32");
+  EXPECT_EQ((*both)[1].problem, "M=128,N=32");
+  for (const RecordedSpace& r : *both) {
+    ASSERT_EQ(r.space.size(), 1u) << r.problem;
+    EXPECT_EQ(r.space.Describe(0), "a=1");
+    EXPECT_EQ(r.results[0].time_ms, 1);
+  }
+  // Where one recording is wanted (search_eval), several are refused by name.
+  auto one_of_two = ReadRecordedSpace(two);
+  ASSERT_FALSE(one_of_two.ok());
+  EXPECT_THAT(one_of_two.status().message(),
+              HasSubstr("holds results of 2 problems (M=64,N=32; M=128,N=32)"));
+  // A result that names no problem among results that do belongs to none of them.
+  auto unnamed = ReadRecordedSpaces(Write(
+      "unnamed_T4.json",
+      R"({"results": [)" +
+          T4Result(R"({"a": 1})", R"([{"name": "time", "value": 1}])", R"(["time"])",
+                   R"(, "problem": {"M": 64})") +
+          "," + T4Result(R"({"a": 2})", R"([{"name": "time", "value": 1}])", R"(["time"])", "") +
+          "]}"));
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_THAT(unnamed.status().message(),
+              HasSubstr("results[1] names no problem, other results do"));
 }
 
 TEST_F(SmallFilesTest, ATruncatedGzipFileIsSaidToEndEarly) {

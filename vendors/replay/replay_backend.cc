@@ -19,7 +19,13 @@ class NoBuffers : public runner::DeviceBuffers {
 
 ReplayBackend::ReplayBackend(std::vector<search::RecordedSpace> recordings, std::string recorded_on,
                              double speed)
-    : recordings_(std::move(recordings)), recorded_on_(std::move(recorded_on)), speed_(speed) {}
+    : recordings_(std::move(recordings)), recorded_on_(std::move(recorded_on)), speed_(speed) {
+  for (const search::RecordedSpace& r : recordings_) {
+    Result<v1::Problem> problem = kernelspec::ParseProblem(r.problem);
+    // Discovery refused a problem that does not parse; an empty one answers every problem.
+    problem_keys_.push_back(problem.ok() ? kernelspec::ProblemKey(*problem) : "");
+  }
+}
 
 std::string ReplayBackend::Source() const {
   const search::RecordedSpace& r = recording();
@@ -29,17 +35,17 @@ std::string ReplayBackend::Source() const {
 Status ReplayBackend::Load(const std::vector<std::string>&) { return Status::Ok(); }
 
 Status ReplayBackend::SelectProblem(const v1::Problem& problem) {
-  const std::string text = kernelspec::ProblemText(problem);
+  const std::string key = kernelspec::ProblemKey(problem);
   std::string recorded;
   for (size_t i = 0; i < recordings_.size(); ++i) {
     const std::string& named = recordings_[i].problem;
-    if (named.empty() || named == text) {
+    if (named.empty() || problem_keys_[i] == key) {
       current_ = i;
       return Status::Ok();
     }
     recorded += (recorded.empty() ? "" : "; ") + named;
   }
-  return Status::NotFound("no recording of " + text +
+  return Status::NotFound("no recording of " + kernelspec::ProblemText(problem) +
                           " on this replay device (recorded: " + recorded + ")");
 }
 

@@ -17,8 +17,8 @@ class ReplayBackend : public runner::Backend {
  public:
   // speed: the factor applied to recorded compile and run times before
   // sleeping them; 0 sleeps nothing. A recording that names its problem
-  // answers that problem only; one that names none (the only one) answers
-  // every problem.
+  // answers that problem only (its variables in any order); one that names
+  // none (the only one) answers every problem.
   // `recorded_on`: the device's model, as discovery named it (a T4 file names none).
   ReplayBackend(std::vector<search::RecordedSpace> recordings, std::string recorded_on,
                 double speed);
@@ -53,6 +53,7 @@ class ReplayBackend : public runner::Backend {
   }
 
   std::vector<search::RecordedSpace> recordings_;
+  std::vector<std::string> problem_keys_;  // kernelspec::ProblemKey of each recording's problem
   std::string recorded_on_;
   size_t current_ = 0;
   double speed_;

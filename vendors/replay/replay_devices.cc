@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/number_text.h"
+#include "kernelspec/config.h"
 #include "search/recorded_space.h"
 #include "vendors/replay/replay_backend.h"
 
@@ -56,23 +57,31 @@ Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
     paths = *std::move(found);
   }
   std::string model;
-  std::set<std::string> problems;
+  std::set<std::string> problems;  // kernelspec::ProblemKey of each
   runner::Device device;
   for (const std::string& file : paths) {
-    auto recording = search::ReadRecordedSpace(file);
-    if (!recording.ok()) {
-      return Status::InvalidArgument(where + ": " + recording.status().message());
+    auto recordings = search::ReadRecordedSpaces(file);
+    if (!recordings.ok()) {
+      return Status::InvalidArgument(where + ": " + recordings.status().message());
     }
-    if (paths.size() > 1 && recording->problem.empty()) {
-      return Status::InvalidArgument(where + ": " + file +
-                                     " names no problem; in a folder each recording needs its "
-                                     "own (a top-level \"problem\": \"M=1024,...\")");
+    const search::RecordedSpace& recording = recordings->front();
+    for (const search::RecordedSpace& r : *recordings) {
+      if (r.problem.empty()) {
+        if (paths.size() == 1) break;
+        return Status::InvalidArgument(where + ": " + file +
+                                       " names no problem; in a folder each recording needs its "
+                                       "own (a top-level \"problem\": \"M=1024,...\")");
+      }
+      Result<v1::Problem> problem = kernelspec::ParseProblem(r.problem);
+      if (!problem.ok()) {
+        return Status::InvalidArgument(where + ": " + file + ": its problem " + r.problem + ": " +
+                                       problem.status().message());
+      }
+      if (!problems.insert(kernelspec::ProblemKey(*problem)).second) {
+        return Status::InvalidArgument(where + ": " + file + " records " + r.problem + " again");
+      }
     }
-    if (!problems.insert(recording->problem).second) {
-      return Status::InvalidArgument(where + ": " + file + " records " + recording->problem +
-                                     " again");
-    }
-    const std::string recorded_on = recording->device.empty() ? NameOf(path) : recording->device;
+    const std::string recorded_on = recording.device.empty() ? NameOf(path) : recording.device;
     if (!model.empty() && recorded_on != model) {
       return Status::InvalidArgument(where + ": " + file + " was recorded on " + recorded_on +
                                      ", the others on " + model + ": one device per folder");
@@ -98,8 +107,9 @@ Result<runner::Device> DiscoverReplayDevice(const std::string& path, int index,
 Result<std::unique_ptr<runner::Backend>> MakeReplayBackend(const v1::DeviceInfo& device, int) {
   std::vector<search::RecordedSpace> recordings;
   for (size_t n = 0; n == 0 || std::filesystem::exists(runner::DeviceFileName(n)); ++n) {
-    TF_ASSIGN_OR_RETURN(recordings.emplace_back(),
-                        search::ReadRecordedSpace(runner::DeviceFileName(n)));
+    TF_ASSIGN_OR_RETURN(std::vector<search::RecordedSpace> in_file,
+                        search::ReadRecordedSpaces(runner::DeviceFileName(n)));
+    std::move(in_file.begin(), in_file.end(), std::back_inserter(recordings));
   }
   auto speed = device.properties().find(kSpeedProperty);
   const double factor = speed == device.properties().end() ? 1.0 : speed->second / 1000.0;

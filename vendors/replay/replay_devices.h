@@ -8,8 +8,8 @@
 // `replay:FOLDER` is one device with every recording in the folder (*.json,
 // *.json.gz): each must name its problem (a top-level `problem`, as
 // TuneFleet's exports do), and a candidate is answered from its problem's
-// recording. A single file that names its problem answers that problem only;
-// one that names none answers every problem of a job.
+// recording. A single file answers the problems it names (a job's T4 export
+// names several) and no other; one that names none answers every problem.
 //
 // A recorded result is replayed as it was (a time, or the failure recorded:
 // compile, runtime, wrong result, timeout; a configuration the recording

@@ -217,6 +217,55 @@ TEST(ReplayBackendTest, AnswersEachProblemFromItsRecording) {
   EXPECT_TRUE(any.SelectProblem(ProblemOf(2)).ok());
 }
 
+// `tunefleet results --format t4` of a job writes each result's problem, its variables in the
+// order of the spec's (here N before M, a job's queries M first): the file is one device that
+// answers each of its problems from their own results.
+TEST(ReplayDevicesTest, AJobsExportAnswersEachOfItsProblems) {
+  // A correct result of configuration x of `problem` (a JSON object).
+  auto result = [](int x, const std::string& problem, double ms) {
+    return R"({"configuration": {"x": )" + std::to_string(x) + R"(}, "problem": )" + problem +
+           R"(, "invalidity": "correct", "objectives": ["time"], "times": {}, )" +
+           R"("measurements": [{"name": "time", "value": )" + std::to_string(ms) +
+           R"(, "unit": "ms"}]})";
+  };
+  const std::string n1 = R"({"N": 1, "M": 8})", n2 = R"({"N": 2, "M": 8})";
+  testing::TempDir dir;
+  const std::string path = dir / "job7_T4.json";
+  ASSERT_TRUE(WriteFileAtomic(path, R"({"schema_version": "1.0.0", "results": [)" +
+                                        result(1, n1, 1.0) + "," + result(2, n1, 2.0) + "," +
+                                        result(2, n2, 5.0) + "]}")
+                  .ok());
+  auto device = DiscoverReplayDevice(path, 0, "", 0);
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  EXPECT_EQ(device->files.size(), 1u);
+  auto recordings = search::ReadRecordedSpaces(path);
+  ASSERT_TRUE(recordings.ok()) << recordings.status().ToString();
+  ReplayBackend backend(*std::move(recordings), "H100", /*speed=*/0);
+  auto time_of_x2 = [&](int64_t n) -> Result<double> {
+    TF_ASSIGN_OR_RETURN(v1::Problem problem,
+                        kernelspec::ParseProblem("M=8,N=" + std::to_string(n)));
+    TF_RETURN_IF_ERROR(backend.SelectProblem(problem));
+    TF_ASSIGN_OR_RETURN(runner::Launchable kernel, backend.Find(0, "x=2"));
+    return backend.Answer(kernel, 0)->timing().median_ns() / 1e6;
+  };
+  for (const auto& [n, expected] : {std::pair{2, 5.0}, {1, 2.0}}) {
+    auto time = time_of_x2(n);
+    ASSERT_TRUE(time.ok()) << time.status().ToString();
+    EXPECT_EQ(*time, expected) << "N=" << n;
+  }
+  EXPECT_THAT(
+      time_of_x2(3).status().message(),
+      HasSubstr("no recording of M=8,N=3 on this replay device (recorded: N=1,M=8; N=2,M=8)"));
+
+  // A problem written twice, its variables in two orders, is refused as recorded twice.
+  ASSERT_TRUE(WriteFileAtomic(path, R"({"results": [)" + result(1, n1, 1.0) + "," +
+                                        result(2, R"({"M": 8, "N": 1})", 2.0) + "]}")
+                  .ok());
+  auto twice = DiscoverReplayDevice(path, 0, "", 0);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.status().message(), HasSubstr("records M=8,N=1 again"));
+}
+
 TEST(ReplaySpecTest, TheReplaySpecsSpaceIsTheRecordedSpace) {
   kernelspec::LoadedSpec spec =
       testing::LoadTestSpec("tests/data/spaces/convolution/convolution_replay.yaml");
