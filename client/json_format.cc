@@ -84,6 +84,7 @@ Json JobJson(const v1::Job& job) {
               {"kernel", job.kernel()},
               {"state", JobStateName(job.state())},
               {"device_class", job.device_class()},
+              {"waiting_for", job.waiting_for()},
               {"toolchain", job.toolchain()},
               {"fingerprint", job.fingerprint()},
               {"priority", job.priority()},

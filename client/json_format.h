@@ -23,7 +23,8 @@ Json ValueJson(const v1::Value& value);
 Json ConfigJson(const v1::Config& config);
 // {"M": 4096, "N": 4096}
 Json ProblemJson(const v1::Problem& problem);
-// job_id, kernel, state, device_class, fingerprint, priority, candidates_*,
+// job_id, kernel, state, device_class, waiting_for (while queued), toolchain,
+// fingerprint, priority, candidates_*,
 // configurations, builds_done, created/updated_unix_ms, error, best: one
 // object per problem with problem, config, candidate_id and the timing keys,
 // and problems_without_success (once it ended, the problems best lacks).

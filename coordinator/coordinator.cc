@@ -20,7 +20,8 @@ Coordinator::Coordinator(const CoordinatorOptions& options)
 Result<std::unique_ptr<Coordinator>> Coordinator::Start(const CoordinatorOptions& options) {
   std::unique_ptr<Coordinator> c(new Coordinator(options));
   TF_ASSIGN_OR_RETURN(c->store_, compiler::ArtifactStore::Open(options.artifact_dir));
-  TF_ASSIGN_OR_RETURN(c->db_, db::TuningDb::Open(options.db_path, options.db_synchronous_full));
+  TF_ASSIGN_OR_RETURN(c->db_, db::TuningDb::Open(options.db_path, options.db_synchronous_full,
+                                                 options.standing_by));
   compiler::BuildOptions build_options;
   build_options.batch_size = options.build_batch_size;
   build_options.parallelism = options.build_parallelism;

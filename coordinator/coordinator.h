@@ -64,6 +64,9 @@ struct CoordinatorOptions {
   // Told of builds, leases and results (metrics); must outlive the
   // coordinator. Null: no one.
   Observer* observer = nullptr;
+  // Called by Start once, before it waits as a standby for another
+  // coordinator's database (PostgreSQL); an error ends the start. Empty: none.
+  std::function<Status()> standing_by;
 };
 
 // What the fleet is doing now: a read-only view for the dashboard and the
@@ -273,6 +276,14 @@ class Coordinator {
 
   // All *Locked members run with mu_ held.
   bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
+  // Heard from in the last three heartbeat intervals: its devices bind jobs.
+  bool AliveLocked(const Worker& worker, int64_t now) const;
+  // A queued job's Job.waiting_for: the device it needs and why none binds
+  // it, by BindQueuedJobsLocked's rules.
+  std::string WaitingForLocked(const Job& job) const;
+  // What queued jobs wait for depends on the fleet: their watchers are told
+  // when it changes.
+  void FleetChangedLocked();
   // Whether the job was submitted to be compiled on its workers.
   static bool FingerprintedForWorkers(const db::JobRow& row);
   // Binds each queued job to a live device it matches. A job its workers

@@ -61,6 +61,34 @@ Status CheckSomeProblemHasConfigurations(const v1::KernelSpec& spec) {
       "); `tunefleet space SPEC` counts them without submitting, as you change the constraints");
 }
 
+// "a, b, c and 2 more": a fleet's names in a line that stays short.
+std::string FewOf(const std::set<std::string>& names) {
+  constexpr size_t kNamed = 3;
+  std::string text;
+  size_t named = 0;
+  for (const std::string& name : names) {
+    if (named++ == kNamed) break;
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  if (names.size() > kNamed) text += " and " + std::to_string(names.size() - kNamed) + " more";
+  return text;
+}
+
+// The device a target asks for, in the fields Matches compares: "device of
+// vendor nvidia, arch sm_90".
+std::string WantedDevice(const v1::Target& target) {
+  std::string fields;
+  for (const auto& [name, value] : {std::pair{"vendor", target.vendor()},
+                                    {"arch", target.arch()},
+                                    {"class", target.device_class()},
+                                    {"label", target.label()}}) {
+    if (!value.empty()) {
+      fields += (fields.empty() ? " of " : ", ") + std::string(name) + " " + value;
+    }
+  }
+  return "device" + fields;
+}
+
 }  // namespace
 
 bool Coordinator::Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const {
@@ -160,7 +188,7 @@ void Coordinator::BindQueuedJobsLocked(const std::string& asking_worker) {
   for (auto& [id, job] : jobs_) {
     if (job.row.state != v1::JOB_STATE_QUEUED) continue;
     for (const auto& [worker_id, worker] : workers_) {
-      if (now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) continue;
+      if (!AliveLocked(worker, now)) continue;
       if (job.workers_compile && worker_id != asking_worker) continue;
       const v1::DeviceInfo* match = nullptr;
       for (const auto& device : worker.row.devices) {
@@ -174,6 +202,54 @@ void Coordinator::BindQueuedJobsLocked(const std::string& asking_worker) {
       break;
     }
   }
+}
+
+std::string Coordinator::WaitingForLocked(const Job& job) const {
+  const int64_t now = NowUnixMs();
+  size_t live_workers = 0, matching = 0, busy = 0;
+  std::set<std::string> live_classes, silent_with_one;
+  for (const auto& [worker_id, worker] : workers_) {
+    const bool alive = AliveLocked(worker, now);
+    live_workers += alive;
+    for (const auto& device : worker.row.devices) {
+      if (alive) live_classes.insert(device.device_class());
+      if (!Matches(job.row.spec, device)) continue;
+      if (!alive) {
+        silent_with_one.insert(worker_id);
+        continue;
+      }
+      ++matching;
+      busy += std::any_of(leases_.begin(), leases_.end(), [&](const auto& lease) {
+        return lease.second.worker_id == worker_id && lease.second.device_index == device.index();
+      });
+    }
+  }
+  const std::string wanted = WantedDevice(job.row.spec.target());
+  const std::string match = std::to_string(matching) + (matching == 1 ? " matches" : " match");
+  if (matching > 0 && job.workers_compile) {
+    // Only the worker that asks binds it, and a device asks once its lease ends.
+    return "waiting for a free " + wanted + " (" + match + ", " + std::to_string(busy) +
+           " busy with other jobs' leases): compiled on its workers, the job is bound when one "
+           "asks for work";
+  }
+  if (matching > 0) {
+    // Bound at once unless binding failed, which the log says.
+    return "binding to a " + wanted + " (" + match +
+           "); if it stays queued, the coordinator's log says why";
+  }
+  std::string fleet = "no worker is registered";
+  if (live_workers > 0) {
+    fleet = "registered: " + std::to_string(live_workers) +
+            (live_workers == 1 ? " live worker" : " live workers") + ", with devices " +
+            FewOf(live_classes);
+  } else if (!workers_.empty()) {
+    fleet = "no registered worker is alive";
+  }
+  if (!silent_with_one.empty()) {
+    fleet += "; " + FewOf(silent_with_one) +
+             (silent_with_one.size() == 1 ? " has one but is silent" : " have one but are silent");
+  }
+  return "waiting for a worker with a " + wanted + " (" + fleet + ")";
 }
 
 // Fixes the job's device class, starts its search with that device's

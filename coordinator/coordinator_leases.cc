@@ -409,6 +409,7 @@ void Coordinator::ReaperLoop() {
         worker.expired = true;
         spdlog::warn("worker {} silent for {} ms; it must register again", id,
                      now - worker.last_heartbeat_ms);
+        FleetChangedLocked();
       }
     }
     ForgetSilentWorkersLocked(now);

@@ -235,9 +235,28 @@ int main(int argc, char** argv) {
 
   // Counted from the start, when there is a port to read them on.
   std::unique_ptr<tf::web::Metrics> metrics;
+  // A standby's answers while it waits for the database, then the dashboard
+  // on the same socket; reset before the coordinator it serves goes.
+  std::unique_ptr<tf::web::DashboardServer> dashboard;
+  auto start_dashboard = [&](tf::coordinator::Coordinator* serving) -> tf::Status {
+    TF_ASSIGN_OR_RETURN(
+        dashboard, tf::web::DashboardServer::Start({http_listen, plaintext, tls, allow_anonymous},
+                                                   *metrics, serving));
+    spdlog::info("{} ({}) on {} (port {})",
+                 serving ? "dashboard and /metrics" : "standby: /metrics and /healthz",
+                 plaintext ? "http" : "https", http_listen, dashboard->port());
+    if (!http_port_file.empty()) {
+      tf::Status written =
+          tf::WriteFileAtomic(http_port_file, std::to_string(dashboard->port()) + "\n");
+      if (!written.ok()) spdlog::error("{}", written.message());
+    }
+    return tf::Status::Ok();
+  };
   if (!http_listen.empty()) {
     metrics = std::make_unique<tf::web::Metrics>();
     options.observer = metrics.get();
+    // So that a standby's scrapes and probes are answered, not refused.
+    options.standing_by = [&] { return start_dashboard(nullptr); };
   }
   auto coordinator = tf::coordinator::Coordinator::Start(options);
   if (!coordinator.ok()) {
@@ -273,21 +292,14 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot listen on {} (is another process serving there?)", listen);
     return 1;
   }
-  std::unique_ptr<tf::web::DashboardServer> dashboard;
-  if (metrics) {
-    auto started = tf::web::DashboardServer::Start({http_listen, plaintext, tls, allow_anonymous},
-                                                   **coordinator, *metrics);
-    if (!started.ok()) {
-      spdlog::critical("{}", started.status().message());
+  if (dashboard) {
+    dashboard->Serve(**coordinator);
+    spdlog::info("dashboard and /metrics on port {}, taken over from the standby's",
+                 dashboard->port());
+  } else if (metrics) {
+    if (tf::Status started = start_dashboard(coordinator->get()); !started.ok()) {
+      spdlog::critical("{}", started.message());
       return 1;
-    }
-    dashboard = std::move(*started);
-    spdlog::info("dashboard and /metrics ({}) on {} (port {})", plaintext ? "http" : "https",
-                 http_listen, dashboard->port());
-    if (!http_port_file.empty()) {
-      tf::Status written =
-          tf::WriteFileAtomic(http_port_file, std::to_string(dashboard->port()) + "\n");
-      if (!written.ok()) spdlog::error("{}", written.message());
     }
   }
   // Before anything says it is ready (health, --port-file), so that a stop

@@ -16,6 +16,16 @@ Status Coordinator::CheckWorkerOwnerLocked(const std::string& worker_id,
   return Status::PermissionDenied("worker " + worker_id + " belongs to another token");
 }
 
+bool Coordinator::AliveLocked(const Worker& worker, int64_t now) const {
+  return now - worker.last_heartbeat_ms <= 3 * options_.heartbeat_interval_ms;
+}
+
+void Coordinator::FleetChangedLocked() {
+  for (auto& [id, job] : jobs_) {
+    if (job.row.state == v1::JOB_STATE_QUEUED) ChangedLocked(job);
+  }
+}
+
 std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
   std::lock_guard lock(mu_);
   int64_t now = NowUnixMs();
@@ -25,7 +35,7 @@ std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
     info.set_worker_id(id);
     info.set_hostname(w.row.hostname);
     for (const auto& d : w.row.devices) *info.add_devices() = d;
-    info.set_alive(now - w.last_heartbeat_ms <= 3 * options_.heartbeat_interval_ms);
+    info.set_alive(AliveLocked(w, now));
     info.set_last_heartbeat_unix_ms(w.last_heartbeat_ms);
     info.set_active_leases(LeasesOfLocked(id));
     info.set_results_reported(w.results_reported);
@@ -63,6 +73,7 @@ Result<v1::RegisterResponse> Coordinator::Register(const v1::RegisterRequest& re
   spdlog::info("worker {} registered from {} with {} device(s), first {}", id, request.hostname(),
                request.devices_size(), request.devices(0).device_class());
   BindQueuedJobsLocked(id);
+  FleetChangedLocked();
   v1::RegisterResponse response;
   response.set_worker_id(id);
   response.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);

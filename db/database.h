@@ -105,11 +105,12 @@ class Database {
 
   // Returns once this connection is the only writer of the database among
   // those that ask: a PostgreSQL database is shared by an active coordinator
-  // and its standbys, which wait here (calling `waiting` once) until the
-  // active one's connection ends. The hold lasts as long as this connection;
+  // and its standbys, which wait here (calling `waiting` once, first, and
+  // returning its error instead of waiting if it fails) until the active
+  // one's connection ends. The hold lasts as long as this connection;
   // losing that connection ends the process (exit status 75), since a
   // standby may have taken over. An SQLite file has one coordinator.
-  virtual Status HoldAsOnlyWriter(const std::function<void()>& waiting) = 0;
+  virtual Status HoldAsOnlyWriter(const std::function<Status()>& waiting) = 0;
 
   // For messages: the path, or the URI without its password.
   const std::string& name() const { return name_; }

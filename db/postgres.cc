@@ -307,7 +307,7 @@ std::string PostgresDatabase::SchemaSql(std::string_view sqlite_schema) const {
   return out;
 }
 
-Status PostgresDatabase::HoldAsOnlyWriter(const std::function<void()>& waiting) {
+Status PostgresDatabase::HoldAsOnlyWriter(const std::function<Status()>& waiting) {
   // A writer whose host vanished without closing its connection keeps the
   // lock until the server notices: within about 25 s with these keepalives
   // (TCP only; a Unix socket's peer is on the server's host).
@@ -321,7 +321,7 @@ Status PostgresDatabase::HoldAsOnlyWriter(const std::function<void()>& waiting) 
   PQclear(result);
   TF_RETURN_IF_ERROR(status);
   if (!held) {
-    if (waiting) waiting();
+    if (waiting) TF_RETURN_IF_ERROR(waiting());
     TF_RETURN_IF_ERROR(Exec(std::string("SELECT pg_advisory_lock(") + kWriterLockKey + ")"));
   }
   holds_writer_lock_ = true;

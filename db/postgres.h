@@ -25,7 +25,7 @@ class PostgresDatabase : public Database {
   Status Commit() override;
   void Rollback() override;
   std::string SchemaSql(std::string_view sqlite_schema) const override;
-  Status HoldAsOnlyWriter(const std::function<void()>& waiting) override;
+  Status HoldAsOnlyWriter(const std::function<Status()>& waiting) override;
 
   // Checks what a statement returned: OK, or the error as a Status naming
   // `what` (and ending the process if the writer's connection is gone).

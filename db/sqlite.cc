@@ -116,7 +116,7 @@ SqliteDatabase::~SqliteDatabase() {
   if (writer_lock_fd_ >= 0) close(writer_lock_fd_);
 }
 
-Status SqliteDatabase::HoldAsOnlyWriter(const std::function<void()>&) {
+Status SqliteDatabase::HoldAsOnlyWriter(const std::function<Status()>&) {
   const std::string lock_path = name() + ".lock";
   const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {

@@ -30,7 +30,7 @@ class SqliteDatabase : public Database {
   // An SQLite file has one coordinator: a second is refused, not made to
   // wait. The hold is an flock on PATH.lock (beside the -wal file), which
   // names the holder's pid, and ends with this object or the process.
-  Status HoldAsOnlyWriter(const std::function<void()>&) override;
+  Status HoldAsOnlyWriter(const std::function<Status()>&) override;
 
  private:
   struct Cached {

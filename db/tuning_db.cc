@@ -119,13 +119,14 @@ Result<std::vector<Row>> Collect(Statement& stmt, Reader read) {
 
 }  // namespace
 
-Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& location,
-                                                 bool synchronous_full) {
+Result<std::unique_ptr<TuningDb>> TuningDb::Open(const std::string& location, bool synchronous_full,
+                                                 const std::function<Status()>& standing_by) {
   TF_ASSIGN_OR_RETURN(auto database, Database::Open(location, synchronous_full));
   TF_RETURN_IF_ERROR(database->HoldAsOnlyWriter([&] {
     spdlog::warn(
         "tuning database {} has another coordinator: standing by until its connection ends",
         database->name());
+    return standing_by ? standing_by() : Status::Ok();
   }));
   TF_RETURN_IF_ERROR(Migrate(*database, LatestSchemaVersion()));
   return std::unique_ptr<TuningDb>(new TuningDb(std::move(database)));

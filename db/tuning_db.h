@@ -7,6 +7,7 @@
 // writes with Begin() so that a state change is stored whole or not at all.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -144,10 +145,12 @@ class TuningDb {
  public:
   // Opens or creates the database at `location` (a file, or a PostgreSQL
   // URI: Database::Open), becomes its only writer, waiting as a standby
-  // while another coordinator is (Database::HoldAsOnlyWriter), and migrates
-  // it to the latest schema. `synchronous_full`: every commit is durable.
+  // while another coordinator is (Database::HoldAsOnlyWriter, which calls
+  // `standing_by` before it waits), and migrates it to the latest schema.
+  // `synchronous_full`: every commit is durable.
   static Result<std::unique_ptr<TuningDb>> Open(const std::string& location,
-                                                bool synchronous_full = true);
+                                                bool synchronous_full = true,
+                                                const std::function<Status()>& standing_by = {});
 
   Database& database() { return *db_; }
   // A transaction over this database; commit it to keep the writes.

@@ -15,6 +15,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kJson = "application/json";
+constexpr const char* kText = "text/plain; charset=utf-8";
+constexpr const char* kPrometheusText = "text/plain; version=0.0.4; charset=utf-8";
 constexpr size_t kConnectionThreads = 32;  // connections served at once
 
 int HttpStatusOf(Code code) {
@@ -111,6 +113,17 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
   return std::make_pair(host, port);
 }
 
+// A standby's answer to any request: the liveness probe's "ok", the
+// process's gauges (tunefleet_standby 1), or 503 saying why nothing else.
+void AnswerAsStandby(const httplib::Request& request, httplib::Response& response,
+                     const Metrics& metrics) {
+  if (request.path == "/healthz") return response.set_content("ok\n", kText);
+  if (request.path == "/metrics")
+    return response.set_content(metrics.ScrapeStandby(), kPrometheusText);
+  response.status = 503;
+  response.set_content("standby: waiting for the active coordinator's database lock\n", kText);
+}
+
 Result<std::unique_ptr<httplib::Server>> MakeServer(const DashboardOptions& options) {
   if (options.plaintext) return std::make_unique<httplib::Server>();
   for (const std::string* file :
@@ -132,11 +145,12 @@ Result<std::unique_ptr<httplib::Server>> MakeServer(const DashboardOptions& opti
 }  // namespace
 
 Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
-    const DashboardOptions& options, coordinator::Coordinator& coordinator, Metrics& metrics) {
+    const DashboardOptions& options, Metrics& metrics, coordinator::Coordinator* coordinator) {
   TF_ASSIGN_OR_RETURN(auto address, ParseListen(options.listen));
   TF_ASSIGN_OR_RETURN(auto server, MakeServer(options));
   std::unique_ptr<DashboardServer> dashboard(
-      new DashboardServer(std::move(server), coordinator, metrics, options.allow_anonymous));
+      new DashboardServer(std::move(server), metrics, options.allow_anonymous));
+  if (coordinator) dashboard->Serve(*coordinator);
   httplib::Server& http = *dashboard->server_;
   // httplib's default sets SO_REUSEPORT, with which a second coordinator's
   // dashboard on a port in use would start and answer part of its
@@ -173,17 +187,18 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   return dashboard;
 }
 
-DashboardServer::DashboardServer(std::unique_ptr<httplib::Server> server,
-                                 coordinator::Coordinator& coordinator, Metrics& metrics,
+DashboardServer::DashboardServer(std::unique_ptr<httplib::Server> server, Metrics& metrics,
                                  bool allow_anonymous)
-    : server_(std::move(server)),
-      coordinator_(coordinator),
-      metrics_(metrics),
-      gate_(coordinator.tokens(), allow_anonymous) {}
+    : server_(std::move(server)), metrics_(metrics), allow_anonymous_(allow_anonymous) {}
 
 DashboardServer::~DashboardServer() {
   server_->stop();
   if (thread_.joinable()) thread_.join();
+}
+
+void DashboardServer::Serve(coordinator::Coordinator& coordinator) {
+  gate_.emplace(coordinator.tokens(), allow_anonymous_);
+  coordinator_.store(&coordinator);  // after gate_: the routes read it once they see this
 }
 
 std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& request,
@@ -191,7 +206,7 @@ std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& r
                                                        auth::Rpc rpc) const {
   std::optional<std::string> header;
   if (request.has_header("Authorization")) header = request.get_header_value("Authorization");
-  auto caller = gate_.CheckHeader(header, rpc);
+  auto caller = gate_->CheckHeader(header, rpc);
   if (!caller.ok()) {
     Status status = caller.status();
     if (!header) {
@@ -216,6 +231,17 @@ void DashboardServer::Route() {
       {"X-Content-Type-Options", "nosniff"},
       {"Referrer-Policy", "no-referrer"},
   });
+  // A standby answers everything itself; once serving, the routes do.
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (coordinator_.load()) return httplib::Server::HandlerResponse::Unhandled;
+    AnswerAsStandby(req, res, metrics_);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  for (const char* path : {"/healthz", "/readyz"}) {
+    http.Get(path, [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok\n", kText);
+    });
+  }
   for (const Asset& asset : DashboardAssets()) {
     http.Get(std::string(asset.path), [asset](const httplib::Request&, httplib::Response& res) {
       res.set_content(asset.body.data(), asset.body.size(),
@@ -227,7 +253,7 @@ void DashboardServer::Route() {
     if (!caller) return;
     auto limit = JobsLimit(req);
     if (!limit.ok()) return Fail(res, limit.status());
-    auto jobs = coordinator_.ListJobs(*limit, *caller);
+    auto jobs = coordinator().ListJobs(*limit, *caller);
     if (!jobs.ok()) return Fail(res, jobs.status());
     client::Json out = client::Json::array();
     for (const auto& job : *jobs) out.push_back(client::JobJson(job));
@@ -236,7 +262,7 @@ void DashboardServer::Route() {
   http.Get(R"(/api/jobs/(\d{1,18}))", [this](const httplib::Request& req, httplib::Response& res) {
     auto caller = Authorize(req, res, auth::Rpc::kGetJob);
     if (!caller) return;
-    auto job = coordinator_.GetJob(std::stoll(req.matches[1]), *caller);
+    auto job = coordinator().GetJob(std::stoll(req.matches[1]), *caller);
     if (!job.ok()) return Fail(res, job.status());
     Reply(res, client::JobJson(*job));
   });
@@ -249,7 +275,7 @@ void DashboardServer::Route() {
     // outcome, not by when they were recorded.)
     auto since = WholeNumberParam(req, "since_ms", 0, "a time in unix milliseconds (0 or more)");
     if (!since.ok()) return Fail(res, since.status());
-    auto results = coordinator_.ListRecordedResults(std::stoll(req.matches[1]), *caller, *since);
+    auto results = coordinator().ListRecordedResults(std::stoll(req.matches[1]), *caller, *since);
     if (!results.ok()) return Fail(res, results.status());
     client::Json out = client::Json::array();
     for (const auto& r : *results) out.push_back(ResultJson(r));
@@ -263,7 +289,8 @@ void DashboardServer::Route() {
     auto shows_job = [&jobs_view](int64_t owner_token) {
       return jobs_view.ok() && (!jobs_view->own_only || owner_token == jobs_view->token_id);
     };
-    Reply(res, WorkersJson(coordinator_.ListWorkers(), coordinator_.CurrentActivity(), shows_job));
+    Reply(res,
+          WorkersJson(coordinator().ListWorkers(), coordinator().CurrentActivity(), shows_job));
   });
   http.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     auto caller = Authorize(req, res, auth::Rpc::kListJobs);
@@ -272,7 +299,7 @@ void DashboardServer::Route() {
       return Fail(res, Status::PermissionDenied(
                            "/metrics counts every job: it needs a reader or admin token"));
     }
-    res.set_content(metrics_.Scrape(coordinator_), "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(metrics_.Scrape(coordinator()), kPrometheusText);
   });
   // Routes answer their own refusals; what is left is httplib's.
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {

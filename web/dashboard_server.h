@@ -7,18 +7,27 @@
 //   /api/jobs/N/results  ListResults    /api/workers          ListWorkers, with
 //                                                             each device's leases
 //   /metrics             Prometheus text exposition (web/metrics.h)
+//   /healthz, /readyz    "ok": the process is up; it serves
 //
-// Everything but the page and its bundle needs the bearer token of the gRPC
-// API in an "Authorization: Bearer" header, checked by the same policy
-// table (auth/roles.h) as the RPC the route reads through: a missing or
-// unknown token gets 401, a role that may not 403. /metrics counts
+// Everything but the page, its bundle and the probes needs the bearer token
+// of the gRPC API in an "Authorization: Bearer" header, checked by the same
+// policy table (auth/roles.h) as the RPC the route reads through: a missing
+// or unknown token gets 401, a role that may not 403. /metrics counts
 // fleet-wide, so it takes the rights of an unrestricted ListJobs (reader or
 // admin). TLS uses the gRPC API's certificate (and client CA, if any).
+//
+// A standby coordinator (PostgreSQL) listens before it has a coordinator to
+// show: until Serve, /healthz answers "ok", /metrics tunefleet_standby 1,
+// and every other path 503, all without a token (it has read none, and tells
+// nothing but that it stands by). Serve hands the same socket to the
+// dashboard, so a scraper or probe is never refused across a takeover.
 #pragma once
 
 #include <httplib.h>
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -38,28 +47,37 @@ struct DashboardOptions {
 
 class DashboardServer {
  public:
-  // Listening when it returns; errors name the address or the TLS file.
+  // Listening when it returns, serving `coordinator`'s dashboard, or a
+  // standby's answers while it is null (until Serve). Errors name the
+  // address or the TLS file.
   static Result<std::unique_ptr<DashboardServer>> Start(const DashboardOptions& options,
-                                                        coordinator::Coordinator& coordinator,
-                                                        Metrics& metrics);
+                                                        Metrics& metrics,
+                                                        coordinator::Coordinator* coordinator);
   // Stops serving, and waits for the connections in flight: about 2 s at
   // most for an idle or stalled one (Start says why).
   ~DashboardServer();
 
+  // A standby's takeover: serves `coordinator`'s dashboard from the next
+  // request on. Once only.
+  void Serve(coordinator::Coordinator& coordinator);
+
   int port() const { return port_; }
 
  private:
-  DashboardServer(std::unique_ptr<httplib::Server> server, coordinator::Coordinator& coordinator,
-                  Metrics& metrics, bool allow_anonymous);
+  DashboardServer(std::unique_ptr<httplib::Server> server, Metrics& metrics, bool allow_anonymous);
   void Route();
+  // The routes' coordinator: they run only once there is one.
+  coordinator::Coordinator& coordinator() const { return *coordinator_.load(); }
   // The caller of a request, allowed what `rpc` needs; else answers it.
   std::optional<auth::Caller> Authorize(const httplib::Request& request,
                                         httplib::Response& response, auth::Rpc rpc) const;
 
   std::unique_ptr<httplib::Server> server_;
-  coordinator::Coordinator& coordinator_;
   Metrics& metrics_;
-  const auth::Gate gate_;
+  const bool allow_anonymous_;
+  // Set once, by Serve, gate_ first: null while standing by.
+  std::optional<auth::Gate> gate_;
+  std::atomic<coordinator::Coordinator*> coordinator_{nullptr};
   int port_ = 0;
   std::thread thread_;
 };

@@ -27,10 +27,30 @@ prometheus::Family<prometheus::Counter>& Counters(prometheus::Registry& registry
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
 }
 
+// What every scrape holds, a standby's too: whether this process stands by
+// (a standby that answers is not a dead one), and when it started.
+void AddProcessGauges(prometheus::Registry& registry, bool standby, double start_unix_s) {
+  prometheus::BuildGauge()
+      .Name("tunefleet_standby")
+      .Help(
+          "1 while this coordinator stands by for another one's database (PostgreSQL), 0 "
+          "while it serves")
+      .Register(registry)
+      .Add({})
+      .Set(standby ? 1 : 0);
+  prometheus::BuildGauge()
+      .Name("process_start_time_seconds")
+      .Help("When this coordinator process started, in unix seconds")
+      .Register(registry)
+      .Add({})
+      .Set(start_unix_s);
+}
+
 }  // namespace
 
 Metrics::Metrics()
-    : registry_(std::make_shared<prometheus::Registry>()),
+    : start_unix_s_(static_cast<double>(NowUnixMs()) / 1000),
+      registry_(std::make_shared<prometheus::Registry>()),
       rpcs_(Counters(*registry_, "tunefleet_grpc_server_handled_total",
                      "RPCs of the gRPC API completed, by service, method and status code")),
       results_(Counters(*registry_, "tunefleet_results_recorded_total",
@@ -173,11 +193,18 @@ std::string Metrics::Scrape(coordinator::Coordinator& coordinator) {
   for (const auto& [device_class, count] : by_class) {
     devices.Add({{"device_class", device_class}}).Set(count);
   }
+  AddProcessGauges(now, /*standby=*/false, start_unix_s_);
 
   auto families = registry_->Collect();
   auto current = now.Collect();
   families.insert(families.end(), current.begin(), current.end());
   return prometheus::TextSerializer().Serialize(families);
+}
+
+std::string Metrics::ScrapeStandby() const {
+  prometheus::Registry now;
+  AddProcessGauges(now, /*standby=*/true, start_unix_s_);
+  return prometheus::TextSerializer().Serialize(now.Collect());
 }
 
 }  // namespace tf::web

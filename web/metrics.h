@@ -2,7 +2,7 @@
 // port in the text exposition format (prometheus-cpp). Counters and
 // histograms are fed by the coordinator's observer hooks and by the gRPC
 // interceptor (web/rpc_metrics.h); gauges are read from the coordinator at
-// each scrape. docs/metrics.md lists every name with what it counts.
+// each scrape. docs/dashboard.md lists every name with what it counts.
 //
 // Thread-safe: hooks come from the coordinator's threads, scrapes from the
 // HTTP server's.
@@ -28,9 +28,12 @@ class Metrics final : public coordinator::Observer {
  public:
   Metrics();
 
-  // The exposition: the counters and histograms so far, and gauges of the
-  // coordinator's state now.
+  // The exposition: the counters and histograms so far, gauges of the
+  // coordinator's state now, and the process's gauges (tunefleet_standby 0).
   std::string Scrape(coordinator::Coordinator& coordinator);
+  // A standby's, which has no coordinator yet: the process's gauges only,
+  // tunefleet_standby 1.
+  std::string ScrapeStandby() const;
 
   // One finished RPC; `full_method` as gRPC names it,
   // "/tunefleet.v1.TuneFleet/SubmitJob".
@@ -55,6 +58,7 @@ class Metrics final : public coordinator::Observer {
   };
   void UpdateBusyCountersLocked(int64_t now_ms);
 
+  const double start_unix_s_;
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& rpcs_;
   prometheus::Family<prometheus::Counter>& results_;

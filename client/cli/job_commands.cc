@@ -52,6 +52,7 @@ void PrintJobSummary(const v1::Job& job) {
   std::printf("job %lld %s: kernel %s on %s\n", static_cast<long long>(job.job_id()),
               client::JobStateName(job.state()), job.kernel().c_str(),
               job.device_class().empty() ? "(no device class yet)" : job.device_class().c_str());
+  if (!job.waiting_for().empty()) std::printf("%s\n", job.waiting_for().c_str());
   std::printf("candidates: %lld done of %lld, %lld failed, %lld from earlier results\n",
               static_cast<long long>(job.candidates_done()),
               static_cast<long long>(job.candidates_total()),
@@ -225,6 +226,12 @@ int RunJobs(const GlobalOptions& global, int limit) {
          FormatSeconds((now_ms - job.created_unix_ms()) / 1e3)});
   }
   table.Print(stdout);
+  for (const v1::Job& job : *jobs) {
+    if (!job.waiting_for().empty()) {
+      std::printf("job %lld: %s\n", static_cast<long long>(job.job_id()),
+                  job.waiting_for().c_str());
+    }
+  }
   return kExitOk;
 }
 

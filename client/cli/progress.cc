@@ -40,6 +40,7 @@ std::string JobProgress::Line(const v1::Job& job) const {
             (job.problems_retiming() == 1 ? " problem" : " problems") + " in alternation";
   }
   if (!job.stop_reason().empty()) line += "; stopped: " + job.stop_reason();
+  if (!job.waiting_for().empty()) line += "; " + job.waiting_for();
   return line;
 }
 

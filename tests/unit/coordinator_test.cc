@@ -440,6 +440,58 @@ TEST_F(CoordinatorTest, ASpecNoDeviceCanRunIsRefusedAtSubmission) {
   EXPECT_TRUE(submit("MS > device.cores * 100").ok());
 }
 
+// A queued job says which device it waits for and why none binds it, by the
+// rules that bind it; once bound it says nothing.
+TEST_F(CoordinatorTest, AQueuedJobSaysWhatItWaitsForUntilBound) {
+  Start();
+  auto submit = [&](v1::SubmitJobRequest request) {
+    auto job = c_->Submit(request);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? *job : v1::Job();
+  };
+  auto waiting_for = [&](int64_t job) { return c_->GetJob(job)->waiting_for(); };
+  v1::SubmitJobRequest labelled = CompiledOnWorkers(/*configs=*/2);
+  labelled.mutable_spec()->mutable_target()->clear_compile_on();
+  v1::SubmitJobRequest plain = labelled;
+  labelled.mutable_spec()->mutable_target()->set_label("big");
+
+  const v1::Job first = submit(plain);
+  EXPECT_EQ(first.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(first.waiting_for(),
+            "waiting for a worker with a device of vendor cpu, arch host (no worker is "
+            "registered)");
+  const int64_t big = submit(labelled).job_id();
+
+  const std::string worker = Register();
+  EXPECT_EQ(State(first.job_id()), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(waiting_for(first.job_id()), "");
+  EXPECT_EQ(waiting_for(big),
+            "waiting for a worker with a device of vendor cpu, arch host, label big "
+            "(registered: 1 live worker, with devices cpu-test)");
+
+  // Compiled on its workers, a job is bound only by a worker that asks for
+  // work, which a device does once its lease ends.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const v1::Job job = *c_->GetJob(first.job_id());
+        return job.builds_done() == job.configurations();
+      },
+      seconds(120)));
+  ASSERT_TRUE(Acquire(worker).has_value());
+  const int64_t on_workers = submit(CompiledOnWorkers(/*configs=*/2)).job_id();
+  EXPECT_EQ(waiting_for(on_workers),
+            "waiting for a free device of vendor cpu, arch host (1 matches, 1 busy with other "
+            "jobs' leases): compiled on its workers, the job is bound when one asks for work");
+
+  Silence(worker);
+  const std::string silent =
+      "waiting for a worker with a device of vendor cpu, arch host (no "
+      "registered worker is alive; " +
+      worker + " has one but is silent)";
+  EXPECT_TRUE(WaitFor([&] { return waiting_for(on_workers) == silent; }, seconds(10)))
+      << waiting_for(on_workers);
+}
+
 TEST_F(CoordinatorTest, AJobItsWorkersCompileIsMeasuredWithOneCompilerWhoseTimesAloneItReuses) {
   Start();
   const v1::SubmitJobRequest request = CompiledOnWorkers(/*configs=*/4);

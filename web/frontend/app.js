@@ -227,7 +227,7 @@ function jobsPage() {
           el("td", {}, el("a", { href: `#/jobs/${job.job_id}` }, `#${job.job_id}`)),
           el("td", {}, job.kernel),
           el("td", {}, badge(job.state)),
-          el("td", {}, job.device_class || el("span", { class: "muted" }, "waiting for a device")),
+          el("td", {}, job.device_class || el("span", { class: "muted", title: job.waiting_for }, "waiting for a device")),
           el("td", {}, progress(job)),
           el("td", { class: "num" }, job.candidates_failed),
           el("td", { class: "num" }, job.candidates_cached),
@@ -553,7 +553,7 @@ function jobPage(id) {
     job = await api(`/api/jobs/${id}`);
     title.replaceChildren(
       el("h1", {}, `Job #${job.job_id}: ${job.kernel} `, badge(job.state)),
-      el("div", { class: "muted" }, job.device_class ? `on ${job.device_class}` : "waiting for a device", ` · submitted ${ago(job.created_unix_ms)}`, job.priority ? ` · priority ${job.priority}` : ""),
+      el("div", { class: "muted" }, job.device_class ? `on ${job.device_class}` : job.waiting_for || "waiting for a device", ` · submitted ${ago(job.created_unix_ms)}`, job.priority ? ` · priority ${job.priority}` : ""),
       el("div", { class: "progress-cell", style: "margin-top:10px" }, progress(job)),
       el(
         "div",

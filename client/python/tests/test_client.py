@@ -188,6 +188,22 @@ def test_results_frame(fleet: Fleet) -> None:
         assert {"status", "median_ns", "config.BM", "problem.M"} <= set(frame.columns)
 
 
+def test_a_queued_job_says_what_it_waits_for(fleet: Fleet) -> None:
+    spec = small_gemm()
+    spec["target"] = {**spec["target"], "label": "nowhere"}
+    with client(fleet) as fleet_client:
+        job = fleet_client.submit(spec, sources=gemm_sources())
+        try:
+            assert job.state == "queued"
+            assert job.waiting_for.startswith(
+                "waiting for a worker with a device of vendor cpu, arch host, label nowhere "
+                "(registered: 1 live worker, with devices cpu/"
+            ), job.waiting_for
+        finally:
+            cancelled = fleet_client.cancel(job.job_id)
+        assert cancelled.state == "cancelled" and cancelled.waiting_for == ""
+
+
 def test_workers(fleet: Fleet) -> None:
     with client(fleet, "reader") as fleet_client:
         workers = fleet_client.workers()

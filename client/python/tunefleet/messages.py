@@ -117,6 +117,8 @@ class Job:
     toolchain: str = ""  # the compiler it is measured with, when its workers compile it
     # Once it ended: the problems where no candidate succeeded (best has none).
     problems_without_success: list[dict[str, int]] = field(default_factory=list)
+    # While queued: the device it waits for, and why none serves it yet.
+    waiting_for: str = ""
 
     @property
     def done(self) -> bool:
@@ -145,6 +147,7 @@ class Job:
             problems_retiming=j.problems_retiming,
             toolchain=j.toolchain,
             problems_without_success=[problem_dict(p) for p in j.problems_without_success],
+            waiting_for=j.waiting_for,
             best=[
                 BestEntry(
                     problem_dict(b.problem),
