@@ -119,6 +119,7 @@ class CoordinatorProcess {
   void set_port(int port) { port_ = port; }
   int port() const { return port_; }
   void Kill() { process_->Kill(); }
+  pid_t pid() const { return process_->pid(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& db_path() const { return db_path_; }
   std::string Log() const { return process_ ? process_->Log() : ""; }

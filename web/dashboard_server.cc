@@ -1,8 +1,11 @@
 #include "web/dashboard_server.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +21,7 @@ constexpr const char* kJson = "application/json";
 constexpr const char* kText = "text/plain; charset=utf-8";
 constexpr const char* kPrometheusText = "text/plain; version=0.0.4; charset=utf-8";
 constexpr size_t kConnectionThreads = 32;  // connections served at once
+constexpr int kListenBacklog = 128;        // connections waiting to be accepted
 
 int HttpStatusOf(Code code) {
   switch (code) {
@@ -155,9 +159,11 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   // httplib's default sets SO_REUSEPORT, with which a second coordinator's
   // dashboard on a port in use would start and answer part of its
   // connections. SO_REUSEADDR alone still lets a restart bind past TIME_WAIT.
-  http.set_socket_options([](socket_t sock) {
+  socket_t* listening = &dashboard->listening_;
+  http.set_socket_options([listening](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    *listening = sock;
   });
   // httplib serves a connection on one pool thread for its whole life, the
   // waits for its first request and between requests included, and the
@@ -181,6 +187,14 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   }
   if (dashboard->port_ <= 0) {
     return Status::Unavailable("the dashboard cannot listen on " + options.listen);
+  }
+  // libcpp-httplib listens with a backlog of 5: a burst of connections while
+  // its accept loop is busy would be dropped by the kernel (retried a second
+  // later, or never noticed by a client that waits to be spoken to). Linux
+  // takes a second listen() on the socket as a new backlog.
+  if (::listen(dashboard->listening_, kListenBacklog) != 0) {
+    return Status::Unavailable("the dashboard cannot listen on " + options.listen + ": " +
+                               std::strerror(errno));
   }
   dashboard->Route();
   dashboard->thread_ = std::thread([&http] { http.listen_after_bind(); });

@@ -79,6 +79,7 @@ class DashboardServer {
   std::optional<auth::Gate> gate_;
   std::atomic<coordinator::Coordinator*> coordinator_{nullptr};
   int port_ = 0;
+  socket_t listening_ = INVALID_SOCKET;  // the listening socket, httplib's
   std::thread thread_;
 };
 

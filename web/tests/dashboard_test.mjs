@@ -516,8 +516,8 @@ test("an anonymous coordinator: the page needs no sign-in; slow clients hold not
     // More than httplib's default pool (8 threads up to 9 cores): connections
     // kept open after a request, and ones whose request stops half way. (An
     // idle one sends a request first: one that sent nothing and was dropped
-    // from the listen backlog, 5 in this httplib, under a burst of connections
-    // from a loaded machine would never learn it, and wait for ever.)
+    // from the listen queue under a burst of connections from a loaded
+    // machine would never learn it, and wait for ever.)
     const idle = await Promise.all(
       Array.from({ length: 16 }, () => hold(httpPort, "GET /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")),
     );
