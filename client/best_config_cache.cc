@@ -5,6 +5,7 @@
 
 #include "client/best_export.h"
 #include "common/files.h"
+#include "kernelspec/best_query.h"
 #include "kernelspec/config.h"
 
 namespace tf::client {
@@ -34,11 +35,16 @@ Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key) con
   request.set_kernel(key.kernel());
   *request.mutable_problem() = key.problem();
   request.set_device_class(key.device_class());
+  // Refused and explained as the coordinator does (kernelspec/best_query.h).
+  TF_RETURN_IF_ERROR(kernelspec::CheckBestQuery(request));
   bool exact = false;
   const v1::QueryBestResponse* found = LookupExported(exported_, request, &exact);
   if (!found) {
-    return Status::NotFound(NotTunedMessage(key.kernel(), key.problem(), key.device_class()) +
-                            " in the exported file");
+    std::vector<const v1::QueryBestResponse*> tuned;
+    for (const auto& e : exported_) {
+      if (e.kernel() == key.kernel()) tuned.push_back(&e);
+    }
+    return Status::NotFound(kernelspec::NotTunedMessage(request, tuned, " in the exported file"));
   }
   v1::QueryBestResponse answer = *found;
   answer.set_exact(exact);

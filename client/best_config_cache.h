@@ -69,7 +69,10 @@ class BestConfigCache {
   static Result<std::unique_ptr<BestConfigCache>> Offline(const std::string& export_json_path,
                                                           BestConfigCacheOptions options = {});
 
-  // The hot path. Code::kNotFound when nothing of the kernel is tuned.
+  // The hot path. Code::kNotFound when nothing of the kernel is tuned on a
+  // matching device, saying what it is tuned for (kernelspec::NotTunedMessage,
+  // online and offline alike); kInvalidArgument for no kernel, no problem
+  // variables or one given twice.
   Result<BestConfig> Lookup(const BestConfigKey& key);
   // Convenience for occasional lookups: builds the key and copies the answer.
   Result<v1::QueryBestResponse> Lookup(const std::string& kernel, const v1::Problem& problem,

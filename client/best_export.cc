@@ -1,5 +1,6 @@
 #include "client/best_export.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -57,7 +58,7 @@ std::string Identifier(const std::string& text) {
   // And the names the header itself uses, which a member or namespace of the
   // same name would hide.
   static const std::set<std::string_view> kHeaderNames = {
-      "int64_t", "std",      "Config",       "Entry",
+      "int64_t", "std",      "Config",       "Entry",           "Problem",
       "Lookup",  "kEntries", "kProblemVars", "kProblemVarNames"};
   std::string out;
   for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -66,17 +67,18 @@ std::string Identifier(const std::string& text) {
   return out;
 }
 
-// The members of Config: each parameter's Identifier, with '_' added until it
-// differs from the others' (parameters `class` and `class_`).
-std::vector<std::string> MemberNames(const v1::Config& config) {
-  std::vector<std::string> names;
+// The members of Config or Problem: each parameter's or variable's
+// Identifier, with '_' added until it differs from the others' (parameters
+// `class` and `class_`).
+std::vector<std::string> MemberNames(const std::vector<std::string>& names) {
+  std::vector<std::string> members;
   std::set<std::string> taken;
-  for (const auto& s : config.settings()) {
-    std::string name = Identifier(s.name());
-    while (!taken.insert(name).second) name += '_';
-    names.push_back(name);
+  for (const std::string& name : names) {
+    std::string member = Identifier(name);
+    while (!taken.insert(member).second) member += '_';
+    members.push_back(member);
   }
-  return names;
+  return members;
 }
 
 // Control characters as three-digit octal escapes, which no following
@@ -244,15 +246,38 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
     }
   }
   const int vars = first.problem().vars_size();
-  const std::vector<std::string> members = MemberNames(first.config());
+  // Variables by name, the order of every problem in the header.
+  std::vector<std::string> var_names;
+  for (const auto& v : first.problem().vars()) var_names.push_back(v.name());
+  std::sort(var_names.begin(), var_names.end());
+  const std::vector<std::string> var_members = MemberNames(var_names);
+  std::vector<std::string> param_names;
+  for (const auto& s : first.config().settings()) param_names.push_back(s.name());
+  const std::vector<std::string> members = MemberNames(param_names);
+  // Lookup's example: the first entry's, by name.
+  std::string example = "Lookup(" + CppString(first.device_class()) + ", {";
+  for (int v = 0; v < vars; ++v) {
+    example += (v ? ", ." : ".") + var_members[v] + " = " +
+               std::to_string(Named(first.problem().vars(), var_names[v])->value());
+  }
+  example += "})";
   std::ostringstream out;
   out << "// Best configurations of " << kernel << ", exported by `tunefleet export " << kernel
-      << " --format cpp`.\n"
+      << " --format cpp`;\n"
+      << "// C++17 (inline constexpr variables). Namespace tunefleet_best::" << Identifier(kernel)
+      << ":\n"
+      << "// the kernel's name, '_' for each character a C++ name cannot hold, and a '_' after a\n"
+      << "// C++ keyword or a name this header uses (kernels new, std, Lookup: new_, std_, "
+         "Lookup_).\n"
       << "// Lookup(device_class, problem): the configuration tuned for the problem, or for the\n"
       << "// nearest tuned one (sum over variables of |Scale(a) - Scale(b)|), the fastest on\n"
-      << "// ties; device_class nullptr or \"\": any. Problem variables, in this order (by name):";
-  for (const auto& v : first.problem().vars()) out << " " << v.name();
-  out << ".\n#pragma once\n\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n\n"
+      << "// ties; device_class nullptr or \"\": any. The problem's variables, by name:";
+  for (const std::string& name : var_names) out << " " << name;
+  out << ".\n"
+      << "// Name them (C++20 designated initializers), since an application's order is seldom\n"
+      << "// theirs; out of this order, g++ refuses them and clang warns and takes each by name:\n"
+      << "//   " << example << "\n"
+      << "#pragma once\n\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n\n"
       << "namespace tunefleet_best::" << Identifier(kernel) << " {\n\n"
       << "struct Config {\n";
   for (int p = 0; p < first.config().settings_size(); ++p) {
@@ -260,18 +285,19 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
         << (first.config().settings(p).value().has_int_value() ? "int64_t " : "const char* ")
         << members[p] << ";\n";
   }
+  out << "};\n\n// The problem: a member per variable, in the order of kProblemVarNames.\n"
+      << "struct Problem {\n";
+  for (int v = 0; v < vars; ++v) out << "  int64_t " << var_members[v] << ";\n";
   out << "};\n\nstruct Entry {\n  const char* device_class;\n  int64_t problem[" << vars
       << "];\n  Config config;\n  double median_ns;\n};\n\n"
       << "inline constexpr int kProblemVars = " << vars << ";\n"
       << "inline constexpr const char* kProblemVarNames[] = {";
-  for (int v = 0; v < vars; ++v)
-    out << (v ? ", " : "") << CppString(first.problem().vars(v).name());
+  for (int v = 0; v < vars; ++v) out << (v ? ", " : "") << CppString(var_names[v]);
   out << "};\n\ninline constexpr Entry kEntries[] = {\n";
   for (const auto& e : entries) {
     out << "    {" << CppString(e.device_class()) << ", {";
     for (int v = 0; v < vars; ++v) {
-      out << (v ? ", " : "") << Named(e.problem().vars(), first.problem().vars(v).name())->value()
-          << "LL";
+      out << (v ? ", " : "") << Named(e.problem().vars(), var_names[v])->value() << "LL";
     }
     out << "}, {";
     for (int p = 0; p < first.config().settings_size(); ++p) {
@@ -293,8 +319,10 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
          "- 1;\n"
       << "}\n\n"
       << "// Null when no entry is of device_class.\n"
-      << "inline const Config* Lookup(const char* device_class, const int64_t (&problem)[" << vars
-      << "]) {\n"
+      << "inline const Config* Lookup(const char* device_class, const Problem& p) {\n"
+      << "  const int64_t problem[kProblemVars] = {";
+  for (int v = 0; v < vars; ++v) out << (v ? ", " : "") << "p." << var_members[v];
+  out << "};\n"
       << "  const Entry* best = nullptr;\n"
       << "  double best_distance = 0;\n"
       << "  for (const Entry& e : kEntries) {\n"
@@ -317,13 +345,6 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
       << "}\n\n"
       << "}  // namespace tunefleet_best::" << Identifier(kernel) << "\n";
   return out.str();
-}
-
-std::string NotTunedMessage(const std::string& kernel, const v1::Problem& problem,
-                            const std::string& device_class) {
-  return "no tuned configuration of kernel '" + kernel + "' for " +
-         kernelspec::ProblemText(problem) + " on " +
-         (device_class.empty() ? "any device class" : "device class '" + device_class + "'");
 }
 
 }  // namespace tf::client

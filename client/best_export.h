@@ -6,13 +6,18 @@
 // with each E as `tunefleet best --json` prints it (kernel, problem,
 // device_class, config, median_ns, ...). BestConfigCache::Offline reads it.
 //
-// C++: a header with, in namespace tunefleet_best::<kernel>, a `Config`
+// C++17: a header with, in namespace tunefleet_best::<kernel> (<kernel>_ for
+// a C++ keyword or a name the header uses: new_, std_, Lookup_), a `Config`
 // struct (one member per parameter: int64_t, or const char* for strings), a
-// constexpr table `kEntries` and `Lookup(device_class, problem)`, which
-// answers as the coordinator does: the exact problem, else the nearest tuned
-// one (sum over variables of |log2(a/b)|; below 1, values count by their
-// difference: kernelspec::ProblemScale), the fastest on ties; device_class
-// nullptr or "": any.
+// `Problem` struct (one member per variable, by name), a constexpr table
+// `kEntries` and `Lookup(device_class, problem)`, which answers as the
+// coordinator does: the exact problem, else the nearest tuned one (sum over
+// variables of |log2(a/b)|; below 1, values count by their difference:
+// kernelspec::ProblemScale), the fastest on ties; device_class nullptr or
+// "": any. The problem is a Problem, which C++20 designated initializers name
+// ({.K = 1, .M = 2}; out of order, g++ refuses them): in braces by position,
+// the values go in the order of the variables' names, which is seldom the
+// application's (K, M, N for a GEMM of M, N, K).
 #pragma once
 
 #include <string>
@@ -43,10 +48,5 @@ Result<std::string> ExportCppHeader(const std::string& kernel,
 // tuned), or nullptr when none of the kernel matches.
 const v1::QueryBestResponse* LookupExported(const std::vector<v1::QueryBestResponse>& entries,
                                             const v1::QueryBestRequest& request, bool* exact);
-
-// What a query that found nothing says, online or from an export:
-// "no tuned configuration of kernel 'K' for M=1 on device class 'C'".
-std::string NotTunedMessage(const std::string& kernel, const v1::Problem& problem,
-                            const std::string& device_class);
 
 }  // namespace tf::client

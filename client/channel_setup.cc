@@ -26,12 +26,21 @@ grpc::ChannelArguments CoordinatorChannelArgs() {
   args.SetMaxSendMessageSize(kMaxMessageBytes);
   // Connections to a restarted coordinator, or a standby that took over, are
   // tried at most a second apart, however long it was away (gRPC's own back-off
-  // starts at 1 s and grows to two minutes). GRPC_ARG_MIN_RECONNECT_BACKOFF_MS
+  // starts at 1 s and grows to two minutes), and found as they succeed since
+  // CoordinatorChannels polls them. GRPC_ARG_MIN_RECONNECT_BACKOFF_MS
   // is, despite its name, how long one connection attempt may take: it stays
   // at gRPC's 20 s, since a handshake on a loaded machine or a long link may
   // need more than the 100 ms once set here.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // A coordinator that holds the connection but answers nothing (stopped, a
+  // half-open connection) fails the calls in flight within 5 s, a watch's
+  // stream among them, which is otherwise quiet for as long as its job is:
+  // pinged every 2 s while a call is in flight. gRPC would stop after two
+  // pings without data sent; the coordinator permits pings this often.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   return args;
 }
 

@@ -6,11 +6,11 @@
 #include <thread>
 
 #include "auth/bearer.h"
-#include "client/best_export.h"
 #include "client/channel_setup.h"
 #include "client/job_state.h"
 #include "common/backoff.h"
 #include "common/grpc_status.h"
+#include "common/number_text.h"
 #include "kernelspec/config.h"
 
 namespace tf::client {
@@ -70,8 +70,34 @@ Result<v1::Job> Client::WatchJob(int64_t job_id,
   Backoff backoff(std::chrono::milliseconds(100), std::chrono::seconds(5));
   bool lost_contact = false;
   Clock::time_point lost_since;
+  Status lost;  // why, when lost_contact
   v1::Job last;
   for (;;) {
+    if (lost_contact) {
+      // Waits for the coordinator to answer until watch_reconnect_s is over:
+      // connected, a coordinator that answers nothing (stopped) would take
+      // the watch's stream and keep it until keepalive gave up on it.
+      grpc::ClientContext probe;
+      probe.set_wait_for_ready(true);
+      probe.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                             give_up_after - (Clock::now() - lost_since)));
+      auth::AttachToken(probe, options_.token);
+      v1::Job job;
+      const grpc::Status answered = Stub()->GetJob(&probe, JobRequest(job_id), &job);
+      if (answered.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+        return Status::Unavailable("coordinator at " + address() +
+                                   " did not answer the watch of job " + std::to_string(job_id) +
+                                   " for " + NumberText(options_.watch_reconnect_s) + " s (" +
+                                   lost.message() + ")");
+      }
+      if (!answered.ok()) {
+        Status refused = FromGrpc(answered);
+        if (refused.code() != Code::kUnavailable) return refused;
+        std::this_thread::sleep_for(backoff.Next());
+        continue;
+      }
+    }
     grpc::ClientContext context;
     auth::AttachToken(context, options_.token);
     auto stub = Stub();
@@ -92,7 +118,7 @@ Result<v1::Job> Client::WatchJob(int64_t job_id,
     }
     const grpc::Status status = reader->Finish();
     if (IsTerminal(last.state())) return last;
-    Status lost = FromGrpc(status);
+    lost = FromGrpc(status);
     if (lost.ok()) {
       lost = Status::Unavailable("coordinator at " + address() + " ended the watch of job " +
                                  std::to_string(job_id) + " while it was " +
@@ -104,8 +130,6 @@ Result<v1::Job> Client::WatchJob(int64_t job_id,
       lost_contact = true;
       lost_since = Clock::now();
       if (on_lost) on_lost(lost);
-    } else if (Clock::now() - lost_since > give_up_after) {
-      return lost;
     }
     std::this_thread::sleep_for(backoff.Next());
   }
@@ -137,9 +161,8 @@ Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
   request.set_device_class(device_class);
   TF_ASSIGN_OR_RETURN(v1::QueryBestResponse response,
                       Call(&v1::TuneFleet::Stub::QueryBest, request));
-  if (!response.found()) {
-    return Status::NotFound(NotTunedMessage(kernel, problem, device_class));
-  }
+  // The coordinator says why, naming what the kernel is tuned for.
+  if (!response.found()) return Status::NotFound(response.not_found());
   return response;
 }
 

@@ -30,8 +30,9 @@ struct ClientOptions {
 
 class Client {
  public:
-  // `address`: HOST:PORT, or several separated by commas (a coordinator and
-  // its standbys: each call goes to the one that serves, CoordinatorChannels).
+  // `address`: HOST:PORT, or several separated by commas, blanks around each
+  // ignored (a coordinator and its standbys: each call goes to the one that
+  // serves, CoordinatorChannels).
   // Fails on a malformed address; does not wait for the coordinator, so the
   // first call reports an unreachable one.
   static Result<std::unique_ptr<Client>> Connect(const std::string& address,
@@ -45,8 +46,10 @@ class Client {
   // Calls on_update with every state the coordinator streams and returns the
   // final one. When the stream breaks before the job ends, reconnects with
   // back-off and carries on where it stood, calling on_lost (when given) once
-  // per outage; fails when the coordinator stays away for
-  // watch_reconnect_s, or refuses the watch.
+  // per outage; fails when the coordinator stays away, or connected answers
+  // nothing, for watch_reconnect_s ("did not answer"), or refuses the watch.
+  // One that stops answering mid-watch (stopped, a half-open connection) is
+  // found by keepalive pings within 5 s (CoordinatorChannelArgs).
   Result<v1::Job> WatchJob(int64_t job_id, const std::function<void(const v1::Job&)>& on_update,
                            const std::function<void(const Status&)>& on_lost = {});
   Result<v1::Job> Cancel(int64_t job_id);
@@ -56,7 +59,9 @@ class Client {
   Result<std::vector<v1::CandidateResult>> ListResults(int64_t job_id);
   // The best tuned configuration, or the nearest tuned problem's (exact ==
   // false). An empty device_class matches any. Code::kNotFound when nothing of
-  // the kernel was tuned on a matching device.
+  // the kernel was tuned on a matching device, in the coordinator's words
+  // (QueryBestResponse.not_found: what the kernel is tuned for);
+  // kInvalidArgument for no kernel, no variables or one given twice.
   Result<v1::QueryBestResponse> QueryBest(const std::string& kernel, const v1::Problem& problem,
                                           const std::string& device_class);
   Result<std::vector<v1::WorkerInfo>> ListWorkers();

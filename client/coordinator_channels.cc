@@ -9,11 +9,32 @@ namespace {
 
 // How long Pick waits on one channel before looking at the others.
 constexpr auto kPollSlice = std::chrono::milliseconds(20);
+// How long the poller waits on a channel, or sleeps while none needs it:
+// what it adds to the destruction of a client.
+constexpr auto kPollerSlice = std::chrono::milliseconds(100);
+
+constexpr char kUsage[] = "use HOST:PORT[,HOST:PORT...]";
+
+// The comma-separated items, each without the blanks around it.
+std::vector<std::string> SplitAddresses(const std::string& addresses) {
+  constexpr char kBlanks[] = " \t\r\n";
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = std::min(addresses.find(',', start), addresses.size());
+    std::string item = addresses.substr(start, comma - start);
+    item.erase(item.find_last_not_of(kBlanks) + 1);
+    item.erase(0, item.find_first_not_of(kBlanks));
+    items.push_back(std::move(item));
+    if (comma == addresses.size()) return items;
+    start = comma + 1;
+  }
+}
 
 // Accepts HOST:PORT, [IPv6]:PORT and gRPC target URIs (dns:///..., unix:...).
 Status CheckAddress(const std::string& address) {
   if (address.empty()) {
-    return Status::InvalidArgument("coordinator address is empty; use HOST:PORT[,HOST:PORT...]");
+    return Status::InvalidArgument(std::string("coordinator address is empty; ") + kUsage);
   }
   if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) {
     return Status::Ok();
@@ -38,17 +59,45 @@ Result<std::unique_ptr<CoordinatorChannels>> CoordinatorChannels::Make(
     const std::string& addresses, const std::shared_ptr<grpc::ChannelCredentials>& credentials,
     const grpc::ChannelArguments& args) {
   auto made = std::make_unique<CoordinatorChannels>();
-  made->addresses_ = addresses;
-  size_t start = 0;
-  do {
-    size_t comma = addresses.find(',', start);
-    std::string address =
-        addresses.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  // "a, b" is two addresses: gRPC would look " b" up as a host name.
+  const std::vector<std::string> list = SplitAddresses(addresses);
+  for (const std::string& address : list) {
+    if (address.empty() && list.size() > 1) {
+      return Status::InvalidArgument("coordinator addresses '" + addresses +
+                                     "' have an empty item; " + kUsage);
+    }
     TF_RETURN_IF_ERROR(CheckAddress(address));
     made->channels_.push_back(grpc::CreateCustomChannel(address, credentials, args));
-    start = comma == std::string::npos ? std::string::npos : comma + 1;
-  } while (start != std::string::npos);
+    made->addresses_ += (made->addresses_.empty() ? "" : ",") + address;
+  }
+  made->poller_ = std::thread(&CoordinatorChannels::PollWhileConnecting, made.get());
   return made;
+}
+
+CoordinatorChannels::~CoordinatorChannels() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (poller_.joinable()) poller_.join();
+}
+
+void CoordinatorChannels::PollWhileConnecting() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    bool polled = false;
+    for (const auto& channel : channels_) {
+      // An idle channel connects at its next call (which polls it meanwhile).
+      const grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/false);
+      if (state != GRPC_CHANNEL_CONNECTING && state != GRPC_CHANNEL_TRANSIENT_FAILURE) continue;
+      lock.unlock();
+      channel->WaitForStateChange(state, std::chrono::system_clock::now() + kPollerSlice);
+      lock.lock();
+      polled = true;
+    }
+    if (!polled) stop_.wait_for(lock, kPollerSlice);
+  }
 }
 
 std::shared_ptr<grpc::Channel> CoordinatorChannels::Pick(std::chrono::milliseconds wait) {

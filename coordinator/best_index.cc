@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "kernelspec/best_query.h"
 #include "kernelspec/config.h"
 #include "kernelspec/problem_distance.h"
 
@@ -132,9 +133,21 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   const Entry* entry = exact;
   if (!entry) {
     auto it = by_kernel_.find(request.kernel());
-    if (it != by_kernel_.end()) entry = Nearest(it->second, request);
+    if (it == by_kernel_.end()) {
+      response.set_not_found(kernelspec::NotTunedMessage(request, {}));
+      return response;
+    }
+    entry = Nearest(it->second, request);
+    if (!entry) {
+      // What answers on any class: what the kernel is tuned for.
+      std::vector<const v1::QueryBestResponse*> tuned;
+      for (const auto& e : it->second) {
+        if (AnswersLocked(request.kernel(), e, "")) tuned.push_back(&e.answer);
+      }
+      response.set_not_found(kernelspec::NotTunedMessage(request, tuned));
+      return response;
+    }
   }
-  if (!entry) return response;
   response = entry->answer;
   response.set_exact(entry == exact);
   return response;

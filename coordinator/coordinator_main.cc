@@ -279,6 +279,11 @@ int main(int argc, char** argv) {
   // port in use would start and answer part of its connections from another
   // database. Without it, that start fails here.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Clients ping every 2 s while a call is in flight (a watch, quiet for as
+  // long as its job is: client/channel_setup.cc), workers every 10 s even
+  // without one; gRPC's defaults answer both with GOAWAY "too many pings".
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   int port = 0;
   builder.AddListeningPort(listen, credentials, &port);
   builder.RegisterService(&client_service);

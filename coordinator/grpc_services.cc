@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "kernelspec/best_query.h"
+
 namespace tf::coordinator {
 namespace {
 
@@ -102,11 +104,8 @@ grpc::ServerUnaryReactor* TuneFleetService::QueryBest(grpc::CallbackServerContex
   auto caller = gate_.Check(*context, auth::Rpc::kQueryBest);
   if (!caller.ok()) {
     reactor->Finish(ToGrpcStatus(caller.status()));
-  } else if (request->kernel().empty()) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "kernel must be set"));
-  } else if (request->problem().vars_size() == 0) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                 "problem must name at least one variable, e.g. M=4096"));
+  } else if (Status bad = kernelspec::CheckBestQuery(*request); !bad.ok()) {
+    reactor->Finish(ToGrpcStatus(bad));
   } else {
     *response = c_.QueryBest(*request);
     reactor->Finish(grpc::Status::OK);

@@ -11,7 +11,6 @@
 #include "client/cli/progress.h"
 #include "client/cli/text_format.h"
 #include "client/job_state.h"
-#include "client/results_client.h"
 #include "client/t4_format.h"
 #include "common/files.h"
 #include "kernelspec/config.h"
@@ -113,37 +112,6 @@ v1::Problem InOrderOf(const v1::Problem& asked, const v1::Problem& answer) {
     }
   }
   return ordered.vars_size() == answer.vars_size() ? ordered : answer;
-}
-
-// When `best` found nothing for a kernel that is tuned: what it is tuned
-// for, since a forgotten variable or a misspelt device class is the usual
-// cause. Empty when nothing of the kernel is tuned, or the list cannot be read.
-std::string WhatIsTuned(const GlobalOptions& global, const BestOptions& options,
-                        const v1::Problem& asked) {
-  Result<client::ClientOptions> client_options = ClientOptionsFor(global);
-  if (!client_options.ok()) return "";
-  auto results = client::ResultsClient::Connect(global.coordinator, *client_options);
-  if (!results.ok()) return "";
-  Result<std::vector<v1::QueryBestResponse>> tuned = (*results)->ListBest(options.kernel, "");
-  if (!tuned.ok() || tuned->empty()) return "";
-  std::set<std::string> variables;
-  std::set<std::string> classes;
-  for (const v1::QueryBestResponse& entry : *tuned) {
-    variables.insert(kernelspec::ProblemVariableNames(entry.problem()));
-    classes.insert(entry.device_class());
-  }
-  auto join = [](const std::set<std::string>& items, const char* separator) {
-    std::string joined;
-    for (const std::string& item : items) joined += (joined.empty() ? "" : separator) + item;
-    return joined;
-  };
-  if (!variables.count(kernelspec::ProblemVariableNames(asked))) {
-    return "; its tuned problems have the variables " + join(variables, " or ");
-  }
-  if (!options.device_class.empty() && !classes.count(options.device_class)) {
-    return "; it is tuned on " + join(classes, ", ");
-  }
-  return "";
 }
 
 int JobExitCode(const v1::Job& job) {
@@ -319,9 +287,6 @@ int RunBest(const GlobalOptions& global, const BestOptions& options) {
   if (!client.ok()) return Fail(client.status());
   Result<v1::QueryBestResponse> best =
       (*client)->QueryBest(options.kernel, *problem, options.device_class);
-  if (best.status().code() == Code::kNotFound) {
-    return Fail(Status::NotFound(best.status().message() + WhatIsTuned(global, options, *problem)));
-  }
   if (!best.ok()) return Fail(best.status());
   if (global.json) {
     PrintJson(client::BestJson(*best));

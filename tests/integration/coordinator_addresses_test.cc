@@ -21,8 +21,11 @@ TEST(CoordinatorAddressesTest, ClientCliAndWorkerReachTheOneThatServesWhereverIt
   CoordinatorProcess coordinator(dir.path());
   coordinator.Start();
   const std::string nothing = "127.0.0.1:" + std::to_string(FreePort());
+  // Blanks around an address are no part of it (" 127.0.0.1" was looked up
+  // as a host name, and failed).
   const std::vector<std::string> lists = {nothing + "," + coordinator.address(),
-                                          coordinator.address() + "," + nothing};
+                                          coordinator.address() + "," + nothing,
+                                          nothing + ", " + coordinator.address() + " "};
   for (const std::string& addresses : lists) {
     auto client = client::Client::Connect(addresses);
     ASSERT_TRUE(client.ok()) << client.status().ToString();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -285,35 +286,63 @@ TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
   const std::vector<Query> queries = {
       {"ampere", 4096, 4096}, {"ampere", 1024, 1024}, {"rdna", 4096, 4096}, {"ampere", 2000, 1500},
       {"ampere", 3000, 3000}, {"rdna", 512, 512},     {"", 4096, 4096},     {"", 900, 1100}};
-  std::string main_cc = "#include <cstdio>\n#include \"" + dir_ / "best.h" +
-                        "\"\nusing namespace tunefleet_best::" + kernel_ +
-                        ";\nint main() {\n  const Config* c;\n";
+  // A program printing each query's configuration, the problem given as
+  // `problem` writes it: by position in C++17, by name in C++20.
   Json first_config = exported["entries"][0]["config"];
-  for (const Query& q : queries) {
-    main_cc += "  c = Lookup(\"" + q.device_class + "\", {" + std::to_string(q.x) + ", " +
-               std::to_string(q.y) + "});\n  std::printf(\"";
-    std::string args;
-    for (const auto& [name, value] : first_config.items()) {
-      main_cc += name + "=%lld,";
-      args += ", static_cast<long long>(c->" + name + ")";
+  auto lookups = [&](const std::string& standard,
+                     const std::function<std::string(int64_t, int64_t)>& problem) {
+    std::string main_cc = "#include <cstdio>\n#include \"" + dir_ / "best.h" +
+                          "\"\nusing namespace tunefleet_best::" + kernel_ +
+                          ";\nint main() {\n  const Config* c;\n";
+    for (const Query& q : queries) {
+      main_cc +=
+          "  c = Lookup(\"" + q.device_class + "\", " + problem(q.x, q.y) + ");\n  std::printf(\"";
+      std::string args;
+      for (const auto& [name, value] : first_config.items()) {
+        main_cc += name + "=%lld,";
+        args += ", static_cast<long long>(c->" + name + ")";
+      }
+      main_cc += "\\n\"" + args + ");\n";
     }
-    main_cc += "\\n\"" + args + ");\n";
-  }
-  main_cc += "}\n";
-  ASSERT_TRUE(WriteFileAtomic(dir_ / "main.cc", main_cc).ok());
-  auto compiled =
-      RunProcess({"g++", "-std=c++17", "-Wall", "-Werror", "-o", dir_ / "lookup", dir_ / "main.cc"},
-                 WithTimeout(120));
-  ASSERT_TRUE(compiled.ok() && compiled->success())
-      << (compiled.ok() ? compiled->output : compiled.status().ToString()) << main_cc;
-  auto ran = RunProcess({dir_ / "lookup"}, WithTimeout(30));
-  ASSERT_TRUE(ran.ok() && ran->success());
-  std::vector<std::string> lines;
-  for (size_t start = 0, end; (end = ran->output.find('\n', start)) != std::string::npos;
-       start = end + 1) {
-    lines.push_back(ran->output.substr(start, end - start));
-  }
-  ASSERT_EQ(lines.size(), queries.size()) << ran->output;
+    main_cc += "}\n";
+    std::vector<std::string> lines;
+    EXPECT_TRUE(WriteFileAtomic(dir_ / "main.cc", main_cc).ok());
+    auto compiled = RunProcess(
+        {"g++", "-std=" + standard, "-Wall", "-Werror", "-o", dir_ / "lookup", dir_ / "main.cc"},
+        WithTimeout(120));
+    EXPECT_TRUE(compiled.ok() && compiled->success())
+        << (compiled.ok() ? compiled->output : compiled.status().ToString()) << main_cc;
+    auto ran = RunProcess({dir_ / "lookup"}, WithTimeout(30));
+    EXPECT_TRUE(ran.ok() && ran->success());
+    if (!ran.ok()) return lines;
+    for (size_t start = 0, end; (end = ran->output.find('\n', start)) != std::string::npos;
+         start = end + 1) {
+      lines.push_back(ran->output.substr(start, end - start));
+    }
+    return lines;
+  };
+  const std::vector<std::string> lines = lookups("c++17", [](int64_t x, int64_t y) {
+    return "{" + std::to_string(x) + ", " + std::to_string(y) + "}";
+  });
+  ASSERT_EQ(lines.size(), queries.size());
+  // By name, the header's Problem: the same answers.
+  EXPECT_EQ(lookups("c++20",
+                    [](int64_t x, int64_t y) {
+                      return "{.problem_size_x = " + std::to_string(x) +
+                             ", .problem_size_y = " + std::to_string(y) + "}";
+                    }),
+            lines);
+  // Named out of the header's order, they do not compile: no other problem answers.
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "misordered.cc",
+                              "#include \"" + dir_ / "best.h" +
+                                  "\"\nconst auto* c = tunefleet_best::" + kernel_ +
+                                  "::Lookup(\"\", {.problem_size_y = 1, .problem_size_x = 2});\n")
+                  .ok());
+  auto misordered =
+      RunProcess({"g++", "-std=c++20", "-fsyntax-only", dir_ / "misordered.cc"}, WithTimeout(120));
+  ASSERT_TRUE(misordered.ok());
+  EXPECT_FALSE(misordered->success()) << "a misordered problem compiled";
+  EXPECT_NE(misordered->output.find("problem_size_x"), std::string::npos) << misordered->output;
 
   auto offline = client::BestConfigCache::Offline(dir_ / "best.json");
   ASSERT_TRUE(offline.ok()) << offline.status().ToString();
@@ -355,6 +384,55 @@ TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
   EXPECT_NE(elsewhere.status().message().find("on device class 'nope/1' in the exported file"),
             std::string::npos)
       << elsewhere.status().message();
+
+  // A misspelt variable or device class finds nothing; the client and its
+  // cache online, and the cache offline, say alike what the kernel is tuned
+  // for, and so does `best`. A variable given twice, or no kernel, is refused
+  // alike.
+  auto client = client::Client::Connect(coordinator_->address(), {});
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  client::BestConfigCache online(client->get());
+  v1::Problem twice = *kernelspec::ParseProblem(kProblem);
+  *twice.add_vars() = twice.vars(0);
+  const struct {
+    std::string kernel;
+    v1::Problem problem;
+    std::string device_class;
+    Code code;
+    std::string message;  // online; offline adds " in the exported file" before the hint
+  } wrong[] = {
+      {kernel_, *kernelspec::ParseProblem("problem_size_x=4096,problem_size_z=4096"), "",
+       Code::kNotFound,
+       "no tuned configuration of kernel '" + kernel_ +
+           "' for problem_size_x=4096,problem_size_z=4096 on any device class; its tuned problems "
+           "have the variables problem_size_x,problem_size_y"},
+      {kernel_, *kernelspec::ParseProblem(kProblem), "ampre", Code::kNotFound,
+       "no tuned configuration of kernel '" + kernel_ + "' for " + kProblem +
+           " on device class 'ampre'; it is tuned on ampere, rdna"},
+      {kernel_, twice, "", Code::kInvalidArgument,
+       "problem variable problem_size_x is given twice in '" + std::string(kProblem) +
+           ",problem_size_x=4096'"},
+      {"", *kernelspec::ParseProblem(kProblem), "", Code::kInvalidArgument, "kernel must be set"},
+  };
+  for (const auto& w : wrong) {
+    SCOPED_TRACE(w.message);
+    auto asked = (*client)->QueryBest(w.kernel, w.problem, w.device_class);
+    EXPECT_EQ(asked.status().code(), w.code);
+    EXPECT_EQ(asked.status().message(), w.message);
+    auto cached = online.Lookup(w.kernel, w.problem, w.device_class);
+    EXPECT_EQ(cached.status().code(), w.code);
+    EXPECT_EQ(cached.status().message(), w.message);
+    std::string from_file = w.message;
+    if (w.code == Code::kNotFound) from_file.insert(from_file.find(';'), " in the exported file");
+    auto read = (*offline)->Lookup(w.kernel, w.problem, w.device_class);
+    EXPECT_EQ(read.status().code(), w.code);
+    EXPECT_EQ(read.status().message(), from_file);
+  }
+  // The command line prints the coordinator's sentence.
+  ProcessResult misspelt =
+      Cli({"best", kernel_, "--problem", "problem_size_x=4096,problem_size_z=4096"});
+  EXPECT_EQ(misspelt.exit_code, 4);
+  EXPECT_NE(misspelt.output.find(wrong[0].message), std::string::npos) << misspelt.output;
 }
 
 // The candidates a job of the replayed kernel runs with a budget of

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/files.h"
+#include "kernelspec/best_query.h"
 #include "kernelspec/config.h"
 
 namespace tf::client {
@@ -25,7 +26,10 @@ class CountingQueryBest final : public v1::TuneFleet::Service {
     ++calls;
     while (hold) std::this_thread::sleep_for(1ms);
     if (refuse != grpc::StatusCode::OK) return grpc::Status(refuse.load(), "refused");
-    if (request->kernel() != "gemm") return grpc::Status::OK;  // found == false
+    if (request->kernel() != "gemm") {  // as the coordinator says it
+      response->set_not_found(kernelspec::NotTunedMessage(*request, {}));
+      return grpc::Status::OK;
+    }
     response->set_found(true);
     response->set_exact(true);
     response->set_kernel(request->kernel());

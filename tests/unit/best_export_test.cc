@@ -24,16 +24,23 @@ v1::QueryBestResponse Entry(const std::string& kernel, const std::string& config
 }
 
 // What a program of `main_body` (after including the header) prints, or a
-// failure naming the compiler's message.
-Result<std::string> CompileAndRun(const std::string& header, const std::string& main_body) {
+// failure naming the compiler's message. `only_check`: compiles it, no more.
+Result<std::string> CompileAndRun(const std::string& header, const std::string& main_body,
+                                  const std::string& standard = "c++17", bool only_check = false) {
   testing::TempDir dir;
   TF_RETURN_IF_ERROR(WriteFileAtomic(dir / "best.h", header));
   TF_RETURN_IF_ERROR(
       WriteFileAtomic(dir / "main.cc", "#include <cstdio>\n#include \"best.h\"\n" + main_body));
-  TF_ASSIGN_OR_RETURN(ProcessResult compiled, RunProcess({"g++", "-std=c++17", "-Wall", "-Werror",
-                                                          "-o", dir / "lookup", dir / "main.cc"},
-                                                         testing::WithTimeout(120)));
+  std::vector<std::string> command = {"g++", "-std=" + standard, "-Wall", "-Werror"};
+  if (only_check) {
+    command.push_back("-fsyntax-only");
+  } else {
+    command.insert(command.end(), {"-o", dir / "lookup"});
+  }
+  command.push_back(dir / "main.cc");
+  TF_ASSIGN_OR_RETURN(ProcessResult compiled, RunProcess(command, testing::WithTimeout(120)));
   if (!compiled.success()) return Status::Internal(compiled.output + header);
+  if (only_check) return std::string();
   TF_ASSIGN_OR_RETURN(ProcessResult ran, RunProcess({dir / "lookup"}, testing::WithTimeout(30)));
   if (!ran.success()) return Status::Internal("the program failed: " + ran.output);
   return ran.output;
@@ -104,6 +111,41 @@ TEST(BestExportTest, ValuesUnderOneAreNotAlike) {
                     "}\n");
   ASSERT_TRUE(printed.ok()) << printed.status().message();
   EXPECT_EQ(*printed, "32 16 64 ");
+}
+
+// A GEMM's problem is K, M, N in the header (by name): given by position in
+// the application's M, N, K order, another problem's configuration answers.
+// Designated initializers name them; out of the header's order, g++ refuses
+// them (clang warns and takes each by name).
+TEST(BestExportTest, AProblemByNameAnswersAndOutOfOrderDoesNotCompile) {
+  v1::QueryBestResponse a = Entry("gemm", "BM=1");
+  *a.mutable_problem() = *kernelspec::ParseProblem("M=256,N=512,K=128");
+  v1::QueryBestResponse b = Entry("gemm", "BM=2");
+  *b.mutable_problem() = *kernelspec::ParseProblem("M=128,N=256,K=512");
+  auto header = ExportCppHeader("gemm", {a, b});
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  EXPECT_NE(header->find("//   Lookup(\"a100\", {.K = 128, .M = 256, .N = 512})\n"),
+            std::string::npos)
+      << *header;
+  auto printed =
+      CompileAndRun(*header,
+                    "using namespace tunefleet_best::gemm;\n"
+                    "int main() {\n"
+                    "  std::printf(\"%lld %lld %lld %s\", (long long)Lookup(\"a100\", "
+                    "{.K = 128, .M = 256, .N = 512})->BM,\n"
+                    "      (long long)Lookup(\"\", {.K = 512, .M = 128, .N = 256})->BM,\n"
+                    "      (long long)Lookup(\"\", {128, 256, 512})->BM,\n"
+                    "      kProblemVarNames[0]);\n"
+                    "}\n",
+                    "c++20");
+  ASSERT_TRUE(printed.ok()) << printed.status().message();
+  EXPECT_EQ(*printed, "1 2 1 K");
+  auto misordered =
+      CompileAndRun(*header,
+                    "const auto* c = tunefleet_best::gemm::Lookup(\"\", {.M = 256, .N = 512, "
+                    ".K = 128});\n",
+                    "c++20", /*only_check=*/true);
+  EXPECT_FALSE(misordered.ok()) << "a problem out of order compiled";
 }
 
 TEST(BestExportTest, AParameterOfTwoTypesIsNamed) {

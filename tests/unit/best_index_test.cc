@@ -202,11 +202,35 @@ TEST(BestIndexTest, ABetterResultReplacesTheEntry) {
   EXPECT_EQ(index.size(), 1u);
 }
 
+// A misspelt variable or device class finds nothing; the answer says what
+// the kernel is tuned for, from the entries that answer (not the unfinished
+// tuning of a newer source with other variables), as the CLI printed it.
+TEST(BestIndexTest, WhatFindsNothingSaysWhatTheKernelIsTunedFor) {
+  BestIndex index;
+  index.Put(Row("fp", 1, "M=64,N=64", "gpu/a", "BM=16", 100));
+  index.Put(Row("fp", 1, "M=64,N=64", "gpu/b", "BM=16", 100));
+  index.Put(Row("unfinished", 2, "M=64,N=64,K=64", "gpu/c", "BM=16", 100));
+  Complete(index, "fp", 1, "gpu/a");
+  Complete(index, "fp", 1, "gpu/b");
+  v1::QueryBestResponse answer = Query(index, "M=64,n=64");
+  EXPECT_FALSE(answer.found());
+  EXPECT_EQ(answer.not_found(),
+            "no tuned configuration of kernel 'gemm' for M=64,n=64 on any device class; its tuned "
+            "problems have the variables M,N");
+  EXPECT_EQ(Query(index, "N=64,M=64", "gpu/c").not_found(),
+            "no tuned configuration of kernel 'gemm' for N=64,M=64 on device class 'gpu/c'; it is "
+            "tuned on gpu/a, gpu/b");
+  EXPECT_EQ(Query(index, "N=64,M=64", "gpu/a").not_found(), "");  // found
+}
+
 TEST(BestIndexTest, UnknownKernelIsNotFound) {
   BestIndex index;
   v1::QueryBestRequest request;
   request.set_kernel("nope");
+  *request.mutable_problem() = *kernelspec::ParseProblem("M=1");
   EXPECT_FALSE(index.Query(request).found());
+  EXPECT_EQ(index.Query(request).not_found(),
+            "no tuned configuration of kernel 'nope' for M=1 on any device class");
 }
 
 }  // namespace

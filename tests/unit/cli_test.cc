@@ -5,13 +5,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "kernelspec/best_query.h"
 #include "kernelspec/config.h"
 #include "tests/test_util.h"
-#include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 
 namespace tf {
@@ -23,7 +24,18 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
  public:
   grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
                          v1::QueryBestResponse* response) override {
-    if (request->kernel() != "gemm") return grpc::Status::OK;  // found == false
+    if (request->kernel() != "gemm") {
+      // Not found, in the coordinator's words; kernel "conv" is tuned for
+      // problems of N, on a100 only.
+      v1::QueryBestResponse conv;
+      conv.set_kernel("conv");
+      *conv.mutable_problem() = *kernelspec::ParseProblem("N=4096");
+      conv.set_device_class("a100");
+      std::vector<const v1::QueryBestResponse*> tuned;
+      if (request->kernel() == "conv") tuned.push_back(&conv);
+      response->set_not_found(kernelspec::NotTunedMessage(*request, tuned));
+      return grpc::Status::OK;
+    }
     response->set_found(true);
     response->set_exact(true);
     response->set_kernel("gemm");
@@ -53,27 +65,12 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
   }
 };
 
-// Kernel "conv" is tuned for problems of N, on a100 only.
-class ConvTunedOnA100 final : public v1::TuningResults::Service {
- public:
-  grpc::Status ListBest(grpc::ServerContext*, const v1::ListBestRequest* request,
-                        v1::ListBestResponse* response) override {
-    if (request->kernel() != "conv") return grpc::Status::OK;
-    v1::QueryBestResponse* entry = response->add_entries();
-    entry->set_kernel("conv");
-    *entry->mutable_problem() = *kernelspec::ParseProblem("N=4096");
-    entry->set_device_class("a100");
-    return grpc::Status::OK;
-  }
-};
-
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);
-    builder.RegisterService(&results_service_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(port_, 0);
   }
@@ -93,7 +90,6 @@ class CliTest : public ::testing::Test {
   }
 
   OneKernelCoordinator service_;
-  ConvTunedOnA100 results_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };
@@ -201,6 +197,21 @@ TEST_F(CliTest, AnAddressThatDoesNotEndInAPortIsAUsageError) {
                                  "': expected HOST:PORT"),
               std::string::npos)
         << result.output;
+  }
+}
+
+TEST_F(CliTest, AnEmptyAddressOrItemIsAUsageErrorNamingIt) {
+  // The Python client's words too (test_reconnect.py); "" was 127.0.0.1:50051
+  // there, and "A," said "'' has no port".
+  const std::map<std::string, std::string> refusals = {
+      {"", "coordinator address is empty; use HOST:PORT[,HOST:PORT...]"},
+      {"127.0.0.1:1, ,127.0.0.1:2",
+       "coordinator addresses '127.0.0.1:1, ,127.0.0.1:2' have an empty item; "
+       "use HOST:PORT[,HOST:PORT...]"}};
+  for (const auto& [address, message] : refusals) {
+    ProcessResult result = RunWithAddress(address, {"status", "1"});
+    EXPECT_EQ(result.exit_code, 2) << address << ": " << result.output;
+    EXPECT_NE(result.output.find(message), std::string::npos) << result.output;
   }
 }
 

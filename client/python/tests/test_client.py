@@ -165,6 +165,20 @@ def test_submit_watch_results_best(fleet: Fleet) -> None:
         nearest = fleet_client.best("gemm_f32_pytest", {**PROBLEM, "M": 65})
         assert not nearest.exact and nearest.problem == PROBLEM
 
+        # A misspelt variable or device class is not "not tuned": the
+        # coordinator's answer names what the kernel is tuned for.
+        with pytest.raises(tunefleet.NotFoundError) as misspelt:
+            fleet_client.best("gemm_f32_pytest", {"M": 64, "N": 64, "k": 64})
+        assert misspelt.value.message == (
+            "no tuned configuration of kernel 'gemm_f32_pytest' for M=64,N=64,k=64 on any "
+            "device class; its tuned problems have the variables K,M,N"
+        )
+        with pytest.raises(tunefleet.NotFoundError, match="the variables K,M,N"):
+            tunefleet.best_config("gemm_f32_pytest", client=fleet_client, M=64, N=64, k=64)
+        with pytest.raises(tunefleet.NotFoundError) as elsewhere:
+            fleet_client.best("gemm_f32_pytest", PROBLEM, device_class="cpu/nope")
+        assert elsewhere.value.message.endswith(f"; it is tuned on {best.device_class}")
+
         assert tunefleet.best_config(
             "gemm_f32_pytest", client=fleet_client, fallback={"BM": 8}, **PROBLEM
         ) == best.config
@@ -262,7 +276,7 @@ def test_several_addresses_reach_the_one_that_serves(fleet: Fleet) -> None:
         assert len(fleet_client.workers()) == 1
         with pytest.raises(tunefleet.NotFoundError, match="987654"):
             fleet_client.job(987654)
-    with pytest.raises(tunefleet.InvalidArgumentError, match="'localhost' has no port"):
+    with pytest.raises(tunefleet.InvalidArgumentError, match="'localhost': expected HOST:PORT"):
         tunefleet.Client(f"{fleet.address},localhost")
 
 
@@ -276,7 +290,7 @@ def test_unreachable_coordinator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         with pytest.raises(TypeError, match="N must be an integer"):
             tunefleet.best_config("k", client=nobody, fallback={"BM": 1}, M=1, N="x")
     for address in ("localhost", "127.0.0.1:50051x"):
-        with pytest.raises(tunefleet.InvalidArgumentError, match="no port"):
+        with pytest.raises(tunefleet.InvalidArgumentError, match="expected HOST:PORT"):
             tunefleet.Client(address)
     # A token that is not one line of visible ASCII is refused naming where it
     # came from, never printed (gRPC would refuse it, printing it).

@@ -71,16 +71,26 @@ def _checked_token(token: str, source: str) -> str:
 
 
 def _split_addresses(addresses: str) -> list[str]:
-    split = addresses.split(",")
+    """The comma-separated addresses, each without the blanks around it
+    ("a, b" is two: gRPC would look " b" up as a host name); refused as the
+    C++ client refuses them (client/coordinator_channels.cc)."""
+    split = [address.strip() for address in addresses.split(",")]
     for address in split:
+        if not address:
+            what = (
+                f"coordinator addresses '{addresses}' have an empty item" if len(split) > 1
+                else "coordinator address is empty"
+            )
+            raise InvalidArgumentError(
+                grpc.StatusCode.INVALID_ARGUMENT, f"{what}; use HOST:PORT[,HOST:PORT...]"
+            )
         if address.startswith(("unix:", "unix-abstract:")):
             continue
         port = address.rsplit(":", 1)[1] if ":" in address else ""
         if not port.isdigit():
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"coordinator address '{address}' has no port; use HOST:PORT, e.g. "
-                "127.0.0.1:50051",
+                f"coordinator address '{address}': expected HOST:PORT, e.g. 127.0.0.1:50051",
             )
         # gRPC would dial a port over 65535 modulo 65536 (99999: 34463).
         if int(port) > 65535:
@@ -123,8 +133,10 @@ class Client:
         timeout_s: float = 30.0,
         cli: Optional[str] = None,
     ) -> None:
-        self.address = address or os.environ.get("TUNEFLEET_COORDINATOR") or DEFAULT_ADDRESS
-        addresses = _split_addresses(self.address)
+        if address is None:
+            address = os.environ.get("TUNEFLEET_COORDINATOR") or DEFAULT_ADDRESS
+        addresses = _split_addresses(address)
+        self.address = ",".join(addresses)
         if timeout_s <= 0:
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT, f"timeout_s must be positive, got {timeout_s}"
@@ -144,9 +156,16 @@ class Client:
         options = [
             ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
-            # A restarted coordinator is found again within seconds (gRPC's
-            # own reconnect back-off grows to two minutes).
-            ("grpc.max_reconnect_backoff_ms", 2000),
+            # A restarted coordinator is tried at most a second apart (gRPC's
+            # own back-off grows to two minutes), as from C++.
+            ("grpc.initial_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 1000),
+            # A coordinator that holds the connection but answers nothing
+            # (stopped, a half-open connection) fails the calls in flight
+            # within 5 s, a quiet watch among them (client/channel_setup.cc).
+            ("grpc.keepalive_time_ms", 2000),
+            ("grpc.keepalive_timeout_ms", 3000),
+            ("grpc.http2.max_pings_without_data", 0),
         ]
         if tls_ca:
             credentials = grpc.ssl_channel_credentials(
@@ -160,14 +179,16 @@ class Client:
         self._stubs = [tunefleet_pb2_grpc.TuneFleetStub(c) for c in self._channels]
         self._current = 0
         self._ready = [False] * len(self._channels)
-        if len(self._channels) > 1:
-            for i, channel in enumerate(self._channels):
-                channel.subscribe(
-                    lambda state, i=i: self._ready.__setitem__(
-                        i, state == grpc.ChannelConnectivity.READY
-                    ),
-                    try_to_connect=True,
-                )
+        # gRPC notices that a connection attempt ended only while a thread
+        # polls the channel, else every 5 s (grpc/grpc#28866): a call that
+        # fails fast polls none, so a subscription's thread polls each.
+        for i, channel in enumerate(self._channels):
+            channel.subscribe(
+                lambda state, i=i: self._ready.__setitem__(
+                    i, state == grpc.ChannelConnectivity.READY
+                ),
+                try_to_connect=True,
+            )
         self._best_lock = threading.Lock()
         self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, NotFoundError]]] = {}
 
@@ -238,14 +259,40 @@ class Client:
     def watch(self, job_id: int, *, reconnect_s: float = 600.0) -> Iterator[Job]:
         """The job's state on every change, ending with its final one.
 
-        When the coordinator goes away (restarted, network lost) the watch
-        reconnects with back-off and carries on, for up to reconnect_s
-        seconds without an answer; then UnavailableError."""
+        When the coordinator goes away (restarted, network lost, stopped
+        answering: keepalive pings find that within 5 s) the watch
+        reconnects and carries on, for up to reconnect_s seconds without an
+        answer; then UnavailableError."""
         request = tunefleet_pb2.GetJobRequest(job_id=job_id)
         delay_s = 0.1
         lost_since: Optional[float] = None
+        lost: TuneFleetError = UnavailableError(grpc.StatusCode.UNAVAILABLE, "")
         last_state = "unknown"
         while True:
+            if lost_since is not None:
+                # Waits for an answer until reconnect_s is over: connected, a
+                # coordinator that answers nothing (stopped) would take the
+                # watch's stream and keep it until keepalive gave up on it.
+                try:
+                    self._stub.GetJob(
+                        request,
+                        timeout=max(lost_since + reconnect_s - time.monotonic(), 0.0),
+                        metadata=self._metadata,
+                        wait_for_ready=True,
+                    )
+                except grpc.RpcError as rpc_error:
+                    if rpc_error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                        raise UnavailableError(
+                            grpc.StatusCode.UNAVAILABLE,
+                            f"coordinator at {self.address} did not answer the watch of job "
+                            f"{job_id} for {reconnect_s:g} s ({lost.message})",
+                        ) from None
+                    refused = from_rpc_error(rpc_error, self.address)
+                    if not isinstance(refused, UnavailableError):
+                        raise refused from None
+                    time.sleep(delay_s)
+                    delay_s = min(delay_s * 2, 5.0)
+                    continue
             call = self._stub.WatchJob(request, metadata=self._metadata)
             try:
                 for event in call:
@@ -255,7 +302,7 @@ class Client:
                     yield job
                     if job.done:
                         return
-                lost: TuneFleetError = UnavailableError(
+                lost = UnavailableError(
                     grpc.StatusCode.UNAVAILABLE,
                     f"coordinator at {self.address} ended the watch of job {job_id} "
                     f"while it was {last_state}",
@@ -266,10 +313,7 @@ class Client:
                     raise lost from None
             finally:
                 call.cancel()
-            now = time.monotonic()
-            lost_since = lost_since or now
-            if now - lost_since >= reconnect_s:
-                raise lost
+            lost_since = lost_since or time.monotonic()
             time.sleep(delay_s)
             delay_s = min(delay_s * 2, 5.0)
 
@@ -303,7 +347,9 @@ class Client:
         or the nearest tuned problem's (exact False). Answers are cached in
         this process for BEST_TTL_S seconds. NotFoundError when nothing of
         the kernel was tuned on a matching device (any, when device_class is
-        None)."""
+        None), in the coordinator's words, which name what the kernel is
+        tuned for: the variables of its problems (a misspelt or missing
+        variable), or its device classes."""
         message = problem_message(problem)
         key = (kernel, tuple(sorted(problem.items())), device_class or "")
         now = time.monotonic()
@@ -318,10 +364,7 @@ class Client:
             if response.found:
                 answer, ttl = Best.from_proto(response), BEST_TTL_S
             else:
-                shape = ",".join(f"{k}={v}" for k, v in problem.items())
-                where = f"device class '{device_class}'" if device_class else "any device class"
-                answer = f"no tuned configuration of kernel '{kernel}' for {shape} on {where}"
-                ttl = BEST_NOT_FOUND_TTL_S
+                answer, ttl = response.not_found, BEST_NOT_FOUND_TTL_S
             cached = (now + ttl, answer)
             with self._best_lock:
                 self._best_cache[key] = cached
