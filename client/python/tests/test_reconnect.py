@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import tunefleet
+import tunefleet.client as client_module
 from conftest import REPO, Fleet, start_fleet
 
 
@@ -117,3 +118,40 @@ def test_addresses_are_read_as_the_cpp_client_reads_them(fleet: Fleet) -> None:
         with pytest.raises(tunefleet.InvalidArgumentError) as raised:
             tunefleet.Client(addresses, token_file=token)
         assert raised.value.message == message
+
+
+def test_best_config_keeps_its_answers_while_the_coordinator_is_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An answer given before is given through an outage, however old (as the
+    # C++ BestConfigCache does); before, one new key that failed to be asked
+    # made best_config answer every key with its fallback for 5 s.
+    monkeypatch.setattr(client_module, "BEST_TTL_S", 0.5)
+    fleet = start_fleet(tmp_path)
+    try:
+        fleet.cli(
+            "import", "results", str(REPO / "tests/data/spaces/convolution/A100_T4.json.gz"),
+            "--kernel", "conv", "--device-class", "a100",
+            "--problem", "problem_size_x=4096,problem_size_y=4096", token="admin",
+        )
+        tuned_problem = {"problem_size_x": 4096, "problem_size_y": 4096}
+        fallback = {"block_size_x": 1}
+        with tunefleet.Client(fleet.address, token_file=fleet.token_file("reader")) as client:
+            tuned = tunefleet.best_config("conv", client=client, fallback=fallback, **tuned_problem)
+            assert "block_size_x" in tuned and tuned != fallback
+            assert fleet.coordinator
+            fleet.coordinator.stop()  # SIGKILL
+            time.sleep(1)  # the answer has expired
+            with pytest.warns(UserWarning, match="cannot reach coordinator"):
+                never_asked = tunefleet.best_config(
+                    "conv", client=client, fallback=fallback, problem_size_x=1, problem_size_y=1
+                )
+            assert never_asked == fallback
+            for _ in range(3):
+                assert tunefleet.best_config(
+                    "conv", client=client, fallback=fallback, **tuned_problem
+                ) == tuned
+            with pytest.raises(tunefleet.UnavailableError, match="asked again in"):
+                client.best("conv", {"problem_size_x": 2, "problem_size_y": 2})
+    finally:
+        fleet.stop()

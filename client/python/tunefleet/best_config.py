@@ -12,21 +12,15 @@ TUNEFLEET_TLS_CA). Answers are cached in the process (Client.best).
 from __future__ import annotations
 
 import threading
-import time
 import warnings
-import weakref
 from typing import Any, Optional
 
-from tunefleet.client import BEST_NOT_FOUND_TTL_S, Client
+from tunefleet.client import Client
 from tunefleet.errors import NotFoundError, UnavailableError
-from tunefleet.messages import problem_message
 
 _NO_FALLBACK = object()
 _lock = threading.Lock()
 _default: Optional[Client] = None
-# While the coordinator cannot be reached the fallback is answered without
-# trying again for a while: an application must not wait a timeout per call.
-_unreachable_until: weakref.WeakKeyDictionary[Client, float] = weakref.WeakKeyDictionary()
 
 
 def default_client() -> Client:
@@ -50,13 +44,11 @@ def best_config(
     """The tuned configuration ({"BM": 128, ...}) of kernel for the problem
     given as keywords; the nearest tuned problem's when this one was never
     tuned. When nothing of the kernel is tuned, or the coordinator cannot be
-    reached (a warning says so), `fallback` is returned; without a fallback
-    NotFoundError or UnavailableError is raised. Other errors (a refused
-    token) are always raised."""
+    reached and never answered this query (a warning says so), `fallback` is
+    returned; without a fallback NotFoundError or UnavailableError is raised.
+    An outage costs one timeout per few seconds, not one per call
+    (Client.best). Other errors (a refused token) are always raised."""
     client = client or default_client()
-    if fallback is not _NO_FALLBACK and time.monotonic() < _unreachable_until.get(client, 0.0):
-        problem_message(problem)  # a wrong argument is the caller's bug, outage or not
-        return fallback
     try:
         return dict(client.best(kernel, problem, device_class).config)
     except NotFoundError:
@@ -66,6 +58,5 @@ def best_config(
     except UnavailableError as unreachable:
         if fallback is _NO_FALLBACK:
             raise
-        _unreachable_until[client] = time.monotonic() + BEST_NOT_FOUND_TTL_S
         warnings.warn(f"tunefleet: {unreachable}; using the fallback configuration", stacklevel=2)
         return fallback

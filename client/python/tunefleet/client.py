@@ -33,6 +33,9 @@ _MAX_MESSAGE_BYTES = 256 << 20
 # picked up; "not tuned" answers expire sooner (as in the C++ client).
 BEST_TTL_S = 60.0
 BEST_NOT_FOUND_TTL_S = 5.0
+# After a query found the coordinator unreachable, best() asks again only
+# after this long (an outage costs one timeout per retry, not one per call).
+BEST_UNREACHABLE_RETRY_S = 5.0
 
 
 def _read_file(path: Union[str, os.PathLike[str]], what: str) -> bytes:
@@ -190,7 +193,11 @@ class Client:
                 try_to_connect=True,
             )
         self._best_lock = threading.Lock()
-        self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, NotFoundError]]] = {}
+        # key: (expiry, a Best or a "not tuned" message)
+        self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, str]]] = {}
+        # When best() may ask again after the coordinator was unreachable, and why.
+        self._best_retry_at = 0.0
+        self._best_unreachable = ""
 
     @property
     def _stub(self) -> tunefleet_pb2_grpc.TuneFleetStub:
@@ -349,23 +356,42 @@ class Client:
         the kernel was tuned on a matching device (any, when device_class is
         None), in the coordinator's words, which name what the kernel is
         tuned for: the variables of its problems (a misspelt or missing
-        variable), or its device classes."""
+        variable), or its device classes. While the coordinator cannot be
+        reached, an answer given before is given again, however old, and
+        UnavailableError raised for the others, the coordinator asked again
+        only every BEST_UNREACHABLE_RETRY_S (as the C++ BestConfigCache)."""
         message = problem_message(problem)
         key = (kernel, tuple(sorted(problem.items())), device_class or "")
         now = time.monotonic()
         with self._best_lock:
             cached = self._best_cache.get(key)
+            retry_at, unreachable = self._best_retry_at, self._best_unreachable
         if not cached or cached[0] <= now:
-            request = tunefleet_pb2.QueryBestRequest(
-                kernel=kernel, problem=message, device_class=device_class or ""
-            )
-            response = self._call(self._stub.QueryBest, request)
-            answer: Union[Best, str]  # a "not tuned" answer is kept as its message
-            if response.found:
-                answer, ttl = Best.from_proto(response), BEST_TTL_S
+            try:
+                if now < retry_at:
+                    raise UnavailableError(
+                        grpc.StatusCode.UNAVAILABLE,
+                        f"{unreachable} (asked again in {retry_at - now:.1f} s)",
+                    )
+                request = tunefleet_pb2.QueryBestRequest(
+                    kernel=kernel, problem=message, device_class=device_class or ""
+                )
+                response = self._call(self._stub.QueryBest, request)
+            except UnavailableError as error:
+                with self._best_lock:
+                    if now >= self._best_retry_at:
+                        self._best_retry_at = now + BEST_UNREACHABLE_RETRY_S
+                        self._best_unreachable = error.message
+                if not cached:
+                    raise
+                cached = (now + BEST_UNREACHABLE_RETRY_S, cached[1])
             else:
-                answer, ttl = response.not_found, BEST_NOT_FOUND_TTL_S
-            cached = (now + ttl, answer)
+                answer: Union[Best, str]
+                if response.found:
+                    answer, ttl = Best.from_proto(response), BEST_TTL_S
+                else:
+                    answer, ttl = response.not_found, BEST_NOT_FOUND_TTL_S
+                cached = (now + ttl, answer)
             with self._best_lock:
                 self._best_cache[key] = cached
         if isinstance(cached[1], str):
