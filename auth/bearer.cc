@@ -24,8 +24,11 @@ Result<Caller> Gate::Check(const grpc::ServerContextBase& context, Rpc rpc) cons
 Result<Caller> Gate::CheckHeader(std::optional<std::string_view> authorization, Rpc rpc) const {
   if (!authorization) {
     if (allow_anonymous_) return Caller();
-    return Status::Unauthenticated("no bearer token: pass --token-file or set TUNEFLEET_TOKEN (" +
-                                   std::string(RpcName(rpc)) + " needs a token)");
+    // Read by CLI, Python and dashboard users alike: each way to give one.
+    return Status::Unauthenticated(
+        "no bearer token: " + std::string(RpcName(rpc)) +
+        " needs one (tunefleet --token-file, TUNEFLEET_TOKEN_FILE or TUNEFLEET_TOKEN for the CLI "
+        "and Python, an Authorization: Bearer header over HTTP)");
   }
   std::string_view value = *authorization;
   // The scheme is case-insensitive (RFC 9110, 11.1): "bearer" is as good.

@@ -280,6 +280,31 @@ def test_several_addresses_reach_the_one_that_serves(fleet: Fleet) -> None:
         tunefleet.Client(f"{fleet.address},localhost")
 
 
+def test_an_argument_of_the_wrong_type_is_a_type_error_naming_it() -> None:
+    # Before, protobuf's words ("5 has type int, but expected one of: bytes,
+    # unicode"), an AttributeError, or a call sent to the coordinator.
+    with pytest.raises(TypeError, match="timeout_s must be int or float, got '5'"):
+        tunefleet.Client("127.0.0.1:1", timeout_s="5")  # type: ignore[arg-type]
+    with tunefleet.Client("127.0.0.1:1", timeout_s=1) as nobody:
+        calls = {
+            "kernel must be str, got 5": lambda: nobody.best(5, {"M": 1}),  # type: ignore[arg-type]
+            "kernel must be str, got None": lambda: nobody.best(None, {"M": 1}),  # type: ignore[arg-type]
+            "device_class must be str, got 3": lambda: nobody.best("k", {"M": 1}, 3),  # type: ignore[arg-type]
+            "job_id must be int, got '1'": lambda: nobody.job("1"),  # type: ignore[arg-type]
+            "job_id must be int, got True": lambda: nobody.cancel(True),
+            "limit must be int, got 2.5": lambda: nobody.jobs(2.5),  # type: ignore[arg-type]
+            "spec must be str or PathLike or Mapping, got 42": lambda: nobody.submit(42),  # type: ignore[arg-type]
+            r"sources \(\{relative path: content\}\) must be Mapping, got \['gemm.cpp'\]": (
+                lambda: nobody.submit({"name": "k"}, sources=["gemm.cpp"])  # type: ignore[arg-type]
+            ),
+        }
+        for message, call in calls.items():
+            with pytest.raises(TypeError, match=message):
+                call()
+        with pytest.raises(TypeError, match="job_id must be int"):
+            next(nobody.watch("7"))  # type: ignore[arg-type]
+
+
 def test_unreachable_coordinator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with tunefleet.Client("127.0.0.1:1", token="x", timeout_s=2) as nobody:
         with pytest.raises(tunefleet.UnavailableError, match="cannot reach coordinator at 127.0.0.1:1"):

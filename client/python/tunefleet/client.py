@@ -22,7 +22,7 @@ from tunefleet.errors import (
     UnavailableError,
     from_rpc_error,
 )
-from tunefleet.messages import Best, Job, Worker, problem_message, result_row
+from tunefleet.messages import Best, Job, Worker, problem_message, require, result_row
 from tunefleet.spec import SpecInput, Sources, load_spec
 from tunefleet.v1 import tunefleet_pb2, tunefleet_pb2_grpc
 
@@ -140,6 +140,7 @@ class Client:
             address = os.environ.get("TUNEFLEET_COORDINATOR") or DEFAULT_ADDRESS
         addresses = _split_addresses(address)
         self.address = ",".join(addresses)
+        require(timeout_s, (int, float), "timeout_s")
         if timeout_s <= 0:
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT, f"timeout_s must be positive, got {timeout_s}"
@@ -239,8 +240,10 @@ class Client:
         """Submits a tuning job. spec is a YAML file or a dict of its keys;
         sources is {relative path: content} (see load_spec). Higher priority
         runs first."""
-        if isinstance(priority, bool) or not isinstance(priority, int):
-            raise TypeError(f"priority must be an integer, got {priority!r}")
+        require(spec, (str, os.PathLike, Mapping), "spec")
+        if sources is not None:
+            require(sources, Mapping, "sources ({relative path: content})")
+        require(priority, int, "priority")
         if not -(2**31) <= priority < 2**31:
             raise InvalidArgumentError(
                 grpc.StatusCode.INVALID_ARGUMENT, f"priority {priority} is out of the int32 range"
@@ -256,10 +259,12 @@ class Client:
             raise InvalidArgumentError(refused.code, f"{os.fspath(spec)}: {refused.message}") from None
 
     def job(self, job_id: int) -> Job:
+        require(job_id, int, "job_id")
         return Job.from_proto(self._call(self._stub.GetJob, tunefleet_pb2.GetJobRequest(job_id=job_id)))
 
     def jobs(self, limit: int = 0) -> list[Job]:
         """Most recent first; limit 0 lets the coordinator choose."""
+        require(limit, int, "limit")
         response = self._call(self._stub.ListJobs, tunefleet_pb2.ListJobsRequest(limit=limit))
         return [Job.from_proto(j) for j in response.jobs]
 
@@ -270,6 +275,8 @@ class Client:
         answering: keepalive pings find that within 5 s) the watch
         reconnects and carries on, for up to reconnect_s seconds without an
         answer; then UnavailableError."""
+        require(job_id, int, "job_id")
+        require(reconnect_s, (int, float), "reconnect_s")
         request = tunefleet_pb2.GetJobRequest(job_id=job_id)
         delay_s = 0.1
         lost_since: Optional[float] = None
@@ -328,6 +335,7 @@ class Client:
         """Every candidate's result, best first: a pandas DataFrame (config.*
         and problem.* columns) when pandas is installed, else rows (dicts
         with the keys of `tunefleet results --json`). as_frame forces one."""
+        require(job_id, int, "job_id")
         response = self._call(
             self._stub.ListResults, tunefleet_pb2.GetJobRequest(job_id=job_id)
         )
@@ -343,6 +351,7 @@ class Client:
         return pandas.json_normalize(rows) if rows else pandas.DataFrame()
 
     def cancel(self, job_id: int) -> Job:
+        require(job_id, int, "job_id")
         return Job.from_proto(
             self._call(self._stub.CancelJob, tunefleet_pb2.GetJobRequest(job_id=job_id))
         )
@@ -360,6 +369,9 @@ class Client:
         reached, an answer given before is given again, however old, and
         UnavailableError raised for the others, the coordinator asked again
         only every BEST_UNREACHABLE_RETRY_S (as the C++ BestConfigCache)."""
+        require(kernel, str, "kernel")
+        if device_class is not None:
+            require(device_class, str, "device_class")
         message = problem_message(problem)
         key = (kernel, tuple(sorted(problem.items())), device_class or "")
         now = time.monotonic()

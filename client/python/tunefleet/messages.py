@@ -38,6 +38,16 @@ def problem_dict(problem: spec_pb2.Problem) -> dict[str, int]:
     return {v.name: v.value for v in problem.vars}
 
 
+def require(value: Any, kinds: Union[type, tuple[type, ...]], what: str) -> None:
+    """TypeError naming the argument unless value is one of kinds (a bool is
+    no number): a wrong type is the caller's bug, refused before any call."""
+    numeric = kinds in (int, float) or (isinstance(kinds, tuple) and int in kinds)
+    if isinstance(value, kinds) and not (numeric and isinstance(value, bool)):
+        return
+    names = " or ".join(k.__name__ for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
+    raise TypeError(f"{what} must be {names}, got {value!r}")
+
+
 def problem_message(problem: Mapping[str, int]) -> spec_pb2.Problem:
     """The Problem message of {"M": 4096, ...}: TypeError for a value that is
     not an integer, InvalidArgumentError for one past int64."""
