@@ -221,10 +221,9 @@ void Worker::HeartbeatLoop() {
     }
     v1::HeartbeatResponse response;
     std::shared_ptr<grpc::Channel> channel = channels_->Pick(kTakeoverWait);
-    // Unreachable, the worker waits for the connection for one interval: a
-    // wait is what notices it come up (a failing call returns at once, and
-    // nothing else looks but gRPC's 5 s backup poller). The call itself has
-    // the usual time, for a coordinator that is up but slow to answer.
+    // Unreachable, the worker waits up to one interval for the connection
+    // (a call would fail at once) and heartbeats as soon as it is up. The
+    // call itself has the usual time, for a coordinator up but slow to answer.
     if (!reachable &&
         !channel->WaitForConnected(std::chrono::system_clock::now() + heartbeat_interval_)) {
       continue;
