@@ -3,9 +3,9 @@
 // options each toolchain documents and for joined or path-naming ones.
 #include <gtest/gtest.h>
 
-#include "compiler/artifact_store.h"
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
 #include "coordinator/coordinator.h"
 #include "kernelspec/config.h"

@@ -4,7 +4,7 @@
 // of being copied to the host. The CUDA backend's compare_kernels.cu in HIP:
 // wavefronts are warpSize wide (64 on gfx9, 32 on gfx10/11) and HIP's
 // shuffles take no mask. Built for every gfx target by clang-19 at build
-// time (hip_kernels_main.cc) and embedded in the runner; one kernel per
+// time (compare_kernels_main.cc) and embedded in the runner; one kernel per
 // dtype, named tf_compare_<dtype>.
 #include <hip/hip_bfloat16.h>
 #include <hip/hip_fp16.h>
@@ -63,11 +63,10 @@ __device__ void CompareElements(const T* out, const T* ref, long long count, dou
   }
 }
 
-#define TF_COMPARE_KERNEL(dtype, type)                                                          \
-  extern "C" __global__ void tf_compare_##dtype(const type* out, const type* ref,               \
-                                                long long count, double rtol, double atol,      \
-                                                CompareTotals* totals) {                        \
-    CompareElements(out, ref, count, rtol, atol, totals);                                       \
+#define TF_COMPARE_KERNEL(dtype, type)                                                             \
+  extern "C" __global__ void tf_compare_##dtype(const type* out, const type* ref, long long count, \
+                                                double rtol, double atol, CompareTotals* totals) { \
+    CompareElements(out, ref, count, rtol, atol, totals);                                          \
   }
 
 TF_COMPARE_KERNEL(f32, float)

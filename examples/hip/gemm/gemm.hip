@@ -76,8 +76,10 @@ template <int BK>
 __device__ __forceinline__ void MultiplyFragment(Fragment& acc, const _Float16* a,
                                                  const _Float16* b, int k0, int lane) {
 #if GEMM_MFMA
-  const half4 fa = *reinterpret_cast<const half4*>(a + (lane % 16) * (BK + kPad) + k0 + (lane / 16) * 4);
-  const half4 fb = *reinterpret_cast<const half4*>(b + (lane % 16) * (BK + kPad) + k0 + (lane / 16) * 4);
+  const half4 fa =
+      *reinterpret_cast<const half4*>(a + (lane % 16) * (BK + kPad) + k0 + (lane / 16) * 4);
+  const half4 fb =
+      *reinterpret_cast<const half4*>(b + (lane % 16) * (BK + kPad) + k0 + (lane / 16) * 4);
   acc = __builtin_amdgcn_mfma_f32_16x16x16f16(fa, fb, acc, 0, 0, 0);
 #elif GEMM_WMMA
   const half16 fa = *reinterpret_cast<const half16*>(a + (lane % 16) * (BK + kPad) + k0);
