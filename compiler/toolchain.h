@@ -1,17 +1,9 @@
 // A toolchain turns a batch of configurations of one kernel into one artifact.
 // Each vendor's toolchain lives in its folder under vendors/ behind this
 // interface, and vendors/toolchains.h chooses among them; the batch builder
-// and the coordinator only see this one.
-//
-// Host artifact ABI, relied on by the CPU runner: for every configuration in
-// the batch the artifact exports
-//   extern "C" void <kernelspec::CandidateSymbol(config)>(void* const* buffers,
-//                                                   const int64_t* scalars);
-// which calls the instantiated entry with the buffers in spec order (inputs as
-// const pointers) followed by the scalars in kernelspec::ScalarNames(spec) order.
-// When the spec names a reference, kernelspec::kReferenceSymbol is exported with the
-// same signature and calls it. GPU toolchains name their kernels as the
-// compiler lowered them instead; either way the symbols come back from Compile.
+// and the coordinator only see this one. Each toolchain names the kernels in
+// its artifacts its own way (the host's ABI: vendors/cpu/host_toolchain.h);
+// the symbols come back from Compile.
 #pragma once
 
 #include <cstdint>

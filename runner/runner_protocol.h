@@ -1,6 +1,6 @@
 // Framing between a worker and its runner over pipes: each message is a
 // uint32 little-endian byte length followed by the serialized protobuf
-// (tunefleet/v1/runner.proto). Reads and writes survive EINTR and partial
+// (proto/tunefleet/v1/runner.proto). Reads and writes survive EINTR and partial
 // transfers.
 #pragma once
 

@@ -232,7 +232,7 @@ TEST(ExprTest, PythonConditionalExpression) {
 }
 
 TEST(ExprTest, ConvolutionT1Conditions) {
-  // The conditions of shared/spaces/convolution/convolution_milo_T1.json, verbatim.
+  // The conditions of tests/data/spaces/convolution/convolution_milo_T1.json, verbatim.
   const char* shmem =
       "use_shmem == 0 or (((block_size_x*tile_size_x+(filter_width-1)))*((block_size_y*"
       "tile_size_y+(filter_height-1)))) < 12*1024";

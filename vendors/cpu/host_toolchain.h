@@ -4,6 +4,15 @@
 // Buffer types: f32 float, f64 double, f16 _Float16, bf16 uint16_t (raw
 // bits: g++ 12 has no bf16 arithmetic type), i8 int8_t, i32 int32_t,
 // i64 int64_t, u8 uint8_t, u32 uint32_t. Scalars are int64_t.
+//
+// Artifact ABI, relied on by the CPU runner: for every configuration in the
+// batch the shared object exports
+//   extern "C" void <kernelspec::CandidateSymbol(config)>(void* const* buffers,
+//                                                   const int64_t* scalars);
+// which calls the instantiated entry with the buffers in spec order (inputs as
+// const pointers) followed by the scalars in kernelspec::ScalarNames(spec) order.
+// When the spec names a reference, kernelspec::kReferenceSymbol is exported with the
+// same signature and calls it.
 #pragma once
 
 #include <memory>

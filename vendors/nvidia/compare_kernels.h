@@ -1,4 +1,4 @@
-// The PTX of cuda_compare.cu's kernels (tf_compare_<dtype>), made by nvcc at
+// The PTX of compare_kernels.cu's kernels (tf_compare_<dtype>), made by nvcc at
 // build time and loaded by the CUDA backend to check outputs on the GPU.
 #pragma once
 
