@@ -280,6 +280,68 @@ def test_several_addresses_reach_the_one_that_serves(fleet: Fleet) -> None:
         tunefleet.Client(f"{fleet.address},localhost")
 
 
+def test_exported_configs_answer_as_the_coordinator_does(fleet: Fleet, tmp_path: Path) -> None:
+    # Three device classes, two problems on two; every query (exact, between
+    # and outside the tuned sizes, zero and negative sizes, other variables,
+    # each class, any, one not tuned) answers from the exported file as the
+    # coordinator answers it, its not-found sentence included.
+    kernel = "conv_exported"
+    spaces = REPO / "tests/data/spaces/convolution"
+    for recording, device_class, size in (
+        ("A100_T4.json.gz", "ampere", 4096),
+        ("A4000_T4.json.gz", "ampere", 1024),
+        ("W6600_T4.json.gz", "rdna", 4096),
+        # Sizes under 1 (offsets): -1000 is nearer -4 than 0, where the
+        # slower recording answers.
+        ("A100_T4.json.gz", "edge", 0),
+        ("W6600_T4.json.gz", "edge", -4),
+    ):
+        fleet.cli(
+            "import", "results", str(spaces / recording), "--kernel", kernel,
+            "--device-class", device_class,
+            "--problem", f"problem_size_x={size},problem_size_y=4096", token="admin",
+        )
+    path = tmp_path / "conv_best.json"
+    fleet.cli("export", kernel, "--format", "json", "-o", str(path), token="reader")
+    exported = tunefleet.ExportedConfigs.load(path)
+    assert len(exported.entries) == 5
+    problems = [
+        {"problem_size_x": x, "problem_size_y": y}
+        for x, y in ((4096, 4096), (1024, 1024), (2000, 1500), (3000, 3000), (512, 512),
+                     (0, 0), (-3, 7), (1 << 40, 1), (-1000, 4096))
+    ] + [{"problem_size_x": 4096}, {"image_width": 4096, "image_height": 4096}]
+    with tunefleet.Client(fleet.address, token_file=fleet.token_file("reader")) as online:
+        for device_class in (None, "ampere", "rdna", "edge", "volta"):
+            for problem in problems:
+                try:
+                    expected = online.best(kernel, problem, device_class)
+                except tunefleet.NotFoundError as not_found:
+                    with pytest.raises(tunefleet.NotFoundError) as raised:
+                        exported.best(kernel, problem, device_class)
+                    end = not_found.message.find(";")
+                    end = len(not_found.message) if end < 0 else end
+                    said = not_found.message[:end] + " in the exported file" + not_found.message[end:]
+                    assert raised.value.message == said
+                    continue
+                answer = exported.best(kernel, problem, device_class)
+                assert (answer.config, answer.problem, answer.exact, answer.device_class) == (
+                    expected.config, expected.problem, expected.exact, expected.device_class
+                ), f"{problem} on {device_class}"
+    assert tunefleet.best_config(
+        kernel, client=exported, problem_size_x=4096, problem_size_y=4096
+    ) == online_config(fleet, kernel)
+    with pytest.raises(tunefleet.NotFoundError, match="kernel 'other' .* in the exported file"):
+        exported.best("other", {"M": 1})
+    (tmp_path / "not_an_export.json").write_text('{"format": "something else"}')
+    with pytest.raises(tunefleet.InvalidArgumentError, match='not_an_export.json: format must be'):
+        tunefleet.ExportedConfigs.load(tmp_path / "not_an_export.json")
+
+
+def online_config(fleet: Fleet, kernel: str) -> dict[str, object]:
+    with tunefleet.Client(fleet.address, token_file=fleet.token_file("reader")) as online:
+        return online.best(kernel, {"problem_size_x": 4096, "problem_size_y": 4096}).config
+
+
 def test_an_argument_of_the_wrong_type_is_a_type_error_naming_it() -> None:
     # Before, protobuf's words ("5 has type int, but expected one of: bytes,
     # unicode"), an AttributeError, or a call sent to the coordinator.

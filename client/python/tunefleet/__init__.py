@@ -19,6 +19,7 @@ from tunefleet.errors import (
     UnauthenticatedError,
     UnavailableError,
 )
+from tunefleet.exported import ExportedConfigs
 from tunefleet.messages import Best, BestEntry, Device, Job, Timing, Worker
 from tunefleet.spec import load_spec
 
@@ -27,6 +28,7 @@ __all__ = [
     "BestEntry",
     "Client",
     "Device",
+    "ExportedConfigs",
     "InvalidArgumentError",
     "Job",
     "NotFoundError",

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import threading
 import warnings
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from tunefleet.client import Client
 from tunefleet.errors import NotFoundError, UnavailableError
+from tunefleet.exported import ExportedConfigs
 
 _NO_FALLBACK = object()
 _lock = threading.Lock()
@@ -38,7 +39,7 @@ def best_config(
     *,
     fallback: Any = _NO_FALLBACK,
     device_class: Optional[str] = None,
-    client: Optional[Client] = None,
+    client: Optional[Union[Client, ExportedConfigs]] = None,
     **problem: int,
 ) -> Any:
     """The tuned configuration ({"BM": 128, ...}) of kernel for the problem
@@ -47,7 +48,9 @@ def best_config(
     reached and never answered this query (a warning says so), `fallback` is
     returned; without a fallback NotFoundError or UnavailableError is raised.
     An outage costs one timeout per few seconds, not one per call
-    (Client.best). Other errors (a refused token) are always raised."""
+    (Client.best). Other errors (a refused token) are always raised.
+    client: a Client (default: default_client()), or ExportedConfigs to
+    answer from a file `tunefleet export` wrote, with no coordinator."""
     client = client or default_client()
     try:
         return dict(client.best(kernel, problem, device_class).config)
