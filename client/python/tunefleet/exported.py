@@ -118,7 +118,9 @@ class ExportedConfigs:
             ):
                 found, found_distance = entry, distance
         if found is None:
-            raise NotFoundError(grpc.StatusCode.NOT_FOUND, self._not_tuned(kernel, problem, device_class))
+            raise NotFoundError(
+                grpc.StatusCode.NOT_FOUND, self._not_tuned(kernel, problem, device_class)
+            )
         return dataclasses.replace(found, exact=found_distance < 0)
 
     def _not_tuned(
@@ -127,7 +129,10 @@ class ExportedConfigs:
         """kernelspec::NotTunedMessage's sentence, as BestConfigCache::Offline says it."""
         shape = ",".join(f"{k}={v}" for k, v in problem.items())
         where = f"device class '{device_class}'" if device_class else "any device class"
-        message = f"no tuned configuration of kernel '{kernel}' for {shape} on {where} in the exported file"
+        message = (
+            f"no tuned configuration of kernel '{kernel}' for {shape} on {where}"
+            " in the exported file"
+        )
         tuned = [e for e in self.entries if e.kernel == kernel]
         if not tuned:
             return message
