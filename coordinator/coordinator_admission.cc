@@ -219,8 +219,9 @@ std::string Coordinator::WaitingForLocked(const Job& job) const {
         continue;
       }
       ++matching;
+      const std::string& id = worker_id;  // clang 14 captures no structured binding
       busy += std::any_of(leases_.begin(), leases_.end(), [&](const auto& lease) {
-        return lease.second.worker_id == worker_id && lease.second.device_index == device.index();
+        return lease.second.worker_id == id && lease.second.device_index == device.index();
       });
     }
   }
