@@ -74,8 +74,8 @@ std::string FewOf(const std::set<std::string>& names) {
   return text;
 }
 
-// The device a target asks for, in the fields Matches compares: "device of
-// vendor nvidia, arch sm_90".
+// The device a target asks for, in the fields Matches compares that it sets:
+// "device of vendor V, arch A, label L".
 std::string WantedDevice(const v1::Target& target) {
   std::string fields;
   for (const auto& [name, value] : {std::pair{"vendor", target.vendor()},

@@ -23,7 +23,7 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
 
   Result<client::ClientOptions> client_options = ClientOptionsFor(global);
   if (!client_options.ok()) return Fail(client_options.status());
-  client_options->call_timeout_s = 300;  // a large file is one transaction
+  client_options->call_timeout_s = 300;  // a large problem is one transaction
   auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
   if (!client.ok()) return Fail(client.status());
   // One job per problem: a refusal of a later problem leaves the earlier ones imported.
