@@ -30,6 +30,7 @@
 #include "coordinator/build_queue.h"
 #include "coordinator/observer.h"
 #include "coordinator/search_driver.h"
+#include "coordinator/worker_registry.h"
 #include "db/tuning_db.h"
 #include "kernelspec/validate.h"
 #include "tunefleet/v1/results.pb.h"
@@ -259,16 +260,6 @@ class Coordinator {
     // it stays out of the job's lease times.
     bool recovered = false;
   };
-  struct Worker {
-    db::WorkerRow row;
-    int64_t last_heartbeat_ms = 0;
-    // Its results in the database (re-timings are not results of their own),
-    // counted there when it was loaded or came back after being forgotten.
-    int64_t results_reported = 0;
-    // Silent for a lease TTL: its leases went to others, and it must
-    // register again before it gets new ones.
-    bool expired = false;
-  };
 
   explicit Coordinator(const CoordinatorOptions& options);
   Status Load();
@@ -276,8 +267,6 @@ class Coordinator {
 
   // All *Locked members run with mu_ held.
   bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
-  // Heard from in the last three heartbeat intervals: its devices bind jobs.
-  bool AliveLocked(const Worker& worker, int64_t now) const;
   // A queued job's Job.waiting_for: the device it needs and why none binds
   // it, by BindQueuedJobsLocked's rules.
   std::string WaitingForLocked(const Job& job) const;
@@ -379,15 +368,10 @@ class Coordinator {
   v1::Job ToProto(const Job& job);
   v1::Job ToProto(const db::JobRow& row);
   void ChangedLocked(Job& job);
-  const v1::DeviceInfo* FindDeviceLocked(const std::string& worker_id, int device_index) const;
   int64_t LeasesOfLocked(const std::string& worker_id) const;
-  // Stores when each expired worker went silent, once, and forgets those
-  // silent for options_.worker_retention_ms that hold no lease.
-  void ForgetSilentWorkersLocked(int64_t now);
-  // kPermissionDenied when an own_only caller names a job or worker of
-  // another token; OK for one that does not exist (the caller reports that).
+  // kPermissionDenied when an own_only caller names a job of another token;
+  // OK for one that does not exist (the caller reports that).
   Status CheckJobOwner(const db::JobRow& row, const auth::Caller& caller) const;
-  Status CheckWorkerOwnerLocked(const std::string& worker_id, const auth::Caller& caller) const;
 
   CoordinatorOptions options_;
   Observer* const observer_;  // options_.observer, or one observing nothing
@@ -405,8 +389,7 @@ class Coordinator {
   std::map<int64_t, Job> jobs_;   // unfinished, and ended since the start
   std::unordered_map<int64_t, Candidate> candidates_;
   std::map<int64_t, Lease> leases_;
-  std::map<std::string, Worker> workers_;
-  int64_t next_worker_seq_ = 1;
+  std::unique_ptr<WorkerRegistry> workers_;  // made by Load, once db_ is open
   uint64_t lease_seq_ = 0;
   // Builds whose records could not be written yet, by job.
   std::vector<std::pair<int64_t, std::vector<compiler::ConfigBuild>>> unrecorded_builds_;

@@ -187,8 +187,8 @@ void Coordinator::BindQueuedJobsLocked(const std::string& asking_worker) {
   int64_t now = NowUnixMs();
   for (auto& [id, job] : jobs_) {
     if (job.row.state != v1::JOB_STATE_QUEUED) continue;
-    for (const auto& [worker_id, worker] : workers_) {
-      if (!AliveLocked(worker, now)) continue;
+    for (const auto& [worker_id, worker] : workers_->workers()) {
+      if (!workers_->Alive(worker, now)) continue;
       if (job.workers_compile && worker_id != asking_worker) continue;
       const v1::DeviceInfo* match = nullptr;
       for (const auto& device : worker.row.devices) {
@@ -208,8 +208,8 @@ std::string Coordinator::WaitingForLocked(const Job& job) const {
   const int64_t now = NowUnixMs();
   size_t live_workers = 0, matching = 0, busy = 0;
   std::set<std::string> live_classes, silent_with_one;
-  for (const auto& [worker_id, worker] : workers_) {
-    const bool alive = AliveLocked(worker, now);
+  for (const auto& [worker_id, worker] : workers_->workers()) {
+    const bool alive = workers_->Alive(worker, now);
     live_workers += alive;
     for (const auto& device : worker.row.devices) {
       if (alive) live_classes.insert(device.device_class());
@@ -243,7 +243,7 @@ std::string Coordinator::WaitingForLocked(const Job& job) const {
     fleet = "registered: " + std::to_string(live_workers) +
             (live_workers == 1 ? " live worker" : " live workers") + ", with devices " +
             FewOf(live_classes);
-  } else if (!workers_.empty()) {
+  } else if (!workers_->workers().empty()) {
     fleet = "no registered worker is alive";
   }
   if (!silent_with_one.empty()) {

@@ -57,15 +57,16 @@ Result<v1::AcquireLeaseResponse> Coordinator::AcquireLease(const v1::AcquireLeas
                            ? std::min(request.max_candidates(), options_.max_lease_candidates)
                            : options_.max_lease_candidates;
   std::unique_lock lock(mu_);
-  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
+  TF_RETURN_IF_ERROR(workers_->CheckOwner(request.worker_id(), caller));
   while (true) {
     if (abandoned && abandoned()) return v1::AcquireLeaseResponse();
-    const v1::DeviceInfo* device = FindDeviceLocked(request.worker_id(), request.device_index());
+    const v1::DeviceInfo* device =
+        workers_->FindDevice(request.worker_id(), request.device_index());
     if (!device) {
       return Status::NotFound("worker " + request.worker_id() + " has no registered device " +
                               std::to_string(request.device_index()) + "; register again");
     }
-    workers_[request.worker_id()].last_heartbeat_ms = NowUnixMs();
+    workers_->HeardFrom(request.worker_id(), NowUnixMs());
     BindQueuedJobsLocked(request.worker_id());  // a job may have waited for a device like this
     if (Job* job = PickJobLocked(*device)) {
       TF_ASSIGN_OR_RETURN(
@@ -404,15 +405,8 @@ void Coordinator::ReaperLoop() {
       return RecordBuildsLocked(entry.first, entry.second).ok();
     });
     for (auto& [id, job] : jobs_) AdvanceSearchLocked(job);  // search.max_seconds
-    for (auto& [id, worker] : workers_) {
-      if (!worker.expired && now - worker.last_heartbeat_ms > options_.lease_ttl_ms) {
-        worker.expired = true;
-        spdlog::warn("worker {} silent for {} ms; it must register again", id,
-                     now - worker.last_heartbeat_ms);
-        FleetChangedLocked();
-      }
-    }
-    ForgetSilentWorkersLocked(now);
+    if (!workers_->ExpireSilent(now).empty()) FleetChangedLocked();
+    workers_->ForgetSilent(now, [this](const std::string& id) { return LeasesOfLocked(id); });
   }
 }
 

@@ -22,15 +22,11 @@ Status Coordinator::Load() {
   for (const auto& row : best) best_.Put(row);
   TF_ASSIGN_OR_RETURN(auto completed, db_->LoadCompletedTunings());
   for (const auto& tuning : completed) best_.Complete(tuning);
-  TF_ASSIGN_OR_RETURN(auto workers, db_->LoadWorkers());
-  for (auto& row : workers) {
-    Worker w;
-    w.row = std::move(row);
-    w.expired = true;  // known, but asked to register again before new leases
-    TF_ASSIGN_OR_RETURN(w.results_reported, db_->CountWorkerResults(w.row.id));
-    next_worker_seq_++;
-    workers_[w.row.id] = std::move(w);
-  }
+  const WorkerRegistry::Options worker_options{
+      .heartbeat_interval_ms = options_.heartbeat_interval_ms,
+      .lease_ttl_ms = options_.lease_ttl_ms,
+      .retention_ms = options_.worker_retention_ms};
+  TF_ASSIGN_OR_RETURN(workers_, WorkerRegistry::Load(*db_, worker_options));
   TF_ASSIGN_OR_RETURN(auto leases, db_->LoadActiveLeases());
   std::unordered_map<int64_t, int64_t> lease_of_candidate;
   int64_t now = NowUnixMs();
@@ -67,7 +63,7 @@ Status Coordinator::Load() {
     v1::DeviceInfo device;
     device.set_device_class(job.row.device_class);
     device.set_arch(job.row.spec.target().arch());
-    for (const auto& [id, w] : workers_) {
+    for (const auto& [id, w] : workers_->workers()) {
       for (const auto& d : w.row.devices) {
         if (d.device_class() == job.row.device_class) device = d;
       }

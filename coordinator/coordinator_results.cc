@@ -57,7 +57,7 @@ void Coordinator::ApplyResultLocked(Job& job, Candidate& candidate, const db::Re
 Result<v1::ReportResultsResponse> Coordinator::ReportResults(
     const v1::ReportResultsRequest& request, const auth::Caller& caller) {
   std::lock_guard lock(mu_);
-  TF_RETURN_IF_ERROR(CheckWorkerOwnerLocked(request.worker_id(), caller));
+  TF_RETURN_IF_ERROR(workers_->CheckOwner(request.worker_id(), caller));
   if (caller.own_only) {
     for (const auto& result : request.results()) {
       auto c = candidates_.find(result.candidate_id());
@@ -145,10 +145,8 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
   }
   for (auto& [id, row] : updated_jobs) jobs_[id].row = std::move(row);
   response.set_recorded(static_cast<int32_t>(accepted.size()));
-  if (auto w = workers_.find(request.worker_id()); w != workers_.end()) {
-    w->second.results_reported += response.recorded();
-    w->second.last_heartbeat_ms = NowUnixMs();
-  }
+  workers_->CountResults(request.worker_id(), response.recorded());
+  workers_->HeardFrom(request.worker_id(), NowUnixMs());
   if (release) {
     if (auto job = jobs_.find(finished->second.job_id);
         job != jobs_.end() && !finished->second.recovered) {
@@ -193,9 +191,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
   }
   // Re-timings amend results counted already: results_reported stays the
   // count of the worker's results in the database.
-  if (auto w = workers_.find(request.worker_id()); w != workers_.end()) {
-    w->second.last_heartbeat_ms = NowUnixMs();
-  }
+  workers_->HeardFrom(request.worker_id(), NowUnixMs());
   if (!request.lease_finished() && reported.size() < finalists.size()) return response;
 
   // A finalist that failed now (a crash, another worker's device) keeps its

@@ -21,10 +21,8 @@ bool Coordinator::ServesJob(const v1::DeviceInfo& device, const Job& job) {
 size_t Coordinator::LiveDevicesLocked(const Job& job) const {
   const int64_t now = NowUnixMs();
   size_t count = 0;
-  for (const auto& [id, worker] : workers_) {
-    if (worker.expired || now - worker.last_heartbeat_ms > 3 * options_.heartbeat_interval_ms) {
-      continue;
-    }
+  for (const auto& [id, worker] : workers_->workers()) {
+    if (worker.expired || !workers_->Alive(worker, now)) continue;
     for (const auto& d : worker.row.devices) count += ServesJob(d, job);
   }
   return count;
