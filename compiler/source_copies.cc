@@ -121,4 +121,35 @@ Result<std::string> DefineStyleCopies(const v1::KernelSpec& spec, const SourceCo
   return text;
 }
 
+Result<std::vector<std::string>> BatchKernelFunctions(const v1::KernelSpec& spec,
+                                                      const std::vector<v1::Config>& configs) {
+  std::vector<std::string> functions;
+  for (size_t index = 0; index < configs.size(); ++index) {
+    if (IsDefineStyle(spec)) {
+      functions.push_back(CopyFunction(spec.entry(), index));
+    } else {
+      TF_ASSIGN_OR_RETURN(functions.emplace_back(),
+                          kernelspec::InstantiateEntry(spec.entry(), configs[index]));
+    }
+  }
+  return functions;
+}
+
+std::string BatchReferenceFunction(const v1::KernelSpec& spec) {
+  const std::string& reference = spec.verify().reference();
+  if (reference.empty() || !IsDefineStyle(spec)) return reference;
+  return CopyFunction(reference, 0);
+}
+
+Result<std::string> BatchSourceText(const v1::KernelSpec& spec,
+                                    const std::vector<v1::SourceFile>& sources,
+                                    const std::vector<v1::Config>& configs) {
+  if (!IsDefineStyle(spec)) return "#include \"" + spec.source() + "\"\n";
+  const SourceCopies copies = AnalyzeSources(sources);
+  std::string text;
+  for (const std::string& include : copies.system_includes) text += include + "\n";
+  TF_ASSIGN_OR_RETURN(std::string copied, DefineStyleCopies(spec, copies, configs));
+  return text + copied;
+}
+
 }  // namespace tf::compiler

@@ -53,4 +53,22 @@ std::string CopyFunction(const std::string& function, size_t index);
 Result<std::string> DefineStyleCopies(const v1::KernelSpec& spec, const SourceCopies& copies,
                                       const std::vector<v1::Config>& configs);
 
+// What every toolchain's batch does with either style of spec:
+
+// The kernel function of each configuration: `entry` instantiated with its
+// values, or (define-style) its copy's renamed kernel.
+Result<std::vector<std::string>> BatchKernelFunctions(const v1::KernelSpec& spec,
+                                                      const std::vector<v1::Config>& configs);
+
+// The reference function a batch holds (empty: none): the spec's, or
+// (define-style) the first copy's, which serves for all.
+std::string BatchReferenceFunction(const v1::KernelSpec& spec);
+
+// The batch's text for the kernel's sources, after the toolchain's own
+// headers: `#include "source"`, or (define-style) the sources' system
+// includes once, then the copies.
+Result<std::string> BatchSourceText(const v1::KernelSpec& spec,
+                                    const std::vector<v1::SourceFile>& sources,
+                                    const std::vector<v1::Config>& configs);
+
 }  // namespace tf::compiler

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <set>
 
+#include "runner/device_identity.h"
+#include "runner/gpu_discovery.h"
 #include "vendors/amd/gfx_targets.h"
 #include "vendors/amd/hip_runtime.h"
 
@@ -16,17 +18,8 @@ Status CheckAmdDeviceNumbers(const std::vector<int>&) { return Status::Ok(); }
 
 namespace {
 
-// No AMD devices: an error when --devices named one (Unavailable: the driver
-// may not be up yet), else a log line.
-Result<std::vector<runner::Device>> NoDevices(const std::vector<int>& ordinals,
-                                              const std::string& why) {
-  if (!ordinals.empty()) {
-    return Status::Unavailable("--devices asks for AMD GPU " + std::to_string(ordinals.front()) +
-                               " but " + why);
-  }
-  spdlog::info("no AMD devices: {}", why);
-  return std::vector<runner::Device>{};
-}
+// Messages name the GPUs "AMD GPU N" (runner/gpu_discovery.h).
+constexpr char kVendor[] = "AMD";
 
 }  // namespace
 
@@ -61,18 +54,15 @@ Result<runner::Device> Describe(const HipRuntime& hip, int ordinal, int index,
     spdlog::warn("AMD GPU {} is {}, which TuneFleet does not compile for ({})", ordinal, arch,
                  GfxTargetNames());
   }
-  info.set_index(index);
-  info.set_vendor("amd");
-  info.set_model(p.name);
-  info.set_arch(arch);
-  std::string device_class = "amd/" + runner::SanitizeForDeviceClass(p.name) + "/" + arch;
-  if (!label.empty()) {
-    device_class += "/" + label;
-    info.add_labels(label);
-  }
-  info.set_device_class(device_class);
-  info.set_memory_bytes(static_cast<int64_t>(p.totalGlobalMem));
-  info.set_compute_units(p.multiProcessorCount);
+  runner::SetDeviceIdentity({.index = index,
+                             .vendor = "amd",
+                             .model = p.name,
+                             .arch = arch,
+                             .detail = arch,
+                             .label = label,
+                             .memory_bytes = static_cast<int64_t>(p.totalGlobalMem),
+                             .compute_units = p.multiProcessorCount},
+                            info);
   return device;
 }
 
@@ -81,35 +71,23 @@ Result<runner::Device> Describe(const HipRuntime& hip, int ordinal, int index,
 Result<std::vector<runner::Device>> DiscoverAmdDevices(const std::vector<int>& ordinals,
                                                        int first_index, const std::string& label) {
   auto hip = HipRuntime::Get();
-  if (!hip.ok()) return NoDevices(ordinals, hip.status().message());
+  if (!hip.ok()) return runner::NoGpus(kVendor, ordinals, hip.status().message());
   int count = 0;
   const hipError_t counted = (*hip)->hipGetDeviceCount(&count);
   if (counted == hipErrorNoDevice || (counted == hipSuccess && count == 0)) {
-    return NoDevices(ordinals, "the HIP runtime sees no GPU (hipErrorNoDevice)");
+    return runner::NoGpus(kVendor, ordinals, "the HIP runtime sees no GPU (hipErrorNoDevice)");
   }
   TF_RETURN_IF_ERROR((*hip)->Check(counted, "hipGetDeviceCount"));
-  std::vector<int> wanted = ordinals;
-  for (int ordinal = 0; wanted.empty() && ordinal < count; ++ordinal) wanted.push_back(ordinal);
-  std::vector<runner::Device> devices;
-  for (int ordinal : wanted) {
-    if (ordinal < 0 || ordinal >= count) {
-      return Status::InvalidArgument("--devices asks for AMD GPU " + std::to_string(ordinal) +
-                                     " but this host has " + std::to_string(count) +
-                                     " (ordinals 0.." + std::to_string(count - 1) + ")");
-    }
-    TF_ASSIGN_OR_RETURN(
-        runner::Device device,
-        Describe(**hip, ordinal, first_index + static_cast<int>(devices.size()), label));
-    devices.push_back(std::move(device));
-  }
-  return devices;
+  return runner::DescribeGpus(kVendor, ordinals, count, first_index, [&](int ordinal, int index) {
+    return Describe(**hip, ordinal, index, label);
+  });
 }
 
 #else  // !TF_HAVE_HIP_HEADERS
 
 Result<std::vector<runner::Device>> DiscoverAmdDevices(const std::vector<int>& ordinals, int,
                                                        const std::string&) {
-  return NoDevices(ordinals, "this worker was built without ROCm's HIP headers");
+  return runner::NoGpus(kVendor, ordinals, "this worker was built without ROCm's HIP headers");
 }
 
 #endif  // TF_HAVE_HIP_HEADERS

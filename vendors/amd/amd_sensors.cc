@@ -1,11 +1,11 @@
 #include "vendors/amd/amd_sensors.h"
 
-#include <dlfcn.h>
 #include <spdlog/spdlog.h>
 
 #include <cstddef>
 #include <cstdio>
-#include <type_traits>
+
+#include "common/shared_library.h"
 
 // Built without ROCm SMI's header; where it is installed, the declarations
 // below are checked against it.
@@ -59,23 +59,16 @@ struct AmdSensors::Loaded {
 
 const AmdSensors::Loaded& AmdSensors::Load() {
   static const Loaded loaded = []() -> Loaded {
-    void* library = dlopen("librocm_smi64.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      return {nullptr, Status::Unavailable(std::string("cannot load ROCm SMI: ") + dlerror())};
-    }
+    auto library = SharedLibrary::Open("librocm_smi64.so.1", "ROCm SMI");
+    if (!library.ok()) return {nullptr, library.status()};
     auto api = std::make_unique<Api>();
-    auto resolve = [&](auto& function, const char* name) {
-      function =
-          reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
-      return function != nullptr;
-    };
-    if (!resolve(api->init, "rsmi_init") || !resolve(api->status_string, "rsmi_status_string") ||
-        !resolve(api->num_devices, "rsmi_num_monitor_devices") ||
-        !resolve(api->pci_id, "rsmi_dev_pci_id_get") ||
-        !resolve(api->clock, "rsmi_dev_gpu_clk_freq_get") ||
-        !resolve(api->temperature, "rsmi_dev_temp_metric_get")) {
-      return {nullptr, Status::Unavailable("librocm_smi64.so.1 lacks a function TuneFleet calls")};
-    }
+    library->Bind(api->init, "rsmi_init");
+    library->Bind(api->status_string, "rsmi_status_string");
+    library->Bind(api->num_devices, "rsmi_num_monitor_devices");
+    library->Bind(api->pci_id, "rsmi_dev_pci_id_get");
+    library->Bind(api->clock, "rsmi_dev_gpu_clk_freq_get");
+    library->Bind(api->temperature, "rsmi_dev_temp_metric_get");
+    if (Status bound = library->CheckBound(); !bound.ok()) return {nullptr, bound};
     // Only AMD GPUs (flags 0).
     if (const int result = api->init(0); result != 0) {
       const char* text = nullptr;

@@ -2,51 +2,43 @@
 
 #include "vendors/amd/hip_runtime.h"
 
-#include <dlfcn.h>
-
 #include <string>
+
+#include "common/shared_library.h"
 
 namespace tf::amd {
 namespace {
 
 Result<const HipRuntime*> Load() {
-  void* library = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    return Status::Unavailable(std::string("cannot load the HIP runtime (libamdhip64.so.5): ") +
-                               dlerror());
-  }
+  TF_ASSIGN_OR_RETURN(SharedLibrary library,
+                      SharedLibrary::Open("libamdhip64.so.5", "the HIP runtime"));
   auto* hip = new HipRuntime;  // lives as long as the process
-  std::string missing;
-#define TF_RESOLVE(name)                                                    \
-  hip->name = reinterpret_cast<decltype(hip->name)>(dlsym(library, #name)); \
-  if (hip->name == nullptr) missing += " " #name;
-  TF_RESOLVE(hipGetErrorName);
-  TF_RESOLVE(hipGetErrorString);
-  TF_RESOLVE(hipGetDeviceCount);
-  TF_RESOLVE(hipGetDeviceProperties);
-  TF_RESOLVE(hipDeviceGetPCIBusId);
-  TF_RESOLVE(hipSetDevice);
-  TF_RESOLVE(hipDeviceSynchronize);
-  TF_RESOLVE(hipModuleLoadData);
-  TF_RESOLVE(hipModuleUnload);
-  TF_RESOLVE(hipModuleGetFunction);
-  TF_RESOLVE(hipModuleLaunchKernel);
-  TF_RESOLVE(hipMalloc);
-  TF_RESOLVE(hipFree);
-  TF_RESOLVE(hipMemcpyHtoD);
-  TF_RESOLVE(hipMemcpyDtoH);
-  TF_RESOLVE(hipMemcpyDtoD);
-  TF_RESOLVE(hipMemsetD8);
-  TF_RESOLVE(hipMemsetD8Async);
-  TF_RESOLVE(hipEventCreate);
-  TF_RESOLVE(hipEventDestroy);
-  TF_RESOLVE(hipEventRecord);
-  TF_RESOLVE(hipEventSynchronize);
-  TF_RESOLVE(hipEventElapsedTime);
-#undef TF_RESOLVE
-  if (!missing.empty()) {
-    return Status::Unavailable("the HIP runtime (libamdhip64.so.5) lacks" + missing);
-  }
+#define TF_BIND(name) library.Bind(hip->name, #name)
+  TF_BIND(hipGetErrorName);
+  TF_BIND(hipGetErrorString);
+  TF_BIND(hipGetDeviceCount);
+  TF_BIND(hipGetDeviceProperties);
+  TF_BIND(hipDeviceGetPCIBusId);
+  TF_BIND(hipSetDevice);
+  TF_BIND(hipDeviceSynchronize);
+  TF_BIND(hipModuleLoadData);
+  TF_BIND(hipModuleUnload);
+  TF_BIND(hipModuleGetFunction);
+  TF_BIND(hipModuleLaunchKernel);
+  TF_BIND(hipMalloc);
+  TF_BIND(hipFree);
+  TF_BIND(hipMemcpyHtoD);
+  TF_BIND(hipMemcpyDtoH);
+  TF_BIND(hipMemcpyDtoD);
+  TF_BIND(hipMemsetD8);
+  TF_BIND(hipMemsetD8Async);
+  TF_BIND(hipEventCreate);
+  TF_BIND(hipEventDestroy);
+  TF_BIND(hipEventRecord);
+  TF_BIND(hipEventSynchronize);
+  TF_BIND(hipEventElapsedTime);
+#undef TF_BIND
+  TF_RETURN_IF_ERROR(library.CheckBound());
   return hip;
 }
 

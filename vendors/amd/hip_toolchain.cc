@@ -14,7 +14,10 @@
 #include "compiler/compile_sandbox.h"
 #include "compiler/element_type.h"
 #include "compiler/grid_launch.h"
+#include "compiler/source_copies.h"
 #include "compiler/source_tree.h"
+#include "compiler/tool_version.h"
+#include "compiler/toolchain_checks.h"
 #include "kernelspec/config.h"
 #include "vendors/amd/code_object.h"
 #include "vendors/amd/resource_check.h"
@@ -22,21 +25,19 @@
 namespace tf::amd {
 namespace {
 
-const char kAllowedSummary[] =
-    "-DNAME[=VALUE] with VALUE of [A-Za-z0-9_.+-], -UNAME, -O0..-O3, -ffast-math, "
-    "-ffp-contract=fast|on|off, -munsafe-fp-atomics, -mcumode, -mno-cumode, -std=c++17|20, "
-    "-I<relative dir>";
-
 bool IsAllowedFlag(const std::string& flag) {
   static const std::regex kAllowed(
-      "-O[0-3]|-ffast-math|-ffp-contract=(fast|on|off)|-munsafe-fp-atomics|-m(no-)?cumode"
-      "|-std=c\\+\\+(17|20)"
-      "|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.+-]*)?"
-      "|-U[A-Za-z_][A-Za-z0-9_]*");
+      std::string("-O[0-3]|-ffast-math|-ffp-contract=(fast|on|off)|-munsafe-fp-atomics"
+                  "|-m(no-)?cumode|-std=c\\+\\+(17|20)|") +
+      compiler::kDefineFlagsPattern);
   return std::regex_match(flag, kAllowed);
 }
 
 Result<std::vector<std::string>> UserFlags(const v1::KernelSpec& spec) {
+  static const std::string kAllowedSummary =
+      std::string(compiler::kDefineFlagsSummary) +
+      ", -O0..-O3, -ffast-math, -ffp-contract=fast|on|off, -munsafe-fp-atomics, -mcumode, "
+      "-mno-cumode, -std=c++17|20, -I<relative dir>";
   return compiler::AllowedCompileFlags(spec, IsAllowedFlag, "hip-clang", kAllowedSummary);
 }
 
@@ -169,23 +170,17 @@ Result<std::unique_ptr<HipToolchain>> HipToolchain::Detect(const std::string& ar
   } else {
     TF_ASSIGN_OR_RETURN(found, FindTools());
   }
-  RunOptions options;
-  options.timeout_s = 30;
-  auto run = RunProcess({found.clang, "--version"}, options);
-  if (!run.ok() || !run->success()) {
-    std::string why = run.ok() ? run->output : run.status().message();
-    return Status::Unavailable("hip toolchain: '" + found.clang + " --version' failed: " + why);
+  auto version = compiler::ToolVersion(found.clang);
+  if (!version.ok()) {
+    return Status::Unavailable("hip toolchain: '" + found.clang +
+                               " --version' failed: " + version.status().message());
   }
-  std::string version = run->output.substr(0, run->output.find('\n'));
   return std::unique_ptr<HipToolchain>(
-      new HipToolchain(std::move(found), gfx ? gfx->name : "", gfx, version, runs));
+      new HipToolchain(std::move(found), gfx ? gfx->name : "", gfx, *version, runs));
 }
 
 Status HipToolchain::Validate(const v1::KernelSpec& spec) const {
-  if (spec.source().empty()) {
-    return Status::InvalidArgument("source is empty: name the main source file to compile");
-  }
-  TF_RETURN_IF_ERROR(compiler::CheckSourcePath(spec.source()));
+  TF_RETURN_IF_ERROR(compiler::CheckMainSource(spec));
   TF_RETURN_IF_ERROR(compiler::CheckGridLaunch(spec));
   if (spec.param_style() == "define") {
     return Status::InvalidArgument(
@@ -209,7 +204,7 @@ Status HipToolchain::CheckArch() const {
 }
 
 Result<std::string> HipToolchain::GenerateBatch(const v1::KernelSpec& spec,
-                                                const std::vector<v1::SourceFile>&,
+                                                const std::vector<v1::SourceFile>& sources,
                                                 const std::vector<v1::Config>& configs) const {
   TF_RETURN_IF_ERROR(CheckArch());
   std::set<std::string> headers;
@@ -223,15 +218,16 @@ Result<std::string> HipToolchain::GenerateBatch(const v1::KernelSpec& spec,
                    "// code object's relocations name the kernels as the compiler mangled them.\n"
                    "#include <hip/hip_runtime.h>\n#include <cstdint>\n";
   for (const std::string& header : headers) tu += "#include <" + header + ">\n";
-  tu += "#include \"" + spec.source() + "\"\n\n";
+  TF_ASSIGN_OR_RETURN(std::string source_text, compiler::BatchSourceText(spec, sources, configs));
+  tu += source_text + "\n";
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> functions,
+                      compiler::BatchKernelFunctions(spec, configs));
   for (size_t i = 0; i < configs.size(); ++i) {
-    TF_ASSIGN_OR_RETURN(std::string function,
-                        kernelspec::InstantiateEntry(spec.entry(), configs[i]));
     tu += "// " + kernelspec::ConfigKey(configs[i]) + "\n" +
-          MarkerDefinition(CandidateMarker(i), function);
+          MarkerDefinition(CandidateMarker(i), functions[i]);
   }
-  if (!spec.verify().reference().empty()) {
-    tu += "// reference\n" + MarkerDefinition(kReferenceMarker, spec.verify().reference());
+  if (const std::string reference = compiler::BatchReferenceFunction(spec); !reference.empty()) {
+    tu += "// reference\n" + MarkerDefinition(kReferenceMarker, reference);
   }
   return tu;
 }
@@ -298,15 +294,14 @@ Result<compiler::CompileOutcome> HipToolchain::Compile(
     return Status::Internal("llvm-readelf could not read the code object: " + read.output);
   }
   TF_ASSIGN_OR_RETURN(CodeObjectReport report, ParseReadelfReport(read.output));
+  TF_ASSIGN_OR_RETURN(std::vector<std::string> functions,
+                      compiler::BatchKernelFunctions(spec, configs));
   for (size_t i = 0; i < configs.size(); ++i) {
-    TF_ASSIGN_OR_RETURN(std::string function,
-                        kernelspec::InstantiateEntry(spec.entry(), configs[i]));
-    TF_ASSIGN_OR_RETURN(std::string symbol, KernelOf(report, CandidateMarker(i), function));
+    TF_ASSIGN_OR_RETURN(std::string symbol, KernelOf(report, CandidateMarker(i), functions[i]));
     outcome.kernels.push_back({symbol, report.kernels[symbol]});
   }
-  if (!spec.verify().reference().empty()) {
-    TF_ASSIGN_OR_RETURN(outcome.reference_symbol,
-                        KernelOf(report, kReferenceMarker, spec.verify().reference()));
+  if (const std::string reference = compiler::BatchReferenceFunction(spec); !reference.empty()) {
+    TF_ASSIGN_OR_RETURN(outcome.reference_symbol, KernelOf(report, kReferenceMarker, reference));
   }
   outcome.ok = true;
   return outcome;

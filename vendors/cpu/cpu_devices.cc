@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "runner/device_identity.h"
 #include "vendors/cpu/cpu_backend.h"
 
 namespace tf::cpu {
@@ -113,19 +114,15 @@ Result<std::vector<runner::Device>> DiscoverCpuDevices(const std::vector<int>& n
     runner::Device device;
     device.cpus.assign(cores.begin() + d * per_device, cores.begin() + (d + 1) * per_device);
     v1::DeviceInfo& info = device.info;
-    info.set_index(first_index + d);
-    info.set_vendor("cpu");
-    info.set_model(model);
-    info.set_arch("host");
-    std::string device_class =
-        "cpu/" + runner::SanitizeForDeviceClass(model) + "/" + std::to_string(per_device) + "c";
-    if (!label.empty()) {
-      device_class += "/" + label;
-      info.add_labels(label);
-    }
-    info.set_device_class(device_class);
-    info.set_memory_bytes(memory);
-    info.set_compute_units(per_device);
+    runner::SetDeviceIdentity({.index = first_index + d,
+                               .vendor = "cpu",
+                               .model = model,
+                               .arch = "host",
+                               .detail = std::to_string(per_device) + "c",
+                               .label = label,
+                               .memory_bytes = memory,
+                               .compute_units = per_device},
+                              info);
     auto& props = *info.mutable_properties();
     props["cores"] = per_device;
     props["l1d_bytes"] = caches.l1d;

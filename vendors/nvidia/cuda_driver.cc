@@ -2,9 +2,9 @@
 
 #include "vendors/nvidia/cuda_driver.h"
 
-#include <dlfcn.h>
-
 #include <string>
+
+#include "common/shared_library.h"
 
 namespace tf::nvidia {
 namespace {
@@ -14,54 +14,45 @@ namespace {
 #define TF_NAME_OF_EXPANDED(name) #name
 
 Result<const CudaDriver*> Load() {
-  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    return Status::Unavailable(std::string("cannot load the CUDA driver (libcuda.so.1): ") +
-                               dlerror());
-  }
+  TF_ASSIGN_OR_RETURN(SharedLibrary library,
+                      SharedLibrary::Open("libcuda.so.1", "the CUDA driver"));
   auto* driver = new CudaDriver;  // lives as long as the process
-  std::string missing;
-#define TF_RESOLVE(name)                                                                     \
-  driver->name = reinterpret_cast<decltype(driver->name)>(dlsym(library, TF_NAME_OF(name))); \
-  if (driver->name == nullptr) missing += std::string(" ") + TF_NAME_OF(name);
-  TF_RESOLVE(cuInit);
-  TF_RESOLVE(cuGetErrorName);
-  TF_RESOLVE(cuGetErrorString);
-  TF_RESOLVE(cuDeviceGetCount);
-  TF_RESOLVE(cuDeviceGet);
-  TF_RESOLVE(cuDeviceGetName);
-  TF_RESOLVE(cuDeviceGetAttribute);
-  TF_RESOLVE(cuDeviceTotalMem);
-  TF_RESOLVE(cuDeviceGetPCIBusId);
-  TF_RESOLVE(cuDevicePrimaryCtxRetain);
-  TF_RESOLVE(cuDevicePrimaryCtxRelease);
-  TF_RESOLVE(cuCtxSetCurrent);
-  TF_RESOLVE(cuCtxSynchronize);
-  TF_RESOLVE(cuModuleLoadData);
-  TF_RESOLVE(cuModuleUnload);
-  TF_RESOLVE(cuModuleGetFunction);
-  TF_RESOLVE(cuModuleGetGlobal);
-  TF_RESOLVE(cuFuncSetAttribute);
-  TF_RESOLVE(cuLaunchKernel);
-  TF_RESOLVE(cuMemAlloc);
-  TF_RESOLVE(cuMemFree);
-  TF_RESOLVE(cuMemcpyHtoD);
-  TF_RESOLVE(cuMemcpyDtoH);
-  TF_RESOLVE(cuMemcpyDtoD);
-  TF_RESOLVE(cuMemsetD8);
-  TF_RESOLVE(cuMemsetD8Async);
-  TF_RESOLVE(cuEventCreate);
-  TF_RESOLVE(cuEventDestroy);
-  TF_RESOLVE(cuEventRecord);
-  TF_RESOLVE(cuEventSynchronize);
-  TF_RESOLVE(cuEventElapsedTime);
-#undef TF_RESOLVE
+#define TF_BIND(name) library.Bind(driver->name, TF_NAME_OF(name))
+  TF_BIND(cuInit);
+  TF_BIND(cuGetErrorName);
+  TF_BIND(cuGetErrorString);
+  TF_BIND(cuDeviceGetCount);
+  TF_BIND(cuDeviceGet);
+  TF_BIND(cuDeviceGetName);
+  TF_BIND(cuDeviceGetAttribute);
+  TF_BIND(cuDeviceTotalMem);
+  TF_BIND(cuDeviceGetPCIBusId);
+  TF_BIND(cuDevicePrimaryCtxRetain);
+  TF_BIND(cuDevicePrimaryCtxRelease);
+  TF_BIND(cuCtxSetCurrent);
+  TF_BIND(cuCtxSynchronize);
+  TF_BIND(cuModuleLoadData);
+  TF_BIND(cuModuleUnload);
+  TF_BIND(cuModuleGetFunction);
+  TF_BIND(cuModuleGetGlobal);
+  TF_BIND(cuFuncSetAttribute);
+  TF_BIND(cuLaunchKernel);
+  TF_BIND(cuMemAlloc);
+  TF_BIND(cuMemFree);
+  TF_BIND(cuMemcpyHtoD);
+  TF_BIND(cuMemcpyDtoH);
+  TF_BIND(cuMemcpyDtoD);
+  TF_BIND(cuMemsetD8);
+  TF_BIND(cuMemsetD8Async);
+  TF_BIND(cuEventCreate);
+  TF_BIND(cuEventDestroy);
+  TF_BIND(cuEventRecord);
+  TF_BIND(cuEventSynchronize);
+  TF_BIND(cuEventElapsedTime);
+#undef TF_BIND
   // Optional: drivers before CUDA 12 lack it, and only tensor maps need it.
-  driver->cuTensorMapEncodeTiled = reinterpret_cast<decltype(driver->cuTensorMapEncodeTiled)>(
-      dlsym(library, "cuTensorMapEncodeTiled"));
-  if (!missing.empty()) {
-    return Status::Unavailable("the CUDA driver (libcuda.so.1) is too old: it lacks" + missing);
-  }
+  library.BindOptional(driver->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  TF_RETURN_IF_ERROR(library.CheckBound("is too old: it lacks"));
   TF_RETURN_IF_ERROR(driver->Check(driver->cuInit(0), "cuInit"));
   return driver;
 }

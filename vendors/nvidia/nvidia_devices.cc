@@ -1,12 +1,19 @@
 #include "vendors/nvidia/nvidia_devices.h"
 
-#include <spdlog/spdlog.h>
-
+#include "runner/device_identity.h"
+#include "runner/gpu_discovery.h"
 #include "vendors/nvidia/cuda_driver.h"
 
 namespace tf::nvidia {
 
 Status CheckNvidiaDeviceNumbers(const std::vector<int>&) { return Status::Ok(); }
+
+namespace {
+
+// Messages name the GPUs "NVIDIA GPU N" (runner/gpu_discovery.h).
+constexpr char kVendor[] = "NVIDIA";
+
+}  // namespace
 
 #ifdef TF_HAVE_CUDA_HEADERS
 
@@ -52,18 +59,15 @@ Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index,
 
   const std::string arch =
       "sm_" + std::to_string(props["cc_major"]) + std::to_string(props["cc_minor"]);
-  info.set_index(index);
-  info.set_vendor("nvidia");
-  info.set_model(name);
-  info.set_arch(arch);
-  std::string device_class = "nvidia/" + runner::SanitizeForDeviceClass(name) + "/" + arch;
-  if (!label.empty()) {
-    device_class += "/" + label;
-    info.add_labels(label);
-  }
-  info.set_device_class(device_class);
-  info.set_memory_bytes(static_cast<int64_t>(memory));
-  info.set_compute_units(static_cast<int32_t>(props["sm_count"]));
+  runner::SetDeviceIdentity({.index = index,
+                             .vendor = "nvidia",
+                             .model = name,
+                             .arch = arch,
+                             .detail = arch,
+                             .label = label,
+                             .memory_bytes = static_cast<int64_t>(memory),
+                             .compute_units = static_cast<int32_t>(props["sm_count"])},
+                            info);
   return device;
 }
 
@@ -73,48 +77,24 @@ Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>
                                                           int first_index,
                                                           const std::string& label) {
   auto cuda = CudaDriver::Get();
+  if (!cuda.ok()) return runner::NoGpus(kVendor, ordinals, cuda.status().message());
   int count = 0;
-  if (cuda.ok()) {
-    auto counted = (*cuda)->Check((*cuda)->cuDeviceGetCount(&count), "cuDeviceGetCount");
-    if (!counted.ok()) cuda = counted;
+  if (const Status counted = (*cuda)->Check((*cuda)->cuDeviceGetCount(&count), "cuDeviceGetCount");
+      !counted.ok()) {
+    return runner::NoGpus(kVendor, ordinals, counted.message());
   }
-  if (!cuda.ok() || count == 0) {
-    const std::string why = cuda.ok() ? "the CUDA driver sees no GPU" : cuda.status().message();
-    if (!ordinals.empty()) {
-      return Status::Unavailable("--devices asks for NVIDIA GPU " +
-                                 std::to_string(ordinals.front()) + " but " + why);
-    }
-    spdlog::info("no NVIDIA devices: {}", why);
-    return std::vector<runner::Device>{};
-  }
-  std::vector<int> wanted = ordinals;
-  for (int ordinal = 0; wanted.empty() && ordinal < count; ++ordinal) wanted.push_back(ordinal);
-  std::vector<runner::Device> devices;
-  for (int ordinal : wanted) {
-    if (ordinal < 0 || ordinal >= count) {
-      return Status::InvalidArgument("--devices asks for NVIDIA GPU " + std::to_string(ordinal) +
-                                     " but this host has " + std::to_string(count) +
-                                     " (ordinals 0.." + std::to_string(count - 1) + ")");
-    }
-    TF_ASSIGN_OR_RETURN(
-        runner::Device device,
-        Describe(**cuda, ordinal, first_index + static_cast<int>(devices.size()), label));
-    devices.push_back(std::move(device));
-  }
-  return devices;
+  if (count == 0) return runner::NoGpus(kVendor, ordinals, "the CUDA driver sees no GPU");
+  return runner::DescribeGpus(kVendor, ordinals, count, first_index, [&](int ordinal, int index) {
+    return Describe(**cuda, ordinal, index, label);
+  });
 }
 
 #else  // !TF_HAVE_CUDA_HEADERS
 
 Result<std::vector<runner::Device>> DiscoverNvidiaDevices(const std::vector<int>& ordinals, int,
                                                           const std::string&) {
-  constexpr const char* kWhy = "this worker was built without the CUDA toolkit headers";
-  if (!ordinals.empty()) {
-    return Status::FailedPrecondition("--devices asks for NVIDIA GPU " +
-                                      std::to_string(ordinals.front()) + " but " + kWhy);
-  }
-  spdlog::info("no NVIDIA devices: {}", kWhy);
-  return std::vector<runner::Device>{};
+  return runner::NoGpus(kVendor, ordinals, "this worker was built without the CUDA toolkit headers",
+                        Code::kFailedPrecondition);
 }
 
 #endif  // TF_HAVE_CUDA_HEADERS

@@ -1,7 +1,8 @@
 #include "vendors/nvidia/nvidia_sensors.h"
 
-#include <dlfcn.h>
 #include <spdlog/spdlog.h>
+
+#include "common/shared_library.h"
 
 namespace tf::nvidia {
 
@@ -19,22 +20,20 @@ struct NvidiaSensors::Api {
 
 std::unique_ptr<NvidiaSensors> NvidiaSensors::Open(const std::string& pci_bus_id) {
   static const Api* api = []() -> const Api* {
-    void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      spdlog::info("NVML not loadable ({}): results carry no SM clock or temperature", dlerror());
+    auto library = SharedLibrary::Open("libnvidia-ml.so.1", "NVML");
+    if (!library.ok()) {
+      spdlog::info("NVML not loadable ({}): results carry no SM clock or temperature",
+                   library.status().message());
       return nullptr;
     }
     auto* loaded = new Api;  // lives as long as the process
-    loaded->init = reinterpret_cast<decltype(loaded->init)>(dlsym(library, "nvmlInit_v2"));
-    loaded->device_by_pci_bus_id = reinterpret_cast<decltype(loaded->device_by_pci_bus_id)>(
-        dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
-    loaded->clock_info =
-        reinterpret_cast<decltype(loaded->clock_info)>(dlsym(library, "nvmlDeviceGetClockInfo"));
-    loaded->temperature =
-        reinterpret_cast<decltype(loaded->temperature)>(dlsym(library, "nvmlDeviceGetTemperature"));
-    if (!loaded->init || !loaded->device_by_pci_bus_id || !loaded->clock_info ||
-        !loaded->temperature || loaded->init() != 0) {
-      spdlog::warn("NVML present but unusable: results carry no SM clock or temperature");
+    library->Bind(loaded->init, "nvmlInit_v2");
+    library->Bind(loaded->device_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+    library->Bind(loaded->clock_info, "nvmlDeviceGetClockInfo");
+    library->Bind(loaded->temperature, "nvmlDeviceGetTemperature");
+    if (const Status bound = library->CheckBound(); !bound.ok() || loaded->init() != 0) {
+      spdlog::warn("NVML present but unusable ({}): results carry no SM clock or temperature",
+                   bound.ok() ? "nvmlInit_v2 failed" : bound.message());
       return nullptr;
     }
     return loaded;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -119,6 +120,16 @@ TEST(NvidiaDevicesTest, AllGpusMayBeNoneButNamedOrdinalsMustExist) {
                              "memory_bus_width", "clock_khz", "cc_major"}) {
       EXPECT_GT(info.properties().at(name), 0) << name;
     }
+  }
+  // Every GPU nvidia-smi lists, not only the first (on a host of several).
+  if (auto listed = RunProcess({"nvidia-smi", "-L"}, tf::testing::WithTimeout(60));
+      listed.ok() && listed->success() && std::getenv("CUDA_VISIBLE_DEVICES") == nullptr) {
+    size_t gpus = 0;
+    for (size_t at = listed->output.find("GPU "); at != std::string::npos;
+         at = listed->output.find("\nGPU ", at + 1)) {
+      ++gpus;
+    }
+    EXPECT_EQ(all->size(), 1 + gpus) << listed->output;
   }
 
   auto missing = DiscoverDevices("nvidia:64", "");
