@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <mutex>
+#include <utility>
 
 #include "client/best_export.h"
 #include "common/files.h"
@@ -29,8 +30,11 @@ Result<std::unique_ptr<BestConfigCache>> BestConfigCache::Offline(
   return cache;
 }
 
-Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key) const {
-  if (client_) return client_->QueryBest(key.kernel(), key.problem(), key.device_class());
+Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key,
+                                                   v1::NotFoundReason* not_found_reason) const {
+  if (client_) {
+    return client_->QueryBest(key.kernel(), key.problem(), key.device_class(), not_found_reason);
+  }
   v1::QueryBestRequest request;
   request.set_kernel(key.kernel());
   *request.mutable_problem() = key.problem();
@@ -44,31 +48,48 @@ Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key) con
     for (const auto& e : exported_) {
       if (e.kernel() == key.kernel()) tuned.push_back(&e);
     }
-    return Status::NotFound(kernelspec::NotTunedMessage(request, tuned, " in the exported file"));
+    kernelspec::NotTuned not_tuned =
+        kernelspec::ExplainNotTuned(request, tuned, " in the exported file");
+    *not_found_reason = not_tuned.reason;
+    return Status::NotFound(std::move(not_tuned.message));
   }
   v1::QueryBestResponse answer = *found;
   answer.set_exact(exact);
   return answer;
 }
 
-Result<BestConfig> BestConfigCache::Lookup(const BestConfigKey& key) {
+Result<BestConfig> BestConfigCache::Answer(const Entry& entry,
+                                           v1::NotFoundReason* not_found_reason) {
+  if (not_found_reason && entry.answer.status().code() == Code::kNotFound) {
+    *not_found_reason = entry.not_found_reason;
+  }
+  return entry.answer;
+}
+
+Result<BestConfig> BestConfigCache::Lookup(const BestConfigKey& key,
+                                           v1::NotFoundReason* not_found_reason) {
   using Clock = std::chrono::steady_clock;
   {
     std::shared_lock lock(mu_);
     auto it = entries_.find(key);
-    if (it != entries_.end() && Clock::now() < it->second.expires) return it->second.answer;
+    if (it != entries_.end() && Clock::now() < it->second.expires) {
+      return Answer(it->second, not_found_reason);
+    }
   }
   {
     std::unique_lock lock(mu_);
     auto it = entries_.find(key);
     if (it != entries_.end()) {
-      if (Clock::now() < it->second.expires || it->second.asking) return it->second.answer;
+      if (Clock::now() < it->second.expires || it->second.asking) {
+        return Answer(it->second, not_found_reason);
+      }
       it->second.asking = true;
     }
   }
   // Asked without the lock: a slow coordinator must not stall hits on other
   // keys. Concurrent first lookups of one key may each ask.
-  Result<v1::QueryBestResponse> answer = Ask(key);
+  v1::NotFoundReason reason = v1::NOT_FOUND_REASON_UNSPECIFIED;
+  Result<v1::QueryBestResponse> answer = Ask(key, &reason);
   const Code code = answer.status().code();
   const bool unreachable = code == Code::kUnavailable || code == Code::kDeadlineExceeded;
   std::unique_lock lock(mu_);
@@ -78,26 +99,30 @@ Result<BestConfig> BestConfigCache::Lookup(const BestConfigKey& key) {
     return answer.status();
   }
   if (unreachable) {
-    Entry& entry = it != entries_.end()
-                       ? it->second
-                       : entries_.insert_or_assign(key, Entry{answer.status(), {}}).first->second;
+    Entry& entry =
+        it != entries_.end()
+            ? it->second
+            : entries_.insert_or_assign(key, Entry{answer.status(), {}, {}}).first->second;
     entry.expires = Clock::now() + options_.unreachable_retry;
     entry.asking = false;
-    return entry.answer;
+    return Answer(entry, not_found_reason);
   }
   const bool found = answer.ok();
   Entry entry{found ? Result<BestConfig>(
                           std::make_shared<const v1::QueryBestResponse>(std::move(answer).value()))
                     : Result<BestConfig>(answer.status()),
+              found ? v1::NOT_FOUND_REASON_UNSPECIFIED : reason,
               Clock::now() + (found ? options_.ttl : options_.not_found_ttl)};
   entries_.insert_or_assign(key, entry);
-  return entry.answer;
+  return Answer(entry, not_found_reason);
 }
 
 Result<v1::QueryBestResponse> BestConfigCache::Lookup(const std::string& kernel,
                                                       const v1::Problem& problem,
-                                                      const std::string& device_class) {
-  TF_ASSIGN_OR_RETURN(BestConfig best, Lookup(BestConfigKey(kernel, problem, device_class)));
+                                                      const std::string& device_class,
+                                                      v1::NotFoundReason* not_found_reason) {
+  TF_ASSIGN_OR_RETURN(BestConfig best,
+                      Lookup(BestConfigKey(kernel, problem, device_class), not_found_reason));
   return *best;
 }
 

@@ -70,13 +70,19 @@ class BestConfigCache {
                                                           BestConfigCacheOptions options = {});
 
   // The hot path. Code::kNotFound when nothing of the kernel is tuned on a
-  // matching device, saying what it is tuned for (kernelspec::NotTunedMessage,
-  // online and offline alike); kInvalidArgument for no kernel, no problem
-  // variables or one given twice.
-  Result<BestConfig> Lookup(const BestConfigKey& key);
+  // matching device, saying what it is tuned for, and then *not_found_reason,
+  // when given, says which way (kernelspec::ExplainNotTuned, online and
+  // offline alike): NOT_TUNED, for an application to fall back on its own
+  // configuration quietly, or OTHER_VARIABLES / OTHER_DEVICE_CLASS, a query
+  // that will not find anything until it is mended (a misspelt variable or
+  // device class), worth telling someone. kInvalidArgument for no kernel, no
+  // problem variables or one given twice.
+  Result<BestConfig> Lookup(const BestConfigKey& key,
+                            v1::NotFoundReason* not_found_reason = nullptr);
   // Convenience for occasional lookups: builds the key and copies the answer.
   Result<v1::QueryBestResponse> Lookup(const std::string& kernel, const v1::Problem& problem,
-                                       const std::string& device_class);
+                                       const std::string& device_class,
+                                       v1::NotFoundReason* not_found_reason = nullptr);
 
   // The next lookup of the key asks the coordinator again.
   void Invalidate(const BestConfigKey& key);
@@ -85,6 +91,7 @@ class BestConfigCache {
  private:
   struct Entry {
     Result<BestConfig> answer;  // a configuration, not-found, or unreachable
+    v1::NotFoundReason not_found_reason = v1::NOT_FOUND_REASON_UNSPECIFIED;  // of a not-found
     std::chrono::steady_clock::time_point expires;
     bool asking = false;  // a lookup is asking again; the others serve `answer`
   };
@@ -97,7 +104,10 @@ class BestConfigCache {
     }
   };
 
-  Result<v1::QueryBestResponse> Ask(const BestConfigKey& key) const;
+  Result<v1::QueryBestResponse> Ask(const BestConfigKey& key,
+                                    v1::NotFoundReason* not_found_reason) const;
+  // entry.answer, its reason given to *not_found_reason when it is a not-found.
+  static Result<BestConfig> Answer(const Entry& entry, v1::NotFoundReason* not_found_reason);
 
   Client* client_;                               // null: offline
   std::vector<v1::QueryBestResponse> exported_;  // offline: what answers

@@ -154,7 +154,8 @@ Result<std::vector<v1::CandidateResult>> Client::ListResults(int64_t job_id) {
 
 Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
                                                 const v1::Problem& problem,
-                                                const std::string& device_class) {
+                                                const std::string& device_class,
+                                                v1::NotFoundReason* not_found_reason) {
   v1::QueryBestRequest request;
   request.set_kernel(kernel);
   *request.mutable_problem() = problem;
@@ -162,7 +163,10 @@ Result<v1::QueryBestResponse> Client::QueryBest(const std::string& kernel,
   TF_ASSIGN_OR_RETURN(v1::QueryBestResponse response,
                       Call(&v1::TuneFleet::Stub::QueryBest, request));
   // The coordinator says why, naming what the kernel is tuned for.
-  if (!response.found()) return Status::NotFound(response.not_found());
+  if (!response.found()) {
+    if (not_found_reason) *not_found_reason = response.not_found_reason();
+    return Status::NotFound(response.not_found());
+  }
   return response;
 }
 

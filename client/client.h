@@ -60,10 +60,13 @@ class Client {
   // The best tuned configuration, or the nearest tuned problem's (exact ==
   // false). An empty device_class matches any. Code::kNotFound when nothing of
   // the kernel was tuned on a matching device, in the coordinator's words
-  // (QueryBestResponse.not_found: what the kernel is tuned for);
-  // kInvalidArgument for no kernel, no variables or one given twice.
+  // (QueryBestResponse.not_found: what the kernel is tuned for), and then
+  // *not_found_reason, when given, says which way (NOT_TUNED, or a query
+  // that names other variables or device class than the kernel is tuned
+  // for); kInvalidArgument for no kernel, no variables or one given twice.
   Result<v1::QueryBestResponse> QueryBest(const std::string& kernel, const v1::Problem& problem,
-                                          const std::string& device_class);
+                                          const std::string& device_class,
+                                          v1::NotFoundReason* not_found_reason = nullptr);
   Result<std::vector<v1::WorkerInfo>> ListWorkers();
 
   // Tokens (admin only). CreateToken's response holds the token's text,

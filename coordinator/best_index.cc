@@ -134,7 +134,7 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   if (!entry) {
     auto it = by_kernel_.find(request.kernel());
     if (it == by_kernel_.end()) {
-      response.set_not_found(kernelspec::NotTunedMessage(request, {}));
+      kernelspec::SetNotTuned(request, {}, &response);
       return response;
     }
     entry = Nearest(it->second, request);
@@ -144,7 +144,7 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
       for (const auto& e : it->second) {
         if (AnswersLocked(request.kernel(), e, "")) tuned.push_back(&e.answer);
       }
-      response.set_not_found(kernelspec::NotTunedMessage(request, tuned));
+      kernelspec::SetNotTuned(request, tuned, &response);
       return response;
     }
   }

@@ -36,7 +36,8 @@ class BestIndex {
   void Complete(const db::CompletedTuning& tuning);
   // device_class empty: any device class, each answering from its own
   // fingerprint; the exact problem, else the nearest, the fastest on ties.
-  // Found nothing: `not_found` says why (kernelspec::NotTunedMessage).
+  // Found nothing: `not_found` says why and `not_found_reason` which way
+  // (kernelspec::ExplainNotTuned, as the offline client says it).
   v1::QueryBestResponse Query(const v1::QueryBestRequest& request) const;
   // Every (problem, device class) of the kernel (of `device_class` only when
   // not empty), each as an exact query for its class answers; by problem

@@ -1,6 +1,7 @@
 #include "kernelspec/best_query.h"
 
 #include <set>
+#include <utility>
 
 #include "kernelspec/config.h"
 
@@ -23,21 +24,25 @@ Status CheckBestQuery(const v1::QueryBestRequest& request) {
   return Status::Ok();
 }
 
-std::string NotTunedMessage(const v1::QueryBestRequest& request,
-                            const std::vector<const v1::QueryBestResponse*>& tuned,
-                            std::string_view where) {
+NotTuned ExplainNotTuned(const v1::QueryBestRequest& request,
+                         const std::vector<const v1::QueryBestResponse*>& tuned,
+                         std::string_view where) {
+  const std::string& device_class = request.device_class();
   std::string message =
       "no tuned configuration of kernel '" + request.kernel() + "' for " +
       ProblemText(request.problem()) + " on " +
-      (request.device_class().empty() ? "any device class"
-                                      : "device class '" + request.device_class() + "'") +
+      (device_class.empty() ? "any device class" : "device class '" + device_class + "'") +
       std::string(where);
-  if (tuned.empty()) return message;
+  if (tuned.empty()) return {v1::NOT_FOUND_REASON_NOT_TUNED, message};
   std::set<std::string> variables;
   std::set<std::string> classes;
+  std::set<std::string> class_variables;  // of the entries of the class asked
   for (const v1::QueryBestResponse* entry : tuned) {
     variables.insert(ProblemVariableNames(entry->problem()));
     classes.insert(entry->device_class());
+    if (entry->device_class() == device_class) {
+      class_variables.insert(ProblemVariableNames(entry->problem()));
+    }
   }
   auto join = [](const std::set<std::string>& items, const char* separator) {
     std::string joined;
@@ -45,12 +50,28 @@ std::string NotTunedMessage(const v1::QueryBestRequest& request,
     return joined;
   };
   if (!variables.count(ProblemVariableNames(request.problem()))) {
-    return message + "; its tuned problems have the variables " + join(variables, " or ");
+    return {v1::NOT_FOUND_REASON_OTHER_VARIABLES,
+            message + "; its tuned problems have the variables " + join(variables, " or ")};
   }
-  if (!request.device_class().empty() && !classes.count(request.device_class())) {
-    return message + "; it is tuned on " + join(classes, ", ");
+  if (!device_class.empty() && !classes.count(device_class)) {
+    return {v1::NOT_FOUND_REASON_OTHER_DEVICE_CLASS,
+            message + "; it is tuned on " + join(classes, ", ")};
   }
-  return message;
+  // The class asked is tuned, and other classes have the variables (had it
+  // the variables too, or were any class asked, the query would have found
+  // an answer): its tuning there is of a kernel source with other variables.
+  std::string on_class = "; its tuned problems on device class '" + device_class +
+                         "' have the variables " + join(class_variables, " or ");
+  return {v1::NOT_FOUND_REASON_OTHER_VARIABLES, message + on_class};
+}
+
+void SetNotTuned(const v1::QueryBestRequest& request,
+                 const std::vector<const v1::QueryBestResponse*>& tuned,
+                 v1::QueryBestResponse* response) {
+  NotTuned not_tuned = ExplainNotTuned(request, tuned);
+  response->set_found(false);
+  response->set_not_found(std::move(not_tuned.message));
+  response->set_not_found_reason(not_tuned.reason);
 }
 
 }  // namespace tf::kernelspec

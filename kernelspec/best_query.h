@@ -16,15 +16,32 @@ namespace tf::kernelspec {
 // variables, or one naming a variable twice (which no tuned problem is).
 Status CheckBestQuery(const ::tunefleet::v1::QueryBestRequest& request);
 
-// What a query that found nothing says: "no tuned configuration of kernel
-// 'K' for M=1 on device class 'C'", then `where` (" in the exported file"),
-// then what the kernel is tuned for, since a misspelt variable or device
-// class is the usual cause: "; its tuned problems have the variables K,M,N"
-// when none of `tuned` has the problem's variables, else "; it is tuned on
-// a100, h100" when none is of the device class asked. `tuned`: the
-// kernel's answering entries on every device class (none: nothing to say).
-std::string NotTunedMessage(const ::tunefleet::v1::QueryBestRequest& request,
-                            const std::vector<const ::tunefleet::v1::QueryBestResponse*>& tuned,
-                            std::string_view where = "");
+// Why a query found nothing, and what it says: "no tuned configuration of
+// kernel 'K' for M=1 on device class 'C'", then `where` (" in the exported
+// file"), then what the kernel is tuned for, since a misspelt variable or
+// device class is the usual cause. `tuned`: the kernel's answering entries
+// on every device class. The reason, and the sentence's end:
+//  - NOT_TUNED: `tuned` is empty; nothing more to say.
+//  - OTHER_VARIABLES: none of `tuned` has the problem's variables, "; its
+//    tuned problems have the variables K,M,N or M,N"; or the device class
+//    asked is tuned, but for other variables only, "; its tuned problems on
+//    device class 'C' have the variables K,M,N".
+//  - OTHER_DEVICE_CLASS: none of `tuned` is of the device class asked, "; it
+//    is tuned on a100, h100".
+// The coordinator's index and the offline client call it with what would
+// have answered, so that both give the same reason and sentence.
+struct NotTuned {
+  ::tunefleet::v1::NotFoundReason reason = ::tunefleet::v1::NOT_FOUND_REASON_UNSPECIFIED;
+  std::string message;
+};
+NotTuned ExplainNotTuned(const ::tunefleet::v1::QueryBestRequest& request,
+                         const std::vector<const ::tunefleet::v1::QueryBestResponse*>& tuned,
+                         std::string_view where = "");
+
+// `response` as a query that found nothing answers: found false, with
+// ExplainNotTuned's reason and sentence.
+void SetNotTuned(const ::tunefleet::v1::QueryBestRequest& request,
+                 const std::vector<const ::tunefleet::v1::QueryBestResponse*>& tuned,
+                 ::tunefleet::v1::QueryBestResponse* response);
 
 }  // namespace tf::kernelspec

@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <thread>
 
+#include "client/best_export.h"
 #include "common/files.h"
+#include "coordinator/best_index.h"
 #include "kernelspec/best_query.h"
 #include "kernelspec/config.h"
+#include "tests/test_util.h"
 
 namespace tf::client {
 namespace {
@@ -27,7 +30,7 @@ class CountingQueryBest final : public v1::TuneFleet::Service {
     while (hold) std::this_thread::sleep_for(1ms);
     if (refuse != grpc::StatusCode::OK) return grpc::Status(refuse.load(), "refused");
     if (request->kernel() != "gemm") {  // as the coordinator says it
-      response->set_not_found(kernelspec::NotTunedMessage(*request, {}));
+      kernelspec::SetNotTuned(*request, {}, response);
       return grpc::Status::OK;
     }
     response->set_found(true);
@@ -131,10 +134,15 @@ TEST_F(BestConfigCacheTest, InvalidateAsksAgain) {
 TEST_F(BestConfigCacheTest, NotFoundIsCachedForItsOwnTtl) {
   BestConfigCache cache(client_.get(), {.ttl = 1h, .not_found_ttl = 1s});
   BestConfigKey key("never_tuned", Problem("M=8"), "");
-  Result<BestConfig> missing = cache.Lookup(key);
+  v1::NotFoundReason reason = v1::NOT_FOUND_REASON_UNSPECIFIED;
+  Result<BestConfig> missing = cache.Lookup(key, &reason);
   EXPECT_EQ(missing.status().code(), Code::kNotFound);
   EXPECT_NE(missing.status().message().find("never_tuned"), std::string::npos);
-  EXPECT_EQ(cache.Lookup(key).status().code(), Code::kNotFound);
+  EXPECT_EQ(reason, v1::NOT_FOUND_REASON_NOT_TUNED);
+  // From memory, with its reason.
+  reason = v1::NOT_FOUND_REASON_UNSPECIFIED;
+  EXPECT_EQ(cache.Lookup(key, &reason).status().code(), Code::kNotFound);
+  EXPECT_EQ(reason, v1::NOT_FOUND_REASON_NOT_TUNED);
   EXPECT_EQ(service_.calls, 1);
   std::this_thread::sleep_for(1100ms);
   EXPECT_EQ(cache.Lookup(key).status().code(), Code::kNotFound);
@@ -194,6 +202,77 @@ TEST_F(BestConfigCacheTest, AHungCoordinatorStallsOnlyTheLookupThatAsks) {
   EXPECT_EQ(service_.calls, 2);
   service_.hold = false;
   asking.join();
+}
+
+// What finds nothing, the coordinator's index and an exported file of its
+// entries (as `tunefleet export` writes it) find nothing for the same reason
+// and say the same, so that an application can tell a kernel not tuned yet
+// (its fallback's quiet case) from a misspelt variable or device class.
+TEST(BestConfigCacheOffline, FindsNothingForTheReasonTheCoordinatorGives) {
+  coordinator::BestIndex index;
+  auto tune = [&](const std::string& kernel, const std::string& fingerprint, int64_t created,
+                  const std::string& problem, const std::string& device_class, bool complete) {
+    db::BestRow row;
+    row.kernel = kernel;
+    row.fingerprint = fingerprint;
+    row.fingerprint_created_ms = created;
+    row.problem_key = kernelspec::ProblemKey(*kernelspec::ParseProblem(problem));
+    row.device_class = device_class;
+    row.result.config_key = "BM=16";
+    row.result.timing.set_median_ns(100);
+    index.Put(row);
+    if (complete) index.Complete({kernel, fingerprint, created, device_class});
+  };
+  // gpu/c's tuning is of a newer source, with a variable K more.
+  tune("gemm", "fp", 1, "M=64,N=64", "gpu/a", true);
+  tune("gemm", "fp", 1, "M=64,N=64", "gpu/b", true);
+  tune("gemm", "fp2", 2, "K=8,M=64,N=64", "gpu/c", true);
+  tune("unfinished", "fp", 1, "M=64", "gpu/a", false);  // its tuning has not completed
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "best.json", ExportJson("gemm", index.List("gemm", ""))).ok());
+  auto offline = BestConfigCache::Offline(dir / "best.json");
+  ASSERT_TRUE(offline.ok()) << offline.status().ToString();
+
+  struct Case {
+    std::string kernel, problem, device_class;
+    v1::NotFoundReason reason;
+    std::string says;  // how the sentence ends
+  };
+  const Case cases[] = {
+      {"conv", "M=64,N=64", "", v1::NOT_FOUND_REASON_NOT_TUNED, ""},
+      {"unfinished", "M=64", "gpu/a", v1::NOT_FOUND_REASON_NOT_TUNED, ""},
+      {"gemm", "M=64,n=64", "", v1::NOT_FOUND_REASON_OTHER_VARIABLES,
+       "; its tuned problems have the variables K,M,N or M,N"},
+      {"gemm", "M=64,n=64", "gpu/a", v1::NOT_FOUND_REASON_OTHER_VARIABLES,
+       "; its tuned problems have the variables K,M,N or M,N"},
+      {"gemm", "M=64,N=64", "gpu/x", v1::NOT_FOUND_REASON_OTHER_DEVICE_CLASS,
+       "; it is tuned on gpu/a, gpu/b, gpu/c"},
+      {"gemm", "M=64,N=64", "gpu/c", v1::NOT_FOUND_REASON_OTHER_VARIABLES,
+       "; its tuned problems on device class 'gpu/c' have the variables K,M,N"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.kernel + " " + c.problem + " on '" + c.device_class + "'");
+    v1::QueryBestRequest request;
+    request.set_kernel(c.kernel);
+    *request.mutable_problem() = *kernelspec::ParseProblem(c.problem);
+    request.set_device_class(c.device_class);
+    v1::QueryBestResponse online = index.Query(request);
+    EXPECT_FALSE(online.found());
+    EXPECT_EQ(online.not_found_reason(), c.reason);
+    const std::string prefix = kernelspec::ExplainNotTuned(request, {}).message;
+    EXPECT_EQ(online.not_found(), prefix + c.says);
+
+    v1::NotFoundReason reason = v1::NOT_FOUND_REASON_UNSPECIFIED;
+    auto answer = (*offline)->Lookup(c.kernel, request.problem(), c.device_class, &reason);
+    EXPECT_EQ(answer.status().code(), Code::kNotFound);
+    EXPECT_EQ(reason, c.reason);
+    EXPECT_EQ(answer.status().message(), prefix + " in the exported file" + c.says);
+  }
+  // Found: no reason.
+  v1::NotFoundReason reason = v1::NOT_FOUND_REASON_UNSPECIFIED;
+  EXPECT_TRUE(
+      (*offline)->Lookup("gemm", *kernelspec::ParseProblem("M=64,N=64"), "gpu/a", &reason).ok());
+  EXPECT_EQ(reason, v1::NOT_FOUND_REASON_UNSPECIFIED);
 }
 
 // An exported file that is not one is refused naming the file and the field.

@@ -217,10 +217,15 @@ TEST(BestIndexTest, WhatFindsNothingSaysWhatTheKernelIsTunedFor) {
   EXPECT_EQ(answer.not_found(),
             "no tuned configuration of kernel 'gemm' for M=64,n=64 on any device class; its tuned "
             "problems have the variables M,N");
+  EXPECT_EQ(answer.not_found_reason(), v1::NOT_FOUND_REASON_OTHER_VARIABLES);
   EXPECT_EQ(Query(index, "N=64,M=64", "gpu/c").not_found(),
             "no tuned configuration of kernel 'gemm' for N=64,M=64 on device class 'gpu/c'; it is "
             "tuned on gpu/a, gpu/b");
+  EXPECT_EQ(Query(index, "N=64,M=64", "gpu/c").not_found_reason(),
+            v1::NOT_FOUND_REASON_OTHER_DEVICE_CLASS);
   EXPECT_EQ(Query(index, "N=64,M=64", "gpu/a").not_found(), "");  // found
+  EXPECT_EQ(Query(index, "N=64,M=64", "gpu/a").not_found_reason(),
+            v1::NOT_FOUND_REASON_UNSPECIFIED);
 }
 
 TEST(BestIndexTest, UnknownKernelIsNotFound) {
@@ -231,6 +236,7 @@ TEST(BestIndexTest, UnknownKernelIsNotFound) {
   EXPECT_FALSE(index.Query(request).found());
   EXPECT_EQ(index.Query(request).not_found(),
             "no tuned configuration of kernel 'nope' for M=1 on any device class");
+  EXPECT_EQ(index.Query(request).not_found_reason(), v1::NOT_FOUND_REASON_NOT_TUNED);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
       conv.set_device_class("a100");
       std::vector<const v1::QueryBestResponse*> tuned;
       if (request->kernel() == "conv") tuned.push_back(&conv);
-      response->set_not_found(kernelspec::NotTunedMessage(*request, tuned));
+      kernelspec::SetNotTuned(*request, tuned, response);
       return grpc::Status::OK;
     }
     response->set_found(true);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -322,6 +323,7 @@ def test_exported_configs_answer_as_the_coordinator_does(fleet: Fleet, tmp_path:
                     end = len(not_found.message) if end < 0 else end
                     said = not_found.message[:end] + " in the exported file" + not_found.message[end:]
                     assert raised.value.message == said
+                    assert raised.value.reason == not_found.reason, said
                     continue
                 answer = exported.best(kernel, problem, device_class)
                 assert (answer.config, answer.problem, answer.exact, answer.device_class) == (
@@ -335,6 +337,90 @@ def test_exported_configs_answer_as_the_coordinator_does(fleet: Fleet, tmp_path:
     (tmp_path / "not_an_export.json").write_text('{"format": "something else"}')
     with pytest.raises(tunefleet.InvalidArgumentError, match='not_an_export.json: format must be'):
         tunefleet.ExportedConfigs.load(tmp_path / "not_an_export.json")
+
+
+def test_best_config_warns_once_of_a_query_that_cannot_find_anything(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    kernel = "conv_reasons"
+    spaces = REPO / "tests/data/spaces/convolution"
+    for device_class in ("ampere", "edge"):
+        fleet.cli(
+            "import", "results", str(spaces / "A100_T4.json.gz"), "--kernel", kernel,
+            "--device-class", device_class, "--problem",
+            "problem_size_x=4096,problem_size_y=4096", token="admin",
+        )
+    fallback = {"block_size_x": 1}
+    misspelt = {"problem_size_x": 4096, "problem_size_Y": 4096}
+    shape = {"problem_size_x": 4096, "problem_size_y": 4096}
+    path = tmp_path / "conv_reasons.json"
+    fleet.cli("export", kernel, "--format", "json", "-o", str(path), token="reader")
+    exported = tunefleet.ExportedConfigs.load(path)
+    with tunefleet.Client(fleet.address, token_file=fleet.token_file("reader")) as online:
+        # The reason, online and from the exported file alike.
+        for name, problem, device_class, reason in (
+            ("never_tuned_reasons", shape, None, tunefleet.NotFoundError.NOT_TUNED),
+            (kernel, misspelt, None, tunefleet.NotFoundError.OTHER_VARIABLES),
+            (kernel, shape, "volta", tunefleet.NotFoundError.OTHER_DEVICE_CLASS),
+            (kernel, {"problem_size_x": 4096}, "ampere", tunefleet.NotFoundError.OTHER_VARIABLES),
+            (kernel, misspelt, "volta", tunefleet.NotFoundError.OTHER_VARIABLES),
+        ):
+            for answering in (online, exported):
+                with pytest.raises(tunefleet.NotFoundError) as raised:
+                    answering.best(name, problem, device_class)
+                assert raised.value.reason == reason, (answering, raised.value.message)
+        assert online.best(kernel, shape).config == exported.best(kernel, shape).config
+
+        # Not tuned: the fallback, quietly (a warning would be an error here).
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(2):
+                assert tunefleet.best_config(
+                    "never_tuned_reasons", client=online, fallback=fallback, **shape
+                ) == fallback
+                assert tunefleet.best_config(
+                    "never_tuned_reasons", client=exported, fallback=fallback, **shape
+                ) == fallback
+
+        # A misspelt variable, an unknown device class: the fallback, and a
+        # warning saying what the kernel is tuned for, once per (kernel,
+        # variables, device class), whatever the sizes.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for size in (4096, 1024, 4096):
+                assert tunefleet.best_config(
+                    kernel, client=online, fallback=fallback,
+                    problem_size_x=size, problem_size_Y=size,
+                ) == fallback
+            for size in (4096, 1024):
+                assert tunefleet.best_config(
+                    kernel, client=online, fallback=fallback, device_class="volta",
+                    problem_size_x=size, problem_size_y=size,
+                ) == fallback
+            # From the exported file too (another misspelling: each warns once).
+            for _ in range(2):
+                assert tunefleet.best_config(
+                    kernel, client=exported, fallback=fallback,
+                    problem_size_X=4096, problem_size_y=4096,
+                ) == fallback
+        said = [str(w.message) for w in caught]
+        assert said == [
+            f"tunefleet: no tuned configuration of kernel '{kernel}' for "
+            "problem_size_x=4096,problem_size_Y=4096 on any device class; its tuned problems "
+            "have the variables problem_size_x,problem_size_y; using the fallback "
+            "configuration",
+            f"tunefleet: no tuned configuration of kernel '{kernel}' for "
+            "problem_size_x=4096,problem_size_y=4096 on device class 'volta'; it is tuned on "
+            "ampere, edge; using the fallback configuration",
+            f"tunefleet: no tuned configuration of kernel '{kernel}' for "
+            "problem_size_X=4096,problem_size_y=4096 on any device class in the exported file; "
+            "its tuned problems have the variables problem_size_x,problem_size_y; using the "
+            "fallback configuration",
+        ], said
+        assert all(w.category is UserWarning and w.filename == __file__ for w in caught)
+        # Without a fallback, the error, as before.
+        with pytest.raises(tunefleet.NotFoundError, match="it is tuned on ampere, edge"):
+            tunefleet.best_config(kernel, client=online, device_class="volta", **shape)
 
 
 def online_config(fleet: Fleet, kernel: str) -> dict[str, object]:

@@ -22,6 +22,9 @@ from tunefleet.exported import ExportedConfigs
 _NO_FALLBACK = object()
 _lock = threading.Lock()
 _default: Optional[Client] = None
+# (kernel, variable names, device class) of the queries that warned: a query
+# that can never find anything warns once per process, not once per call.
+_warned: set[tuple[str, tuple[str, ...], str]] = set()
 
 
 def default_client() -> Client:
@@ -44,9 +47,14 @@ def best_config(
 ) -> Any:
     """The tuned configuration ({"BM": 128, ...}) of kernel for the problem
     given as keywords; the nearest tuned problem's when this one was never
-    tuned. When nothing of the kernel is tuned, or the coordinator cannot be
-    reached and never answered this query (a warning says so), `fallback` is
-    returned; without a fallback NotFoundError or UnavailableError is raised.
+    tuned. When nothing answers, or the coordinator cannot be reached and
+    never answered this query, `fallback` is returned; without a fallback
+    NotFoundError or UnavailableError is raised. A kernel not tuned (yet)
+    returns the fallback quietly; an outage warns; so does, once per
+    (kernel, variable names, device class) in the process, a query that
+    finds nothing as asked while the kernel is tuned, for other variables (a
+    misspelt one: m=4096 for M) or on other device classes
+    (NotFoundError.reason), with the sentence saying what it is tuned for.
     An outage costs one timeout per few seconds, not one per call
     (Client.best). Other errors (a refused token) are always raised.
     client: a Client (default: default_client()), or ExportedConfigs to
@@ -54,9 +62,19 @@ def best_config(
     client = client or default_client()
     try:
         return dict(client.best(kernel, problem, device_class).config)
-    except NotFoundError:
+    except NotFoundError as not_found:
         if fallback is _NO_FALLBACK:
             raise
+        if not_found.reason in (NotFoundError.OTHER_VARIABLES, NotFoundError.OTHER_DEVICE_CLASS):
+            asked = (kernel, tuple(sorted(problem)), device_class or "")
+            with _lock:
+                first = asked not in _warned
+                _warned.add(asked)
+            if first:
+                warnings.warn(
+                    f"tunefleet: {not_found.message}; using the fallback configuration",
+                    stacklevel=2,
+                )
         return fallback
     except UnavailableError as unreachable:
         if fallback is _NO_FALLBACK:

@@ -10,6 +10,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -22,7 +23,15 @@ from tunefleet.errors import (
     UnavailableError,
     from_rpc_error,
 )
-from tunefleet.messages import Best, Job, Worker, problem_message, require, result_row
+from tunefleet.messages import (
+    Best,
+    Job,
+    Worker,
+    best_request,
+    not_found_reason_word,
+    require,
+    result_row,
+)
 from tunefleet.spec import SpecInput, Sources, load_spec
 from tunefleet.v1 import tunefleet_pb2, tunefleet_pb2_grpc
 
@@ -36,6 +45,14 @@ BEST_NOT_FOUND_TTL_S = 5.0
 # After a query found the coordinator unreachable, best() asks again only
 # after this long (an outage costs one timeout per retry, not one per call).
 BEST_UNREACHABLE_RETRY_S = 5.0
+
+
+@dataclass(frozen=True)
+class _NotFound:
+    """A best() query that found nothing, kept: its NotFoundError's message and reason."""
+
+    message: str
+    reason: str
 
 
 def _read_file(path: Union[str, os.PathLike[str]], what: str) -> bytes:
@@ -194,8 +211,8 @@ class Client:
                 try_to_connect=True,
             )
         self._best_lock = threading.Lock()
-        # key: (expiry, a Best or a "not tuned" message)
-        self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, str]]] = {}
+        # key: (expiry, a Best or what a NotFoundError says)
+        self._best_cache: dict[tuple[Any, ...], tuple[float, Union[Best, _NotFound]]] = {}
         # When best() may ask again after the coordinator was unreachable, and why.
         self._best_retry_at = 0.0
         self._best_unreachable = ""
@@ -365,51 +382,59 @@ class Client:
         the kernel was tuned on a matching device (any, when device_class is
         None), in the coordinator's words, which name what the kernel is
         tuned for: the variables of its problems (a misspelt or missing
-        variable), or its device classes. While the coordinator cannot be
-        reached, an answer given before is given again, however old, and
-        UnavailableError raised for the others, the coordinator asked again
-        only every BEST_UNREACHABLE_RETRY_S (as the C++ BestConfigCache)."""
-        require(kernel, str, "kernel")
-        if device_class is not None:
-            require(device_class, str, "device_class")
-        message = problem_message(problem)
+        variable), or its device classes; its `reason` says which
+        (NotFoundError.NOT_TUNED, OTHER_VARIABLES, OTHER_DEVICE_CLASS). While
+        the coordinator cannot be reached, an answer given before is given
+        again, however old, and UnavailableError raised for the others, the
+        coordinator asked again only every BEST_UNREACHABLE_RETRY_S (as the
+        C++ BestConfigCache)."""
+        request = best_request(kernel, problem, device_class)
         key = (kernel, tuple(sorted(problem.items())), device_class or "")
         now = time.monotonic()
         with self._best_lock:
             cached = self._best_cache.get(key)
             retry_at, unreachable = self._best_retry_at, self._best_unreachable
         if not cached or cached[0] <= now:
-            try:
-                if now < retry_at:
+            if now < retry_at:
+                # Unreachable a moment ago: not asked again before retry_at.
+                if not cached:
                     raise UnavailableError(
                         grpc.StatusCode.UNAVAILABLE,
                         f"{unreachable} (asked again in {retry_at - now:.1f} s)",
                     )
-                request = tunefleet_pb2.QueryBestRequest(
-                    kernel=kernel, problem=message, device_class=device_class or ""
-                )
-                response = self._call(self._stub.QueryBest, request)
-            except UnavailableError as error:
-                with self._best_lock:
-                    if now >= self._best_retry_at:
-                        self._best_retry_at = now + BEST_UNREACHABLE_RETRY_S
-                        self._best_unreachable = error.message
-                if not cached:
-                    raise
                 cached = (now + BEST_UNREACHABLE_RETRY_S, cached[1])
             else:
-                answer: Union[Best, str]
-                if response.found:
-                    answer, ttl = Best.from_proto(response), BEST_TTL_S
-                else:
-                    answer, ttl = response.not_found, BEST_NOT_FOUND_TTL_S
-                cached = (now + ttl, answer)
+                cached = self._ask_best(request, cached, now)
             with self._best_lock:
                 self._best_cache[key] = cached
-        if isinstance(cached[1], str):
+        if isinstance(cached[1], _NotFound):
             # A new exception each time: one raised again keeps every caller's frames.
-            raise NotFoundError(grpc.StatusCode.NOT_FOUND, cached[1])
+            raise NotFoundError(grpc.StatusCode.NOT_FOUND, cached[1].message, cached[1].reason)
         return cached[1]
+
+    def _ask_best(
+        self,
+        request: tunefleet_pb2.QueryBestRequest,
+        cached: Optional[tuple[float, Union[Best, _NotFound]]],
+        now: float,
+    ) -> tuple[float, Union[Best, _NotFound]]:
+        """The coordinator's answer to request as best() keeps it: (expiry,
+        answer); when the coordinator cannot be reached, the one cached
+        before, kept BEST_UNREACHABLE_RETRY_S more, else UnavailableError."""
+        try:
+            response = self._call(self._stub.QueryBest, request)
+        except UnavailableError as error:
+            with self._best_lock:
+                if now >= self._best_retry_at:
+                    self._best_retry_at = now + BEST_UNREACHABLE_RETRY_S
+                    self._best_unreachable = error.message
+            if not cached:
+                raise
+            return (now + BEST_UNREACHABLE_RETRY_S, cached[1])
+        if response.found:
+            return (now + BEST_TTL_S, Best.from_proto(response))
+        reason = not_found_reason_word(response.not_found_reason)
+        return (now + BEST_NOT_FOUND_TTL_S, _NotFound(response.not_found, reason))
 
     def workers(self) -> list[Worker]:
         response = self._call(self._stub.ListWorkers, tunefleet_pb2.ListWorkersRequest())

@@ -24,7 +24,21 @@ class InvalidArgumentError(TuneFleetError):
 
 
 class NotFoundError(TuneFleetError):
-    """No such job, or nothing of the kernel tuned on a matching device."""
+    """No such job, or nothing of the kernel tuned on a matching device. Then
+    `reason` says which way (the coordinator's QueryBestResponse.not_found_reason):
+    NOT_TUNED, nothing of the kernel is tuned (yet); OTHER_VARIABLES, it is
+    tuned, but no tuned problem has the query's variables (a misspelt or
+    missing one); OTHER_DEVICE_CLASS, it is tuned for them, but not on the
+    device class asked. "unknown" from a coordinator that does not say; ""
+    for what is not a best-config query."""
+
+    NOT_TUNED = "not_tuned"
+    OTHER_VARIABLES = "other_variables"
+    OTHER_DEVICE_CLASS = "other_device_class"
+
+    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "") -> None:
+        super().__init__(code, message)
+        self.reason = reason
 
 
 class UnauthenticatedError(TuneFleetError):

@@ -26,7 +26,7 @@ from typing import Any, Optional, Union
 import grpc
 
 from tunefleet.errors import InvalidArgumentError, NotFoundError
-from tunefleet.messages import Best, Timing, problem_message, require
+from tunefleet.messages import Best, Timing, best_request
 
 FORMAT = "tunefleet-best-configs/1"
 # Distances this close are ties: sums of logarithms equal in exact arithmetic
@@ -92,11 +92,9 @@ class ExportedConfigs:
         self, kernel: str, problem: Mapping[str, int], device_class: Optional[str] = None
     ) -> Best:
         """The exact or nearest tuned problem's configuration; NotFoundError,
-        saying what the kernel is tuned for, when nothing answers."""
-        require(kernel, str, "kernel")
-        if device_class is not None:
-            require(device_class, str, "device_class")
-        problem_message(problem)  # the types and ranges Client.best checks
+        saying what the kernel is tuned for, with the reason the coordinator
+        would give, when nothing answers."""
+        best_request(kernel, problem, device_class)  # the types and ranges Client.best checks
         if not kernel:
             raise InvalidArgumentError(grpc.StatusCode.INVALID_ARGUMENT, "kernel must be set")
         if not problem:
@@ -118,15 +116,15 @@ class ExportedConfigs:
             ):
                 found, found_distance = entry, distance
         if found is None:
-            raise NotFoundError(
-                grpc.StatusCode.NOT_FOUND, self._not_tuned(kernel, problem, device_class)
-            )
+            reason, message = self._not_tuned(kernel, problem, device_class)
+            raise NotFoundError(grpc.StatusCode.NOT_FOUND, message, reason)
         return dataclasses.replace(found, exact=found_distance < 0)
 
     def _not_tuned(
         self, kernel: str, problem: Mapping[str, int], device_class: Optional[str]
-    ) -> str:
-        """kernelspec::NotTunedMessage's sentence, as BestConfigCache::Offline says it."""
+    ) -> tuple[str, str]:
+        """kernelspec::ExplainNotTuned's reason (NotFoundError.reason) and
+        sentence, as BestConfigCache::Offline gives them."""
         shape = ",".join(f"{k}={v}" for k, v in problem.items())
         where = f"device class '{device_class}'" if device_class else "any device class"
         message = (
@@ -135,11 +133,27 @@ class ExportedConfigs:
         )
         tuned = [e for e in self.entries if e.kernel == kernel]
         if not tuned:
-            return message
+            return NotFoundError.NOT_TUNED, message
+        names = ",".join(sorted(problem))
         variables = sorted({",".join(sorted(e.problem)) for e in tuned})
         classes = sorted({e.device_class for e in tuned})
-        if ",".join(sorted(problem)) not in variables:
-            return f"{message}; its tuned problems have the variables {' or '.join(variables)}"
+        if names not in variables:
+            return (
+                NotFoundError.OTHER_VARIABLES,
+                f"{message}; its tuned problems have the variables {' or '.join(variables)}",
+            )
         if device_class and device_class not in classes:
-            return f"{message}; it is tuned on {', '.join(classes)}"
-        return message
+            return (
+                NotFoundError.OTHER_DEVICE_CLASS,
+                f"{message}; it is tuned on {', '.join(classes)}",
+            )
+        # The class asked is tuned, for other variables only (other classes
+        # have these: any class would have answered).
+        on_class = sorted(
+            {",".join(sorted(e.problem)) for e in tuned if e.device_class == device_class}
+        )
+        return (
+            NotFoundError.OTHER_VARIABLES,
+            f"{message}; its tuned problems on device class '{device_class}' have the variables "
+            f"{' or '.join(on_class)}",
+        )

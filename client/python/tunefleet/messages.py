@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import grpc
 
@@ -66,6 +66,25 @@ def problem_message(problem: Mapping[str, int]) -> spec_pb2.Problem:
             )
         message.vars.add(name=name, value=v)
     return message
+
+
+def best_request(
+    kernel: str, problem: Mapping[str, int], device_class: Optional[str]
+) -> tunefleet_pb2.QueryBestRequest:
+    """The QueryBestRequest of Client.best and ExportedConfigs.best: TypeError
+    for a kernel or device class that is not a str (device_class None: any)
+    and as problem_message says."""
+    require(kernel, str, "kernel")
+    if device_class is not None:
+        require(device_class, str, "device_class")
+    return tunefleet_pb2.QueryBestRequest(
+        kernel=kernel, problem=problem_message(problem), device_class=device_class or ""
+    )
+
+
+def not_found_reason_word(reason: int) -> str:
+    """NOT_FOUND_REASON_OTHER_VARIABLES -> "other_variables" (NotFoundError.reason)."""
+    return _enum_word(tunefleet_pb2.NotFoundReason, reason, "NOT_FOUND_REASON_")
 
 
 def state_word(state: int) -> str:
