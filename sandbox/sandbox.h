@@ -7,8 +7,10 @@
 //   files     Landlock: only `read_paths` can be read or executed and only
 //             `write_paths` written; anything else fails with EACCES.
 //   network   a new, empty network namespace when privileged, and always a
-//             seccomp filter that refuses socket() for every family but
-//             AF_UNIX (and io_uring, which could open sockets around it).
+//             seccomp filter that refuses socket() for every family, AF_UNIX
+//             included (a path-named socket outside is reachable otherwise),
+//             and io_uring, which could open sockets around it; socketpair
+//             stays.
 //   processes with allow_processes false, the same filter refuses fork,
 //             vfork, clone of a process (threads still work), execve.
 //   resources setrlimit: address space or data size, file size, CPU time,

@@ -24,6 +24,7 @@ enum Probe {
   kWriteWorkDir,
   kInetSocket,
   kUnixSocket,
+  kSocketPair,
   kFork,
   kThread,
   kNumProbes
@@ -49,6 +50,8 @@ std::vector<int> ProbeInChild(const Policy& policy) {
     results[kWriteWorkDir] = probe(fd >= 0);
     results[kInetSocket] = probe(socket(AF_INET6, SOCK_DGRAM, 0) >= 0);
     results[kUnixSocket] = probe(socket(AF_UNIX, SOCK_STREAM, 0) >= 0);
+    int pair[2];
+    results[kSocketPair] = probe(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
     pid_t child = fork();
     if (child == 0) _exit(0);
     results[kFork] = probe(child > 0);
@@ -92,7 +95,8 @@ TEST_F(SandboxTest, ConfinesFilesNetworkAndProcessesButNotThreads) {
   EXPECT_EQ(r[kWriteTmp], EACCES);
   EXPECT_EQ(r[kWriteWorkDir], 0);
   EXPECT_EQ(r[kInetSocket], EACCES);
-  EXPECT_EQ(r[kUnixSocket], 0);
+  EXPECT_EQ(r[kUnixSocket], EACCES);  // a path-named socket outside would be reachable
+  EXPECT_EQ(r[kSocketPair], 0);
   EXPECT_EQ(r[kFork], EPERM);
   EXPECT_EQ(r[kThread], 0);
   EXPECT_FALSE(std::filesystem::exists("/tmp/tf_sandbox_test_escape"));
