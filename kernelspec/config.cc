@@ -205,4 +205,11 @@ int64_t CopyIndexInSymbol(std::string_view symbol) {
   return index;
 }
 
+std::string ConstantSymbol(std::string_view kernel_symbol, const std::string& name) {
+  const int64_t copy = CopyIndexInSymbol(kernel_symbol);
+  if (copy < 0) return name;
+  const std::string ns = CopyNamespace(static_cast<size_t>(copy));
+  return "_ZN" + std::to_string(ns.size()) + ns + std::to_string(name.size()) + name + "E";
+}
+
 }  // namespace tf::kernelspec

@@ -51,6 +51,13 @@ inline constexpr const char* kReferenceSymbol = "tf_reference";
 std::string CopyNamespace(size_t index);
 int64_t CopyIndexInSymbol(std::string_view symbol);
 
+// The symbol of the `__constant__` variable `name` that the kernel of
+// `kernel_symbol` reads, as the device side looks it up to fill a constant
+// buffer: the name itself at namespace scope, or in a define-style copy's
+// namespace, which the kernel's symbol names, _ZN<len>tf_copyN<len>NAMEE
+// (Itanium C++ mangling, as NVRTC and clang give it).
+std::string ConstantSymbol(std::string_view kernel_symbol, const std::string& name);
+
 // Binds each parameter of `config` (a string or an integer) and each variable
 // of `problem` by its name, for expressions evaluated on a candidate.
 void BindConfig(const v1::Config& config, Bindings* vars);

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "common/files.h"
+#include "kernelspec/config.h"
 #include "runner/benchmark.h"
 
 namespace tf::runner {
@@ -113,7 +114,7 @@ class GpuBackend : public Backend {
 
   Status Run(const Launchable& kernel, DeviceBuffers& buffers,
              const std::vector<int64_t>& scalars) override {
-    TF_RETURN_IF_ERROR(runtime_->BeforeLaunches(kernel, Gpu(buffers)));
+    TF_RETURN_IF_ERROR(FillConstants(kernel, Gpu(buffers)));
     TF_ASSIGN_OR_RETURN(Arguments arguments, MakeArguments(kernel, Gpu(buffers), scalars));
     TF_RETURN_IF_ERROR(Launch(kernel, arguments));
     return runtime_->Synchronize();
@@ -173,7 +174,7 @@ class GpuBackend : public Backend {
       TF_ASSIGN_OR_RETURN(flush_buffer_, Allocate(flush_bytes_));
     }
     // Made once, so that the timed region holds only the launch.
-    TF_RETURN_IF_ERROR(runtime_->BeforeLaunches(kernel, Gpu(buffers)));
+    TF_RETURN_IF_ERROR(FillConstants(kernel, Gpu(buffers)));
     TF_ASSIGN_OR_RETURN(Arguments arguments, MakeArguments(kernel, Gpu(buffers), scalars));
     GpuTimingCalls calls;
     calls.launch = [&] { return Launch(kernel, arguments); };
@@ -210,6 +211,34 @@ class GpuBackend : public Backend {
     TF_ASSIGN_OR_RETURN(arguments.extras,
                         runtime_->ExtraArguments(kernel, buffers, arguments.addresses));
     return arguments;
+  }
+
+  // Copies each constant buffer's inputs into the __constant__ variable of
+  // its name in the kernel's module: the one of the kernel's own copy of
+  // the source in a define-style batch, whose symbols live in its
+  // namespace. Kernels cannot write constant memory, so once before a
+  // kernel's launches.
+  Status FillConstants(const Launchable& kernel, const GpuBuffers& buffers) {
+    for (const auto& [index, name] : kernel.constants) {
+      const std::string symbol = kernelspec::ConstantSymbol(kernel.symbol, name);
+      Result<GpuRuntime::Global> global = runtime_->FindGlobal(kernel.artifact, symbol);
+      // The compiler drops a __constant__ variable that no kernel of the
+      // module reads (a reference using the pointer instead): nothing to fill.
+      if (global.status().code() == Code::kNotFound) continue;
+      if (!global.ok()) {
+        return Status(global.status().code(),
+                      "buffer '" + name + "' (memory: constant): " + global.status().message());
+      }
+      if (global->bytes < buffers.sizes[index]) {
+        return Status::InvalidArgument("buffer '" + name + "' (memory: constant) holds " +
+                                       std::to_string(buffers.sizes[index]) +
+                                       " bytes, but the module's __constant__ " + name + " only " +
+                                       std::to_string(global->bytes));
+      }
+      TF_RETURN_IF_ERROR(
+          runtime_->CopyOnDevice(global->address, buffers.pristine[index], buffers.sizes[index]));
+    }
+    return Status::Ok();
   }
 
   Status Launch(const Launchable& kernel, Arguments& arguments) {

@@ -4,7 +4,9 @@
 // a device-to-device copy), launches checked for their geometry, outputs
 // compared where they lie by the vendor's compare kernels, and timing by
 // TimeOnGpu with an L2 flush buffer of GpuFlushBytes. A GPU vendor supplies
-// a GpuRuntime and its compare kernels; nothing else.
+// a GpuRuntime and its compare kernels; nothing else. Constant buffers
+// (memory: constant) are copied into the module's `__constant__` variable of
+// their name before a kernel's launches.
 #pragma once
 
 #include <cstdint>
@@ -66,10 +68,13 @@ class GpuRuntime {
   virtual Result<double> DeviceTime(const std::function<Status()>& enqueue) = 0;
   virtual bool lost() const = 0;
 
-  // Before a kernel's launches: once per run or timing (constant buffers).
-  virtual Status BeforeLaunches(const Launchable& /*kernel*/, const GpuBuffers& /*buffers*/) {
-    return Status::Ok();
-  }
+  // A module's global variable (a `__constant__` one): its address and
+  // size, or NotFound when the module has none of that name.
+  struct Global {
+    DevicePointer address = 0;
+    size_t bytes = 0;
+  };
+  virtual Result<Global> FindGlobal(void* module, const std::string& name) = 0;
   // Appends the addresses of the arguments this runtime passes after the
   // scalars (tensor maps, where the GPU takes them) and returns what holds
   // them. By default there are none, and a kernel with tensor maps is refused.

@@ -67,6 +67,16 @@ class HipDevice : public runner::GpuRuntime {
     return function;
   }
 
+  Result<Global> FindGlobal(void* module, const std::string& name) override {
+    hipDeviceptr_t address = nullptr;
+    size_t bytes = 0;
+    const hipError_t found =
+        hip_.hipModuleGetGlobal(&address, &bytes, static_cast<hipModule_t>(module), name.c_str());
+    if (found == hipErrorNotFound) return Status::NotFound("no global " + name);
+    TF_RETURN_IF_ERROR(Check(found, "hipModuleGetGlobal of " + name));
+    return Global{reinterpret_cast<runner::DevicePointer>(address), bytes};
+  }
+
   Status Enqueue(const runner::Launchable& kernel, void** arguments,
                  const std::string& what) override {
     auto u = [](int64_t n) { return static_cast<unsigned>(n); };

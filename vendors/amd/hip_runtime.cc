@@ -24,6 +24,7 @@ Result<const HipRuntime*> Load() {
   TF_BIND(hipModuleLoadData);
   TF_BIND(hipModuleUnload);
   TF_BIND(hipModuleGetFunction);
+  TF_BIND(hipModuleGetGlobal);
   TF_BIND(hipModuleLaunchKernel);
   TF_BIND(hipMalloc);
   TF_BIND(hipFree);

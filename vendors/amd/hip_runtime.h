@@ -37,6 +37,7 @@ struct HipRuntime {
   TF_HIP_FUNCTION(hipModuleLoadData);
   TF_HIP_FUNCTION(hipModuleUnload);
   TF_HIP_FUNCTION(hipModuleGetFunction);
+  TF_HIP_FUNCTION(hipModuleGetGlobal);
   TF_HIP_FUNCTION(hipModuleLaunchKernel);
   // Plain pointer: the header overloads hipMalloc with a template.
   hipError_t (*hipMalloc)(void** pointer, size_t bytes) = nullptr;

@@ -182,11 +182,6 @@ Result<std::unique_ptr<HipToolchain>> HipToolchain::Detect(const std::string& ar
 Status HipToolchain::Validate(const v1::KernelSpec& spec) const {
   TF_RETURN_IF_ERROR(compiler::CheckMainSource(spec));
   TF_RETURN_IF_ERROR(compiler::CheckGridLaunch(spec));
-  if (spec.param_style() == "define") {
-    return Status::InvalidArgument(
-        "param_style: define-style knobs are not built by the hip toolchain yet; use template "
-        "parameters");
-  }
   if (spec.tensor_maps_size() > 0) {
     return Status::InvalidArgument("tensor_maps: hip kernels take no tensor maps");
   }

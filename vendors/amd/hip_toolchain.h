@@ -7,8 +7,10 @@
 //
 // Kernels are __global__ function templates taking the buffers (device
 // pointers in spec order, inputs const) then the scalars (int64_t, in
-// kernelspec::ScalarNames order); the reference is a plain __global__ kernel
-// with the same parameters. The batch's translation unit gives each
+// kernelspec::ScalarNames order), or with param_style: define plain kernels
+// in a copy of the source per configuration (compiler/source_copies.h); the
+// reference is a plain __global__ kernel with the same parameters. The
+// batch's translation unit gives each
 // candidate a file-local device variable holding its kernel's address
 // (tf_candidate_<i>, the reference tf_reference), which instantiates it; the
 // code object's relocation of that variable names the mangled kernel, and

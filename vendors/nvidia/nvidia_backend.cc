@@ -6,7 +6,6 @@
 
 #include "runner/gpu_backend.h"
 #include "vendors/nvidia/compare_kernels.h"
-#include "vendors/nvidia/constant_symbol.h"
 #include "vendors/nvidia/cuda_driver.h"
 #include "vendors/nvidia/nvidia_sensors.h"
 
@@ -100,34 +99,14 @@ class CudaRuntime : public runner::GpuRuntime {
   }
   bool lost() const override { return lost_; }
 
-  // Copies each constant buffer's inputs into the __constant__ symbol of its
-  // name in the kernel's module: the one of the kernel's own copy of the
-  // source in a define-style batch, whose symbols live in its namespace.
-  // Kernels cannot write constant memory, so once before a kernel's launches.
-  Status BeforeLaunches(const runner::Launchable& kernel,
-                        const runner::GpuBuffers& buffers) override {
-    for (const auto& [index, name] : kernel.constants) {
-      const std::string symbol = ConstantSymbol(kernel.symbol, name);
-      CUdeviceptr global = 0;
-      size_t global_bytes = 0;
-      const CUresult found = cuda_.cuModuleGetGlobal(
-          &global, &global_bytes, static_cast<CUmodule>(kernel.artifact), symbol.c_str());
-      // The compiler drops a __constant__ variable that no kernel of the
-      // module reads (a reference using the pointer instead): nothing to fill.
-      if (found == CUDA_ERROR_NOT_FOUND) continue;
-      TF_RETURN_IF_ERROR(Check(found, "buffer '" + name + "' (memory: constant): the module's " +
-                                          "__constant__ symbol " + symbol));
-      if (global_bytes < buffers.sizes[index]) {
-        return Status::InvalidArgument("buffer '" + name + "' (memory: constant) holds " +
-                                       std::to_string(buffers.sizes[index]) +
-                                       " bytes, but the module's __constant__ " + name + " only " +
-                                       std::to_string(global_bytes));
-      }
-      TF_RETURN_IF_ERROR(
-          Check(cuda_.cuMemcpyDtoD(global, Cuda(buffers.pristine[index]), buffers.sizes[index]),
-                "filling __constant__ " + name));
-    }
-    return Status::Ok();
+  Result<Global> FindGlobal(void* module, const std::string& name) override {
+    CUdeviceptr address = 0;
+    size_t bytes = 0;
+    const CUresult found =
+        cuda_.cuModuleGetGlobal(&address, &bytes, static_cast<CUmodule>(module), name.c_str());
+    if (found == CUDA_ERROR_NOT_FOUND) return Status::NotFound("no global " + name);
+    TF_RETURN_IF_ERROR(Check(found, "cuModuleGetGlobal of " + name));
+    return Global{address, bytes};
   }
 
   // The tensor maps, encoded against the working copies.

@@ -15,7 +15,6 @@
 #include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
 #include "tests/test_util.h"
-#include "vendors/nvidia/constant_symbol.h"
 #include "vendors/nvidia/nvrtc_toolchain.h"
 #include "vendors/toolchains.h"
 #include "worker/devices.h"
@@ -213,14 +212,16 @@ TEST_F(DefineStyleTest, ConstantSymbolIsTheLoweredName) {
   ASSERT_TRUE(run.ok() && run->success()) << (run.ok() ? run->output : run.status().ToString());
   auto names = ReadFile(temp_ / "c.names");
   ASSERT_TRUE(names.ok());
-  EXPECT_NE(names->find("&tf_copy0::coeffs\t" +
-                        ConstantSymbol("_ZN8tf_copy012scale_tf_copy0EPf", "coeffs") + "\n"),
+  EXPECT_NE(
+      names->find("&tf_copy0::coeffs\t" +
+                  kernelspec::ConstantSymbol("_ZN8tf_copy012scale_tf_copy0EPf", "coeffs") + "\n"),
+      std::string::npos)
+      << *names;
+  EXPECT_NE(names->find("&tf_copy12::coeffs\t" +
+                        kernelspec::ConstantSymbol("k_tf_copy12", "coeffs") + "\n"),
             std::string::npos)
       << *names;
-  EXPECT_NE(names->find("&tf_copy12::coeffs\t" + ConstantSymbol("k_tf_copy12", "coeffs") + "\n"),
-            std::string::npos)
-      << *names;
-  EXPECT_NE(names->find("&plain\t" + ConstantSymbol("_Z5scalePf", "plain") + "\n"),
+  EXPECT_NE(names->find("&plain\t" + kernelspec::ConstantSymbol("_Z5scalePf", "plain") + "\n"),
             std::string::npos)
       << *names;
 }
