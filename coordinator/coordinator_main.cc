@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--worker-retention-ms", options.worker_retention_ms,
                  "a worker silent this long with no lease is forgotten: gone from `tunefleet "
-                 "workers` and the database, its results kept; it registers again if it comes "
-                 "back (restarted workers register under new ids)")
+                 "workers` and the dashboard, its results and its id's owner kept; it registers "
+                 "again if it comes back (restarted workers register under new ids)")
       ->check(tf::kPositive)
       ->capture_default_str();
   app.add_option("--batch-size", options.build_batch_size, "configurations per compiled batch")

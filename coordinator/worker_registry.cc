@@ -13,6 +13,10 @@ Result<std::unique_ptr<WorkerRegistry>> WorkerRegistry::Load(db::TuningDb& db,
   std::unique_ptr<WorkerRegistry> registry(new WorkerRegistry(db, options));
   TF_ASSIGN_OR_RETURN(auto rows, db.LoadWorkers());
   for (auto& row : rows) {
+    if (row.forgotten) {
+      registry->forgotten_[row.id] = row.owner_token;
+      continue;
+    }
     Worker w;
     w.row = std::move(row);
     w.expired = true;  // known, but asked to register again before new leases
@@ -29,8 +33,16 @@ bool WorkerRegistry::Alive(const Worker& worker, int64_t now) const {
 
 Status WorkerRegistry::CheckOwner(const std::string& worker_id, const auth::Caller& caller) const {
   if (!caller.own_only) return Status::Ok();
-  auto w = workers_.find(worker_id);
-  if (w == workers_.end() || w->second.row.owner_token == caller.token_id) return Status::Ok();
+  int64_t owner;
+  if (auto w = workers_.find(worker_id); w != workers_.end()) {
+    owner = w->second.row.owner_token;
+  } else if (auto f = forgotten_.find(worker_id); f != forgotten_.end()) {
+    // Forgotten, still its token's: candidates may still name it as theirs.
+    owner = f->second;
+  } else {
+    return Status::Ok();
+  }
+  if (owner == caller.token_id) return Status::Ok();
   return Status::PermissionDenied("worker " + worker_id + " belongs to another token");
 }
 
@@ -63,10 +75,15 @@ std::vector<v1::WorkerInfo> WorkerRegistry::List(int64_t now, const LeasesOf& le
 Result<std::string> WorkerRegistry::Register(const v1::RegisterRequest& request,
                                              int64_t owner_token) {
   Worker w;
-  w.row.id = !request.previous_worker_id().empty()
-                 ? request.previous_worker_id()
-                 : request.hostname() + "-" + std::to_string(NowUnixMs() % 1000000) + "-" +
-                       std::to_string(next_worker_seq_++);
+  w.row.id = request.previous_worker_id();
+  if (w.row.id.empty()) {
+    // An id no worker had: another's, even a forgotten one's, would make it
+    // the owner of what that one was leased.
+    do {
+      w.row.id = request.hostname() + "-" + std::to_string(NowUnixMs() % 1000000) + "-" +
+                 std::to_string(next_worker_seq_++);
+    } while (Known(w.row.id));
+  }
   w.row.hostname = request.hostname();
   w.row.devices.assign(request.devices().begin(), request.devices().end());
   w.row.registered_ms = NowUnixMs();
@@ -78,8 +95,9 @@ Result<std::string> WorkerRegistry::Register(const v1::RegisterRequest& request,
     // Back after it was forgotten: what it reported before is still there.
     TF_ASSIGN_OR_RETURN(w.results_reported, db_.CountWorkerResults(w.row.id));
   }
-  TF_RETURN_IF_ERROR(db_.PutWorker(w.row));
+  TF_RETURN_IF_ERROR(db_.PutWorker(w.row));  // forgotten no more
   std::string id = w.row.id;
+  forgotten_.erase(id);
   workers_[id] = std::move(w);
   return id;
 }
@@ -127,7 +145,7 @@ void WorkerRegistry::ForgetSilent(int64_t now, const LeasesOf& leases_of) {
       forgotten.push_back(id);
     }
   }
-  // Not fsynced: a stamp or a deletion lost in a power loss is done again.
+  // Not fsynced: a stamp or a forgetting lost in a power loss is done again.
   if (!found_silent.empty()) {
     auto txn = db_.Begin(/*fsync=*/false);
     Status stored = txn->begin_status();
@@ -144,21 +162,26 @@ void WorkerRegistry::ForgetSilent(int64_t now, const LeasesOf& leases_of) {
     for (const auto& [w, since] : found_silent) w->row.silent_since_ms = since;
   }
   if (forgotten.empty()) return;
+  // The row stays, marked: deleted, it would take with it the token that
+  // owns the id, and any token could then take the id over.
   auto txn = db_.Begin(/*fsync=*/false);
-  Status deleted = txn->begin_status();
+  Status marked = txn->begin_status();
   for (const std::string& id : forgotten) {
-    if (deleted.ok()) deleted = db_.DeleteWorker(id);
+    db::WorkerRow row = workers_[id].row;
+    row.forgotten = true;
+    if (marked.ok()) marked = db_.PutWorker(row);
   }
-  if (deleted.ok()) deleted = txn->Commit();
-  if (!deleted.ok()) {
-    spdlog::error("cannot forget silent workers: {}; retrying", deleted.message());
+  if (marked.ok()) marked = txn->Commit();
+  if (!marked.ok()) {
+    spdlog::error("cannot forget silent workers: {}; retrying", marked.message());
     return;
   }
   for (const std::string& id : forgotten) {
     spdlog::info(
         "worker {} forgotten: silent for {} ms with no lease (its results stay; it registers "
-        "again if it comes back)",
+        "again under its token if it comes back)",
         id, now - workers_[id].row.silent_since_ms);
+    forgotten_[id] = workers_[id].row.owner_token;
     workers_.erase(id);
   }
 }

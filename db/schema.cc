@@ -167,6 +167,18 @@ ALTER TABLE jobs ADD COLUMN builds_done INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE workers ADD COLUMN silent_since_ms INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX results_by_worker ON results(worker, cached);
 )sql",
+      // 11: a forgotten worker's row stays, marked forgotten, so that its id
+      // keeps the token that owns it: deleted, any token could take the id
+      // over and report for the candidates once leased to it. The ids of
+      // workers forgotten before lost their owner with their row: each that
+      // held a lease is kept forgotten and owned by no token (0), so that no
+      // worker token can take it (its worker registers under a new id).
+      R"sql(
+ALTER TABLE workers ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
+INSERT INTO workers(id, hostname, devices, registered_ms, owner_token, forgotten)
+  SELECT worker_id, '', CAST('' AS BLOB), 0, 0, 1 FROM leases
+  WHERE worker_id NOT IN (SELECT id FROM workers) GROUP BY worker_id;
+)sql",
   };
   return kMigrations;
 }

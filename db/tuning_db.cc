@@ -508,24 +508,26 @@ Status TuningDb::PutWorker(const WorkerRow& worker) {
   for (const auto& d : worker.devices) *holder.add_devices() = d;
   TF_ASSIGN_OR_RETURN(auto stmt,
                       db_->Prepare("INSERT INTO workers(id, hostname, devices, registered_ms, "
-                                   "owner_token, silent_since_ms) VALUES(?,?,?,?,?,?) ON "
-                                   "CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
+                                   "owner_token, silent_since_ms, forgotten) VALUES(?,?,?,?,?,?,?) "
+                                   "ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, "
                                    "devices = excluded.devices, registered_ms = "
                                    "excluded.registered_ms, owner_token = excluded.owner_token, "
-                                   "silent_since_ms = excluded.silent_since_ms"));
+                                   "silent_since_ms = excluded.silent_since_ms, forgotten = "
+                                   "excluded.forgotten"));
   stmt.Bind(1, worker.id)
       .Bind(2, worker.hostname)
       .BindBlob(3, holder.SerializeAsString())
       .Bind(4, worker.registered_ms)
       .Bind(5, worker.owner_token)
-      .Bind(6, worker.silent_since_ms);
+      .Bind(6, worker.silent_since_ms)
+      .Bind(7, static_cast<int64_t>(worker.forgotten));
   return stmt.Run();
 }
 
 Result<std::vector<WorkerRow>> TuningDb::LoadWorkers() {
   TF_ASSIGN_OR_RETURN(auto stmt,
                       db_->Prepare("SELECT id, hostname, devices, registered_ms, owner_token, "
-                                   "silent_since_ms FROM workers"));
+                                   "silent_since_ms, forgotten FROM workers"));
   return Collect<WorkerRow>(stmt, [](const Statement& s) {
     WorkerRow w;
     w.id = s.Text(0);
@@ -536,13 +538,9 @@ Result<std::vector<WorkerRow>> TuningDb::LoadWorkers() {
     w.registered_ms = s.Int(3);
     w.owner_token = s.Int(4);
     w.silent_since_ms = s.Int(5);
+    w.forgotten = s.Int(6) != 0;
     return w;
   });
-}
-
-Status TuningDb::DeleteWorker(const std::string& id) {
-  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("DELETE FROM workers WHERE id = ?"));
-  return stmt.Bind(1, id).Run();
 }
 
 Result<int64_t> TuningDb::CountWorkerResults(const std::string& worker_id) {

@@ -123,6 +123,10 @@ struct WorkerRow {
   // before a restart that has not registered since, that start); 0: heard
   // from since it registered.
   int64_t silent_since_ms = 0;
+  // Silent past the retention with no lease: kept only so that its id keeps
+  // its owner (out of listings, loaded but not registered); false again
+  // when it registers again.
+  bool forgotten = false;
 };
 
 // A bearer token: its public description and the SHA-256 of its text. The
@@ -216,9 +220,8 @@ class TuningDb {
   Result<std::vector<ResultRow>> JobBest(int64_t job_id);
 
   Status PutWorker(const WorkerRow& worker);
+  // Every stored worker, forgotten ones included.
   Result<std::vector<WorkerRow>> LoadWorkers();
-  // Forgets a worker; the results it reported stay, under its id.
-  Status DeleteWorker(const std::string& id);
   // The results recorded from the worker's reports (not the copies later
   // jobs reused).
   Result<int64_t> CountWorkerResults(const std::string& worker_id);

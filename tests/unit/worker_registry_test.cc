@@ -1,5 +1,6 @@
-// The worker registry, driven directly over a real SQLite database: owners,
-// liveness, expiry, forgetting silent workers and their coming back.
+// The worker registry, driven directly over a real database (SQLite, and
+// PostgreSQL): owners, liveness, expiry, forgetting silent workers (whose
+// ids keep their owners, across a restart too) and their coming back.
 #include "coordinator/worker_registry.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/files.h"
+#include "db/schema.h"
 #include "tests/test_util.h"
 
 namespace tf::coordinator {
@@ -19,10 +21,13 @@ constexpr int64_t kHeartbeatIntervalMs = 100;
 constexpr int64_t kLeaseTtlMs = 1000;
 constexpr int64_t kRetentionMs = 5000;
 
-class WorkerRegistryTest : public ::testing::Test {
+using testing::DbKind;
+
+class WorkerRegistryTest : public ::testing::TestWithParam<DbKind> {
  protected:
   void SetUp() override {
-    auto db = db::TuningDb::Open(dir_ / "tunefleet.db", /*synchronous_full=*/false);
+    database_ = std::make_unique<testing::TestDatabase>(GetParam(), dir_.path());
+    auto db = db::TuningDb::Open(database_->location(), /*synchronous_full=*/false);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
     registry_ = Load();
@@ -75,14 +80,27 @@ class WorkerRegistryTest : public ::testing::Test {
     return ids;
   }
 
-  std::vector<std::string> StoredIds() const {
+  // The ids of the stored workers, of the forgotten ones when `forgotten`.
+  std::vector<std::string> StoredIds(bool forgotten = false) const {
     auto rows = db_->LoadWorkers();
     EXPECT_TRUE(rows.ok()) << rows.status().ToString();
     std::vector<std::string> ids;
     if (rows.ok()) {
-      for (const auto& row : *rows) ids.push_back(row.id);
+      for (const auto& row : *rows) {
+        if (row.forgotten == forgotten) ids.push_back(row.id);
+      }
     }
+    std::sort(ids.begin(), ids.end());
     return ids;
+  }
+
+  // Registers a worker of `owner_token`, silences it and forgets it.
+  std::string ForgottenWorker(int64_t owner_token) {
+    const std::string id = Register(owner_token);
+    const int64_t silent_since = SilenceAll();
+    registry_->ForgetSilent(silent_since + kRetentionMs + 1, NoLeases);
+    EXPECT_EQ(registry_->workers().count(id), 0u);
+    return id;
   }
 
   // One OK result recorded from the worker's report.
@@ -115,11 +133,12 @@ class WorkerRegistryTest : public ::testing::Test {
   static int64_t NoLeases(const std::string&) { return 0; }
 
   testing::TempDir dir_;
+  std::unique_ptr<testing::TestDatabase> database_;
   std::unique_ptr<db::TuningDb> db_;
   std::unique_ptr<WorkerRegistry> registry_;
 };
 
-TEST_F(WorkerRegistryTest, OwnerCheckRefusesAnotherTokensWorker) {
+TEST_P(WorkerRegistryTest, OwnerCheckRefusesAnotherTokensWorker) {
   const std::string id = Register(/*owner_token=*/7);
   auth::Caller other{.token_id = 8, .role = v1::ROLE_WORKER, .own_only = true};
   EXPECT_EQ(registry_->CheckOwner(id, other).code(), Code::kPermissionDenied);
@@ -132,7 +151,7 @@ TEST_F(WorkerRegistryTest, OwnerCheckRefusesAnotherTokensWorker) {
   EXPECT_TRUE(registry_->CheckOwner("unknown", other).ok());
 }
 
-TEST_F(WorkerRegistryTest, NewWorkersGetDistinctIds) {
+TEST_P(WorkerRegistryTest, NewWorkersGetDistinctIds) {
   const std::string first = Register();
   const std::string second = Register();
   EXPECT_NE(first, second);
@@ -141,7 +160,7 @@ TEST_F(WorkerRegistryTest, NewWorkersGetDistinctIds) {
   EXPECT_EQ(StoredIds().size(), 2u);
 }
 
-TEST_F(WorkerRegistryTest, AliveForThreeHeartbeatIntervals) {
+TEST_P(WorkerRegistryTest, AliveForThreeHeartbeatIntervals) {
   const std::string id = Register();
   const auto& worker = registry_->workers().at(id);
   const int64_t last = LastHeartbeat(id);
@@ -151,7 +170,7 @@ TEST_F(WorkerRegistryTest, AliveForThreeHeartbeatIntervals) {
   EXPECT_TRUE(registry_->Alive(worker, last + 12 * kHeartbeatIntervalMs));
 }
 
-TEST_F(WorkerRegistryTest, SilentForALeaseTtlExpiresAndMustRegisterAgain) {
+TEST_P(WorkerRegistryTest, SilentForALeaseTtlExpiresAndMustRegisterAgain) {
   const std::string id = Register();
   const int64_t last = LastHeartbeat(id);
   EXPECT_TRUE(registry_->ExpireSilent(last + kLeaseTtlMs).empty());
@@ -164,7 +183,7 @@ TEST_F(WorkerRegistryTest, SilentForALeaseTtlExpiresAndMustRegisterAgain) {
   EXPECT_TRUE(registry_->Heartbeat(id, NowUnixMs()));
 }
 
-TEST_F(WorkerRegistryTest, ForgetsAWorkerSilentPastRetentionUnlessItHoldsALease) {
+TEST_P(WorkerRegistryTest, ForgetsAWorkerSilentPastRetentionUnlessItHoldsALease) {
   const std::string idle = Register();
   const std::string leasing = Register();
   const int64_t silent_since = SilenceAll();
@@ -179,9 +198,10 @@ TEST_F(WorkerRegistryTest, ForgetsAWorkerSilentPastRetentionUnlessItHoldsALease)
   registry_->ForgetSilent(silent_since + kRetentionMs + 1, leases_of);
   EXPECT_EQ(ListedIds(), std::vector<std::string>{leasing});
   EXPECT_EQ(StoredIds(), std::vector<std::string>{leasing});
+  EXPECT_EQ(StoredIds(/*forgotten=*/true), std::vector<std::string>{idle});
 }
 
-TEST_F(WorkerRegistryTest, ComesBackUnderItsIdWithItsResultsCount) {
+TEST_P(WorkerRegistryTest, ComesBackUnderItsIdWithItsResultsCount) {
   const std::string id = Register();
   RecordResultOf(id);
   const int64_t silent_since = SilenceAll();
@@ -193,7 +213,7 @@ TEST_F(WorkerRegistryTest, ComesBackUnderItsIdWithItsResultsCount) {
   EXPECT_EQ(StoredIds(), std::vector<std::string>{id});
 }
 
-TEST_F(WorkerRegistryTest, LoadsStoredWorkersExpiredWithTheirResults) {
+TEST_P(WorkerRegistryTest, LoadsStoredWorkersExpiredWithTheirResults) {
   const std::string id = Register(/*owner_token=*/3);
   RecordResultOf(id);
   registry_ = Load();
@@ -205,6 +225,122 @@ TEST_F(WorkerRegistryTest, LoadsStoredWorkersExpiredWithTheirResults) {
   EXPECT_EQ(worker.row.owner_token, 3);
   EXPECT_FALSE(registry_->Heartbeat(id, NowUnixMs()));
 }
+
+// The security review's finding: forgotten, a worker's id lost its owner,
+// and another token could register under it (refusing the real worker when
+// it came back) or report for the candidates still leased to it.
+TEST_P(WorkerRegistryTest, AForgottenWorkersIdStaysItsTokensAcrossALoad) {
+  const std::string id = ForgottenWorker(/*owner_token=*/7);
+  auth::Caller other{.token_id = 8, .role = v1::ROLE_WORKER, .own_only = true};
+  auth::Caller owner{.token_id = 7, .role = v1::ROLE_WORKER, .own_only = true};
+  for (int load = 0; load < 2; ++load) {
+    SCOPED_TRACE(load == 0 ? "as forgotten" : "loaded again");
+    Status refused = registry_->CheckOwner(id, other);
+    EXPECT_EQ(refused.code(), Code::kPermissionDenied);
+    EXPECT_EQ(refused.message(), "worker " + id + " belongs to another token");
+    EXPECT_TRUE(registry_->CheckOwner(id, owner).ok());
+    // Not limited to its own: nothing to refuse, as for a registered worker.
+    EXPECT_TRUE(registry_->CheckOwner(id, {.token_id = 8}).ok());
+    // An id no worker ever had is anyone's to take.
+    EXPECT_TRUE(registry_->CheckOwner("never-registered", other).ok());
+    registry_ = Load();  // a restart of the coordinator
+    ASSERT_NE(registry_, nullptr);
+  }
+}
+
+TEST_P(WorkerRegistryTest, AForgottenWorkerIsKeptUnlistedAcrossALoad) {
+  const std::string kept = Register(/*owner_token=*/7);
+  const std::string id = Register(/*owner_token=*/7);
+  const int64_t silent_since = SilenceAll();
+  registry_->ForgetSilent(silent_since + kRetentionMs + 1, [&kept](const std::string& w) {
+    return w == kept ? int64_t{1} : int64_t{0};
+  });
+  EXPECT_EQ(registry_->workers().count(id), 0u);
+  EXPECT_EQ(ListedIds(), std::vector<std::string>{kept});
+  // Its row stays, marked, with the token that owns its id.
+  EXPECT_EQ(StoredIds(/*forgotten=*/true), std::vector<std::string>{id});
+  EXPECT_EQ(StoredIds(), std::vector<std::string>{kept});
+  registry_ = Load();
+  ASSERT_NE(registry_, nullptr);
+  EXPECT_EQ(registry_->workers().count(id), 0u);
+  EXPECT_EQ(ListedIds(), std::vector<std::string>{kept});
+  EXPECT_EQ(registry_->FindDevice(id, 0), nullptr);
+  EXPECT_FALSE(registry_->Heartbeat(id, NowUnixMs()));  // it must register again
+  EXPECT_EQ(StoredIds(/*forgotten=*/true), std::vector<std::string>{id});
+}
+
+TEST_P(WorkerRegistryTest, TheOwnerComesBackUnderItsForgottenIdAfterALoad) {
+  const std::string id = Register(/*owner_token=*/7);
+  RecordResultOf(id);
+  const int64_t silent_since = SilenceAll();
+  registry_->ForgetSilent(silent_since + kRetentionMs + 1, NoLeases);
+  registry_ = Load();
+  ASSERT_NE(registry_, nullptr);
+  auth::Caller other{.token_id = 8, .role = v1::ROLE_WORKER, .own_only = true};
+  auth::Caller owner{.token_id = 7, .role = v1::ROLE_WORKER, .own_only = true};
+  EXPECT_EQ(registry_->CheckOwner(id, other).code(), Code::kPermissionDenied);
+  ASSERT_TRUE(registry_->CheckOwner(id, owner).ok());
+
+  EXPECT_EQ(Register(7, id), id);
+  EXPECT_EQ(registry_->workers().at(id).results_reported, 1);
+  EXPECT_EQ(registry_->workers().at(id).row.owner_token, 7);
+  EXPECT_EQ(ListedIds(), std::vector<std::string>{id});
+  EXPECT_EQ(StoredIds(), std::vector<std::string>{id});
+  EXPECT_TRUE(StoredIds(/*forgotten=*/true).empty());
+  EXPECT_EQ(registry_->CheckOwner(id, other).code(), Code::kPermissionDenied);
+  // Registered again, it is registered after a restart too.
+  registry_ = Load();
+  ASSERT_NE(registry_, nullptr);
+  EXPECT_EQ(registry_->workers().count(id), 1u);
+  EXPECT_EQ(registry_->CheckOwner(id, other).code(), Code::kPermissionDenied);
+}
+
+// Version 11 keeps the ids of the workers that earlier versions forgot (and
+// deleted) and that held leases: owned by no token, no worker token can take
+// one over.
+TEST_P(WorkerRegistryTest, IdsForgottenBeforeVersion11BelongToNoToken) {
+  testing::TempDir dir;
+  testing::TestDatabase database(GetParam(), dir.path());
+  {
+    auto raw = db::Database::Open(database.location(), false);
+    ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+    ASSERT_TRUE(db::Migrate(**raw, 10).ok());
+    for (const char* sql :
+         {"INSERT INTO workers(id, hostname, devices, registered_ms, owner_token) "
+          "VALUES('kept', 'host', '', 1, 3)",
+          "INSERT INTO leases(job_id, worker_id, device_index, artifact_sha256, active) "
+          "VALUES(1, 'gone', 0, '', 0)",
+          "INSERT INTO leases(job_id, worker_id, device_index, artifact_sha256, active) "
+          "VALUES(1, 'gone', 0, '', 0)",
+          "INSERT INTO leases(job_id, worker_id, device_index, artifact_sha256, active) "
+          "VALUES(1, 'kept', 0, '', 0)"}) {
+      ASSERT_TRUE((*raw)->Exec(sql).ok()) << sql;
+    }
+  }
+  auto db = db::TuningDb::Open(database.location(), /*synchronous_full=*/false);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto rows = (*db)->LoadWorkers();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  std::sort(rows->begin(), rows->end(),
+            [](const db::WorkerRow& a, const db::WorkerRow& b) { return a.id < b.id; });
+  EXPECT_EQ((*rows)[0].id, "gone");
+  EXPECT_TRUE((*rows)[0].forgotten);
+  EXPECT_EQ((*rows)[0].owner_token, 0);
+  EXPECT_EQ((*rows)[1].id, "kept");
+  EXPECT_FALSE((*rows)[1].forgotten);
+  EXPECT_EQ((*rows)[1].owner_token, 3);
+
+  auto registry = WorkerRegistry::Load(**db, {.heartbeat_interval_ms = kHeartbeatIntervalMs,
+                                              .lease_ttl_ms = kLeaseTtlMs,
+                                              .retention_ms = kRetentionMs});
+  ASSERT_TRUE(registry.ok()) << registry.status().ToString();
+  EXPECT_EQ((*registry)->workers().count("gone"), 0u);
+  auth::Caller worker{.token_id = 8, .role = v1::ROLE_WORKER, .own_only = true};
+  EXPECT_EQ((*registry)->CheckOwner("gone", worker).code(), Code::kPermissionDenied);
+}
+
+TF_ON_BOTH_DATABASES(WorkerRegistryTest);
 
 }  // namespace
 }  // namespace tf::coordinator
