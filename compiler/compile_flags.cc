@@ -27,7 +27,11 @@ Result<std::vector<std::string>> AllowedCompileFlags(
         tokens[i + 1].entry == entry) {
       flag += tokens[++i].text;
     }
-    bool ok = flag.starts_with("-I") ? CheckSourcePath(flag.substr(2)).ok() : allowed(flag);
+    // An -I folder inside the sources; not "=dir" or "$SYSROOT/dir", which
+    // the compiler reads under its sysroot.
+    bool ok = flag.starts_with("-I")
+                  ? CheckSourcePath(flag.substr(2)).ok() && flag[2] != '=' && flag[2] != '$'
+                  : allowed(flag);
     if (!ok) {
       return Status::InvalidArgument("compile_options[" + std::to_string(entry) + "]: '" + flag +
                                      "' is not allowed by the " + toolchain +

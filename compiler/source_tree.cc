@@ -4,31 +4,16 @@
 #include <set>
 
 #include "common/files.h"
+#include "kernelspec/validate.h"
 
 namespace tf::compiler {
 
 Status CheckSourcePath(const std::string& path) {
-  auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("source path '" + path + "' " + why);
-  };
-  if (path.empty()) return bad("is empty");
-  if (path.front() == '/') return bad("is absolute; give it relative to the spec");
-  for (char c : path) {
-    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return bad("contains a quote, backslash or control character");
-    }
-  }
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    std::string part = path.substr(start, slash - start);
-    if (part.empty() || part == "." || part == "..") {
-      return bad("has an empty, '.' or '..' component");
-    }
-    start = slash + 1;
-  }
-  return Status::Ok();
+  if (kernelspec::IsSafeRelativePath(path)) return Status::Ok();
+  return Status::InvalidArgument(
+      "source path '" + path +
+      "' must be relative to the spec, without empty, '.' or '..' components, quotes, backslashes "
+      "or control characters");
 }
 
 Status WriteSourceTree(const std::string& dir,

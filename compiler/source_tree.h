@@ -12,7 +12,8 @@
 namespace tf::compiler {
 
 // Relative, no empty, "." or ".." components, no quotes, backslashes or
-// control characters.
+// control characters (kernelspec::IsSafeRelativePath, the rule a submitted
+// spec's sources are checked by).
 Status CheckSourcePath(const std::string& path);
 
 // Writes every source under `dir` (creating subdirectories); fails before

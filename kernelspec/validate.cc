@@ -515,7 +515,9 @@ class Validator {
     std::set<std::string> paths;
     for (const v1::SourceFile& file : sources_) {
       if (!IsSafeRelativePath(file.path())) {
-        Fail("sources", "'" + file.path() + "' must be a relative path without '..'");
+        Fail("sources", "'" + file.path() +
+                            "' must be a relative path without empty, '.' or '..' components, "
+                            "quotes, backslashes or control characters");
       }
       if (!paths.insert(file.path()).second) Fail("sources", "'" + file.path() + "' given twice");
       has_main |= file.path() == spec_.source();
@@ -587,14 +589,16 @@ uint64_t CartesianSize(const v1::KernelSpec& spec) {
 }
 
 bool IsSafeRelativePath(std::string_view path) {
-  if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) {
-    return false;
+  if (path.empty() || path.front() == '/') return false;
+  for (char c : path) {
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
   }
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find('/', start);
     if (end == std::string_view::npos) end = path.size();
-    if (path.substr(start, end - start) == "..") return false;
+    const std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
     start = end + 1;
   }
   return true;

@@ -42,7 +42,9 @@ size_t DtypeSize(std::string_view dtype);
 // Product of the parameter sizes, saturating at UINT64_MAX.
 uint64_t CartesianSize(const v1::KernelSpec& spec);
 
-// Not empty, not absolute, no ".." segment: safe to join under a folder.
+// Not empty, not absolute, no empty, "." or ".." component, no quote,
+// backslash or control character: safe to join under a folder and to name
+// in an #include.
 bool IsSafeRelativePath(std::string_view path);
 
 bool IsIdentifier(std::string_view name);

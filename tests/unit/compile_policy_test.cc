@@ -75,8 +75,10 @@ TEST_F(CompilePolicyTest, SubmitAndBuildGiveTheSameAnswer) {
     EXPECT_TRUE(build.ok()) << option << ": " << build.message();
   }
   // Joined with a refused option, naming files, or reaching other tools.
-  for (const char* option : {"-DX=1 -fplugin=./evil.so", "-I/etc", "-I../x", "-o/etc/passwd",
-                             "-Wl,-rpath,/tmp", "-include/etc/passwd"}) {
+  // -I=/etc and -I$SYSROOT/etc name a folder under the compiler's sysroot.
+  for (const char* option :
+       {"-DX=1 -fplugin=./evil.so", "-I/etc", "-I../x", "-I=/etc", "-I =/etc", "-I$SYSROOT/etc",
+        "-o/etc/passwd", "-Wl,-rpath,/tmp", "-include/etc/passwd"}) {
     Status submit = AtSubmit(option);
     Status build = AtBuild(option);
     EXPECT_EQ(submit.code(), Code::kInvalidArgument) << option;

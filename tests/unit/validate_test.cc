@@ -337,7 +337,9 @@ TEST_F(ValidateTest, Sources) {
   limits_.max_source_bytes = 10;
   std::string error = Error();
   EXPECT_THAT(error, HasSubstr("source: 'gemm.cuh' is not among the files sent"));
-  EXPECT_THAT(error, HasSubstr("sources: '../etc/passwd' must be a relative path without '..'"));
+  EXPECT_THAT(
+      error,
+      HasSubstr("sources: '../etc/passwd' must be a relative path without empty, '.' or '..'"));
   EXPECT_THAT(error, HasSubstr("sources: '/abs.h' must be a relative path"));
   EXPECT_THAT(error, HasSubstr("bytes, above the limit of 10"));
 }
@@ -357,6 +359,11 @@ TEST(ValidateHelpersTest, IsSafeRelativePath) {
   EXPECT_FALSE(IsSafeRelativePath("/a.cu"));
   EXPECT_FALSE(IsSafeRelativePath(".."));
   EXPECT_FALSE(IsSafeRelativePath("a/../../b"));
+  // What the build's source tree refuses is refused at submission too.
+  EXPECT_FALSE(IsSafeRelativePath("a//b.h"));
+  EXPECT_FALSE(IsSafeRelativePath("./a.cu"));
+  EXPECT_FALSE(IsSafeRelativePath("a\"b.h"));
+  EXPECT_FALSE(IsSafeRelativePath("a\\b.h"));
 }
 
 TEST(ValidateHelpersTest, CartesianSizeSaturates) {
