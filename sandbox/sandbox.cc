@@ -142,12 +142,13 @@ Result<int> MakeRuleset(const Policy& policy, int* abi) {
   return ruleset;
 }
 
-// The seccomp program: socket() of every family and io_uring always
-// refused (socketpair, which reaches nothing outside, stays allowed); with
-// !allow_processes also new processes and exec. Threads
+// The seccomp program: socket() of every family (but AF_UNIX with
+// allow_unix_sockets) and io_uring always refused (socketpair, which reaches
+// nothing outside, stays allowed); with !allow_processes also new processes
+// and exec. Threads
 // (clone with CLONE_THREAD) stay allowed; clone3 answers ENOSYS so that the
 // C library falls back to clone, whose flags a filter can read.
-std::vector<sock_filter> SeccompProgram(bool allow_processes) {
+std::vector<sock_filter> SeccompProgram(bool allow_processes, bool allow_unix_sockets) {
   std::vector<sock_filter> p;
   auto load = [&](uint32_t offset) { p.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); };
   auto ret = [&](uint32_t value) { p.push_back(BPF_STMT(BPF_RET | BPF_K, value)); };
@@ -167,11 +168,20 @@ std::vector<sock_filter> SeccompProgram(bool allow_processes) {
   p.push_back(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));  // x32 numbers
   ret(errno_of(ENOSYS));
 #endif
-  // AF_UNIX too: Landlock does not cover connect() to a socket's path, so
-  // a kernel could reach any listening socket on the host it may open
-  // (D-Bus, a local database, a container daemon's).
-  if_nr(__NR_socket, 1);
-  ret(errno_of(EACCES));
+  // AF_UNIX too where host code of a job runs: Landlock does not cover
+  // connect() to a socket's path, so it could reach any listening socket on
+  // the host its user may open (D-Bus, a local database, a container
+  // daemon's).
+  if (allow_unix_sockets) {
+    if_nr(__NR_socket, 4);
+    load(kArg0);
+    p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+    ret(SECCOMP_RET_ALLOW);
+    ret(errno_of(EACCES));
+  } else {
+    if_nr(__NR_socket, 1);
+    ret(errno_of(EACCES));
+  }
   if_nr(__NR_io_uring_setup, 1);
   ret(errno_of(EPERM));
   if (!allow_processes) {
@@ -238,7 +248,8 @@ std::vector<std::string> SystemReadPaths() {
 Result<Applied> Enter(const Policy& policy) {
   Applied applied;
   // Everything that allocates comes before the address-space limit.
-  std::vector<sock_filter> program = SeccompProgram(policy.allow_processes);
+  std::vector<sock_filter> program =
+      SeccompProgram(policy.allow_processes, policy.allow_unix_sockets);
   sock_fprog fprog{static_cast<unsigned short>(program.size()), program.data()};
   int abi = 0;
   TF_ASSIGN_OR_RETURN(int ruleset, MakeRuleset(policy, &abi));

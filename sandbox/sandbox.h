@@ -8,9 +8,9 @@
 //             `write_paths` written; anything else fails with EACCES.
 //   network   a new, empty network namespace when privileged, and always a
 //             seccomp filter that refuses socket() for every family, AF_UNIX
-//             included (a path-named socket outside is reachable otherwise),
-//             and io_uring, which could open sockets around it; socketpair
-//             stays.
+//             too unless allow_unix_sockets (a path-named socket outside is
+//             reachable otherwise: Landlock does not cover connect), and
+//             io_uring, which could open sockets around it; socketpair stays.
 //   processes with allow_processes false, the same filter refuses fork,
 //             vfork, clone of a process (threads still work), execve.
 //   resources setrlimit: address space or data size, file size, CPU time,
@@ -39,6 +39,11 @@ struct Policy {
   // the identity is dropped.
   std::string work_dir;
   bool allow_processes = true;
+  // For GPU runners: their drivers open AF_UNIX sockets (the CUDA driver's
+  // cuInit fails with CUDA_ERROR_OPERATING_SYSTEM without), and what they
+  // run of a job's is device code, which makes no system calls. Never for
+  // processes that run a job's host code (CPU runners) or compile it.
+  bool allow_unix_sockets = false;
   // 0: the limit is left as it is.
   uint64_t max_address_space_bytes = 0;
   // Private writable memory (heap, anonymous mappings): unlike the address

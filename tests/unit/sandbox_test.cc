@@ -111,6 +111,15 @@ TEST_F(SandboxTest, ProcessesMayBeAllowedTheRestStaysConfined) {
   EXPECT_EQ(r[kInetSocket], EACCES);
 }
 
+// GPU runners: their drivers need AF_UNIX sockets; nothing else opens up.
+TEST_F(SandboxTest, UnixSocketsMayBeAllowedOtherFamiliesStayRefused) {
+  policy_.allow_unix_sockets = true;
+  auto r = ProbeInChild(policy_);
+  EXPECT_EQ(r[kUnixSocket], 0);
+  EXPECT_EQ(r[kInetSocket], EACCES);
+  EXPECT_EQ(r[kReadPasswd], EACCES);
+}
+
 TEST_F(SandboxTest, RootBecomesNobodyOwningItsFolder) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
   ProbeInChild(policy_);

@@ -97,6 +97,7 @@ void ConfineAmdRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
   policy.write_paths.insert(policy.write_paths.end(), {"/dev/shm", "/proc/self/task"});
   AllowAmdDeviceNodes("/dev", policy);
   policy.max_open_files = 4096;
+  policy.allow_unix_sockets = true;  // the driver's; the candidates are device code
   policy.max_data_bytes = memory_bytes;
 }
 

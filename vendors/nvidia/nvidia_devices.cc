@@ -103,6 +103,7 @@ void ConfineNvidiaRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
   policy.read_paths.insert(policy.read_paths.end(), {"/proc", "/sys", "/etc"});
   policy.write_paths.insert(policy.write_paths.end(), {"/dev", "/proc/self/task"});
   policy.max_open_files = 4096;
+  policy.allow_unix_sockets = true;  // the driver's; the candidates are device code
   policy.max_data_bytes = memory_bytes;
 }
 
