@@ -12,6 +12,7 @@
 #include "auth/token_file.h"
 #include "common/files.h"
 #include "tests/test_util.h"
+#include "tests/token_coordinator_fixture.h"
 #include "tunefleet/v1/tunefleet.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
@@ -21,36 +22,11 @@ namespace {
 namespace v1 = ::tunefleet::v1;
 using std::chrono::seconds;
 
-class ForgottenWorkerTest : public ::testing::Test {
+class ForgottenWorkerTest : public TokenCoordinatorTest {
  protected:
   void SetUp() override {
-    coordinator_ = std::make_unique<CoordinatorProcess>(
-        dir_.path(),
-        std::vector<std::string>{"--admin-token-file", dir_ / "admin.token", "--lease-ttl-ms",
-                                 "3000", "--heartbeat-ms", "500", "--worker-retention-ms", "500"});
-    coordinator_->Start();
-    admin_ = *auth::ReadTokenFile(dir_ / "admin.token");
-    auto channel = grpc::CreateChannel(coordinator_->address(), grpc::InsecureChannelCredentials());
-    clients_ = v1::TuneFleet::NewStub(channel);
-    workers_ = v1::WorkerService::NewStub(channel);
-  }
-
-  std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
-    auto context = std::make_unique<grpc::ClientContext>();
-    context->set_deadline(std::chrono::system_clock::now() + seconds(30));
-    context->set_wait_for_ready(true);  // across a restart of the coordinator
-    auth::AttachToken(*context, token);
-    return context;
-  }
-
-  std::string CreateToken(v1::Role role, const std::string& name) {
-    v1::CreateTokenRequest request;
-    request.set_name(name);
-    request.set_role(role);
-    v1::CreateTokenResponse response;
-    grpc::Status status = clients_->CreateToken(Context(admin_).get(), request, &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return response.token();
+    StartCoordinator(
+        {"--lease-ttl-ms", "3000", "--heartbeat-ms", "500", "--worker-retention-ms", "500"});
   }
 
   // Two configurations of the slow spec.
@@ -115,12 +91,6 @@ class ForgottenWorkerTest : public ::testing::Test {
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response.results_size();
   }
-
-  TempDir dir_;
-  std::unique_ptr<CoordinatorProcess> coordinator_;
-  std::string admin_;
-  std::unique_ptr<v1::TuneFleet::Stub> clients_;
-  std::unique_ptr<v1::WorkerService::Stub> workers_;
 };
 
 TEST_F(ForgottenWorkerTest, AnotherTokenNeitherReportsAsNorTakesOverAForgottenWorker) {

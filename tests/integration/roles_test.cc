@@ -15,6 +15,7 @@
 #include "auth/tokens.h"
 #include "common/files.h"
 #include "tests/test_util.h"
+#include "tests/token_coordinator_fixture.h"
 #include "tunefleet/v1/results.grpc.pb.h"
 #include "tunefleet/v1/worker.grpc.pb.h"
 
@@ -26,37 +27,9 @@ using auth::Access;
 using auth::Rpc;
 using std::chrono::seconds;
 
-class RolesTest : public ::testing::Test {
+class RolesTest : public TokenCoordinatorTest {
  protected:
-  void SetUp() override {
-    coordinator_ = std::make_unique<CoordinatorProcess>(
-        dir_.path(), std::vector<std::string>{"--admin-token-file", dir_ / "admin.token",
-                                              "--max-jobs-in-flight-per-token", "3"});
-    coordinator_->Start();
-    admin_ = *auth::ReadTokenFile(dir_ / "admin.token");
-    auto channel = grpc::CreateChannel(coordinator_->address(), grpc::InsecureChannelCredentials());
-    clients_ = v1::TuneFleet::NewStub(channel);
-    workers_ = v1::WorkerService::NewStub(channel);
-    results_ = v1::TuningResults::NewStub(channel);
-  }
-
-  std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
-    auto context = std::make_unique<grpc::ClientContext>();
-    context->set_deadline(std::chrono::system_clock::now() + seconds(30));
-    context->set_wait_for_ready(true);  // across a restart of the coordinator
-    auth::AttachToken(*context, token);
-    return context;
-  }
-
-  std::string CreateToken(v1::Role role, const std::string& name) {
-    v1::CreateTokenRequest request;
-    request.set_name(name);
-    request.set_role(role);
-    v1::CreateTokenResponse response;
-    grpc::Status status = clients_->CreateToken(Context(admin_).get(), request, &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return response.token();
-  }
+  void SetUp() override { StartCoordinator({"--max-jobs-in-flight-per-token", "3"}); }
 
   grpc::Status Revoke(const std::string& token) {
     v1::RevokeTokenRequest request;
@@ -237,13 +210,7 @@ class RolesTest : public ::testing::Test {
     return grpc::Status(grpc::StatusCode::INTERNAL, "no such rpc");
   }
 
-  TempDir dir_;
-  std::unique_ptr<CoordinatorProcess> coordinator_;
-  std::string admin_;
   std::string spare_;  // revoked by the matrix's RevokeToken calls
-  std::unique_ptr<v1::TuneFleet::Stub> clients_;
-  std::unique_ptr<v1::WorkerService::Stub> workers_;
-  std::unique_ptr<v1::TuningResults::Stub> results_;
 };
 
 TEST_F(RolesTest, EveryRpcForEveryCallerIsAsTheTableSays) {
