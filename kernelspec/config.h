@@ -55,7 +55,7 @@ int64_t CopyIndexInSymbol(std::string_view symbol);
 // `kernel_symbol` reads, as the device side looks it up to fill a constant
 // buffer: the name itself at namespace scope, or in a define-style copy's
 // namespace, which the kernel's symbol names, _ZN<len>tf_copyN<len>NAMEE
-// (Itanium C++ mangling, as NVRTC and clang give it).
+// (Itanium C++ mangling, as the GPU toolchains give it).
 std::string ConstantSymbol(std::string_view kernel_symbol, const std::string& name);
 
 // Binds each parameter of `config` (a string or an integer) and each variable

@@ -39,9 +39,9 @@ struct Policy {
   // the identity is dropped.
   std::string work_dir;
   bool allow_processes = true;
-  // For GPU runners: their drivers open AF_UNIX sockets (the CUDA driver's
-  // cuInit fails with CUDA_ERROR_OPERATING_SYSTEM without), and what they
-  // run of a job's is device code, which makes no system calls. Never for
+  // For GPU runners: their drivers open AF_UNIX sockets (one driver's
+  // initialisation fails without them: docs/security.md), and what they run
+  // of a job's is device code, which makes no system calls. Never for
   // processes that run a job's host code (CPU runners) or compile it.
   bool allow_unix_sockets = false;
   // 0: the limit is left as it is.
