@@ -145,17 +145,13 @@ void WorkerRegistry::ForgetSilent(int64_t now, const LeasesOf& leases_of) {
       forgotten.push_back(id);
     }
   }
-  // Not fsynced: a stamp or a forgetting lost in a power loss is done again.
   if (!found_silent.empty()) {
-    auto txn = db_.Begin(/*fsync=*/false);
-    Status stored = txn->begin_status();
+    std::vector<db::WorkerRow> stamped;
     for (const auto& [w, since] : found_silent) {
-      db::WorkerRow row = w->row;
-      row.silent_since_ms = since;
-      if (stored.ok()) stored = db_.PutWorker(row);
+      stamped.push_back(w->row);
+      stamped.back().silent_since_ms = since;
     }
-    if (stored.ok()) stored = txn->Commit();
-    if (!stored.ok()) {
+    if (Status stored = StoreUnsynced(stamped); !stored.ok()) {
       spdlog::error("cannot store when workers went silent: {}; retrying", stored.message());
       return;
     }
@@ -164,16 +160,13 @@ void WorkerRegistry::ForgetSilent(int64_t now, const LeasesOf& leases_of) {
   if (forgotten.empty()) return;
   // The row stays, marked: deleted, it would take with it the token that
   // owns the id, and any token could then take the id over.
-  auto txn = db_.Begin(/*fsync=*/false);
-  Status marked = txn->begin_status();
+  std::vector<db::WorkerRow> marked;
   for (const std::string& id : forgotten) {
-    db::WorkerRow row = workers_[id].row;
-    row.forgotten = true;
-    if (marked.ok()) marked = db_.PutWorker(row);
+    marked.push_back(workers_[id].row);
+    marked.back().forgotten = true;
   }
-  if (marked.ok()) marked = txn->Commit();
-  if (!marked.ok()) {
-    spdlog::error("cannot forget silent workers: {}; retrying", marked.message());
+  if (Status stored = StoreUnsynced(marked); !stored.ok()) {
+    spdlog::error("cannot forget silent workers: {}; retrying", stored.message());
     return;
   }
   for (const std::string& id : forgotten) {
@@ -184,6 +177,13 @@ void WorkerRegistry::ForgetSilent(int64_t now, const LeasesOf& leases_of) {
     forgotten_[id] = workers_[id].row.owner_token;
     workers_.erase(id);
   }
+}
+
+Status WorkerRegistry::StoreUnsynced(const std::vector<db::WorkerRow>& rows) {
+  auto txn = db_.Begin(/*fsync=*/false);
+  TF_RETURN_IF_ERROR(txn->begin_status());
+  for (const db::WorkerRow& row : rows) TF_RETURN_IF_ERROR(db_.PutWorker(row));
+  return txn->Commit();
 }
 
 }  // namespace tf::coordinator

@@ -95,6 +95,10 @@ class WorkerRegistry {
  private:
   WorkerRegistry(db::TuningDb& db, const Options& options) : db_(db), options_(options) {}
 
+  // Stores `rows` in one transaction, not fsynced: what a power loss undoes
+  // is done again on the next call.
+  Status StoreUnsynced(const std::vector<db::WorkerRow>& rows);
+
   // Registered or forgotten: an id that a new worker must not get.
   bool Known(const std::string& worker_id) const {
     return workers_.count(worker_id) > 0 || forgotten_.count(worker_id) > 0;

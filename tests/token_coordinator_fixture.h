@@ -50,6 +50,23 @@ class TokenCoordinatorTest : public ::testing::Test {
     return response.token();
   }
 
+  // Every candidate of `lease` reported OK in `median_ns`, as `worker_id`
+  // with `token`.
+  grpc::Status Report(const std::string& token, const std::string& worker_id,
+                      const ::tunefleet::v1::Lease& lease, double median_ns,
+                      ::tunefleet::v1::ReportResultsResponse* response) {
+    ::tunefleet::v1::ReportResultsRequest request;
+    request.set_worker_id(worker_id);
+    request.set_lease_id(lease.lease_id());
+    for (const auto& candidate : lease.candidates()) {
+      auto* result = request.add_results();
+      result->set_candidate_id(candidate.candidate_id());
+      result->set_status(::tunefleet::v1::RESULT_STATUS_OK);
+      result->mutable_timing()->set_median_ns(median_ns);
+    }
+    return workers_->ReportResults(Context(token).get(), request, response);
+  }
+
   TempDir dir_;
   std::unique_ptr<CoordinatorProcess> coordinator_;
   std::string admin_;

@@ -58,21 +58,6 @@ class ForgottenWorkerTest : public TokenCoordinatorTest {
     return status;
   }
 
-  // Forged results for every candidate of `lease`: each faster than any.
-  grpc::Status Report(const std::string& token, const std::string& worker_id,
-                      const v1::Lease& lease, v1::ReportResultsResponse* response) {
-    v1::ReportResultsRequest request;
-    request.set_worker_id(worker_id);
-    request.set_lease_id(lease.lease_id());
-    for (const auto& c : lease.candidates()) {
-      auto* r = request.add_results();
-      r->set_candidate_id(c.candidate_id());
-      r->set_status(v1::RESULT_STATUS_OK);
-      r->mutable_timing()->set_median_ns(1);
-    }
-    return workers_->ReportResults(Context(token).get(), request, response);
-  }
-
   std::vector<std::string> ListedWorkers() {
     v1::ListWorkersResponse response;
     grpc::Status status =
@@ -129,7 +114,7 @@ TEST_F(ForgottenWorkerTest, AnotherTokenNeitherReportsAsNorTakesOverAForgottenWo
   for (int start = 0; start < 2; ++start) {
     SCOPED_TRACE(start == 0 ? "forgotten" : "after a restart");
     v1::ReportResultsResponse reported;
-    grpc::Status status = Report(second, first_id, lease, &reported);
+    grpc::Status status = Report(second, first_id, lease, /*forged*/ 1, &reported);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << reported.DebugString();
     EXPECT_EQ(status.error_message(), refusal);
     EXPECT_EQ(ResultsOf(job_id), 0);

@@ -89,20 +89,6 @@ class RolesTest : public TokenCoordinatorTest {
     return workers_->Heartbeat(Context(token).get(), request, &response);
   }
 
-  grpc::Status Report(const std::string& token, const std::string& worker_id,
-                      const v1::Lease& lease, v1::ReportResultsResponse* response) {
-    v1::ReportResultsRequest request;
-    request.set_worker_id(worker_id);
-    request.set_lease_id(lease.lease_id());
-    for (const auto& c : lease.candidates()) {
-      auto* r = request.add_results();
-      r->set_candidate_id(c.candidate_id());
-      r->set_status(v1::RESULT_STATUS_OK);
-      r->mutable_timing()->set_median_ns(1000);
-    }
-    return workers_->ReportResults(Context(token).get(), request, response);
-  }
-
   // Calls `rpc` as the holder of `token`, on `job_id` (a cancelled job) and
   // `worker_id` where it names one.
   grpc::Status Call(Rpc rpc, const std::string& token, int64_t job_id,
@@ -195,7 +181,7 @@ class RolesTest : public TokenCoordinatorTest {
       }
       case Rpc::kReportResults: {
         v1::ReportResultsResponse response;
-        return Report(token, worker_id, v1::Lease(), &response);
+        return Report(token, worker_id, v1::Lease(), 1000, &response);
       }
       case Rpc::kFetchArtifact: {
         v1::FetchArtifactRequest request;
@@ -379,15 +365,15 @@ TEST_F(RolesTest, AWorkerTokenCannotTouchAnotherTokensWorkersOrLeases) {
 
   v1::ReportResultsResponse reported;
   // Under the first worker's id, or under its own: refused, nothing recorded.
-  status = Report(second, first_id, lease, &reported);
+  status = Report(second, first_id, lease, 1000, &reported);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  status = Report(second, second_id, lease, &reported);
+  status = Report(second, second_id, lease, 1000, &reported);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_NE(status.error_message().find("was not leased to worker " + second_id), std::string::npos)
       << status.error_message();
 
   // The first worker's own report counts.
-  status = Report(first, first_id, lease, &reported);
+  status = Report(first, first_id, lease, 1000, &reported);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(reported.recorded(), lease.candidates_size());
   EXPECT_TRUE(Heartbeat(first, first_id).ok());
