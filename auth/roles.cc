@@ -18,12 +18,12 @@ struct Row {
 
 // The policy. Readers see everything and change nothing; submitters see and
 // change their own jobs (and the fleet and best configs, which every job
-// needs); workers call the worker service for their own workers only; admins
-// do everything. Artifacts are fetched by content hash, which only a lease
-// names, so any worker may fetch any.
+// needs) and submit under kernel names no other submitter took; workers call the worker service for
+// their own workers only; admins do everything. Artifacts are fetched by content hash, which only a
+// lease names, so any worker may fetch any.
 constexpr std::array<Row, kRpcCount> kPolicy = {{
     //                                   reader submitter worker admin
-    {Rpc::kSubmitJob, "SubmitJob", {kNo, kAll, kNo, kAll}},
+    {Rpc::kSubmitJob, "SubmitJob", {kNo, kOwn, kNo, kAll}},
     {Rpc::kGetJob, "GetJob", {kAll, kOwn, kNo, kAll}},
     {Rpc::kWatchJob, "WatchJob", {kAll, kOwn, kNo, kAll}},
     {Rpc::kCancelJob, "CancelJob", {kNo, kOwn, kNo, kAll}},

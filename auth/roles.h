@@ -41,8 +41,9 @@ inline constexpr int kRpcCount = 18;
 
 enum class Access {
   kNone,
-  // Only what the caller's token made: the jobs it submitted, the workers it
-  // registered and the leases granted to them.
+  // Only what the caller's token made: the jobs it submitted, the kernel
+  // names it claimed (coordinator/kernel_owners.h), the workers it registered
+  // and the leases granted to them.
   kOwn,
   kAll,
 };

@@ -28,6 +28,7 @@
 #include "compiler/toolchain.h"
 #include "coordinator/best_index.h"
 #include "coordinator/build_queue.h"
+#include "coordinator/kernel_owners.h"
 #include "coordinator/observer.h"
 #include "coordinator/search_driver.h"
 #include "coordinator/worker_registry.h"
@@ -387,6 +388,7 @@ class Coordinator {
   auth::TokenIndex tokens_;       // its own lock: read on every call
   int64_t admin_file_token_ = 0;  // EnsureAdminToken's
   std::map<int64_t, Job> jobs_;   // unfinished, and ended since the start
+  KernelOwners kernel_owners_;
   std::unordered_map<int64_t, Candidate> candidates_;
   std::map<int64_t, Lease> leases_;
   std::unique_ptr<WorkerRegistry> workers_;  // made by Load, once db_ is open

@@ -135,6 +135,7 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
   row.owner_token = caller.token_id;
 
   std::lock_guard lock(mu_);
+  TF_RETURN_IF_ERROR(kernel_owners_.CheckSubmit(row.kernel, caller));
   const int64_t in_flight = std::count_if(jobs_.begin(), jobs_.end(), [](const auto& entry) {
     return !IsTerminal(entry.second.row.state);
   });
@@ -166,6 +167,7 @@ Result<v1::Job> Coordinator::Submit(const v1::SubmitJobRequest& request,
     TF_RETURN_IF_ERROR(db_->InsertJob(row));
     TF_RETURN_IF_ERROR(txn->Commit());
   }
+  kernel_owners_.Submitted(row.kernel, caller);
   Job& job = jobs_[row.id];
   job.row = std::move(row);
   job.fingerprint_created_ms = fingerprint_created_ms;

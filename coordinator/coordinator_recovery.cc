@@ -18,6 +18,10 @@ namespace tf::coordinator {
 Status Coordinator::Load() {
   TF_ASSIGN_OR_RETURN(auto tokens, db_->LoadTokens());
   for (const auto& token : tokens) tokens_.Put(token.info, token.hash);
+  TF_ASSIGN_OR_RETURN(auto submitters, db_->LoadKernelSubmitters());
+  kernel_owners_ = KernelOwners(submitters, [this](int64_t token_id) {
+    return tokens_.Find(token_id).role() == v1::ROLE_SUBMITTER;
+  });
   TF_ASSIGN_OR_RETURN(auto best, db_->LoadBest());
   for (const auto& row : best) best_.Put(row);
   TF_ASSIGN_OR_RETURN(auto completed, db_->LoadCompletedTunings());

@@ -485,6 +485,14 @@ Result<std::vector<CompletedTuning>> TuningDb::LoadCompletedTunings() {
   });
 }
 
+Result<std::vector<KernelSubmitter>> TuningDb::LoadKernelSubmitters() {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("SELECT kernel, owner_token, MIN(id) FROM jobs WHERE "
+                                              "owner_token <> 0 GROUP BY kernel, owner_token"));
+  return Collect<KernelSubmitter>(stmt, [](const Statement& s) {
+    return KernelSubmitter{s.Text(0), s.Int(1), s.Int(2)};
+  });
+}
+
 Result<std::vector<ResultRow>> TuningDb::JobBest(int64_t job_id) {
   // The first of each problem, the re-timing's winner or else by time (then
   // by candidate), in the order of the problems' first candidates.

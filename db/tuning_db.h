@@ -113,6 +113,13 @@ struct CompletedTuning {
   std::string device_class;
 };
 
+// A token that submitted jobs under a kernel name, with the first of them.
+struct KernelSubmitter {
+  std::string kernel;
+  int64_t token_id = 0;
+  int64_t first_job_id = 0;
+};
+
 struct WorkerRow {
   std::string id;
   std::string hostname;
@@ -215,6 +222,8 @@ class TuningDb {
   Result<std::vector<BestRow>> LoadBest(const std::string& fingerprint,
                                         const std::string& device_class);
   Result<std::vector<CompletedTuning>> LoadCompletedTunings();
+  // Every (kernel, token) with a job, jobs of no token left out.
+  Result<std::vector<KernelSubmitter>> LoadKernelSubmitters();
   // Each problem's best OK result of a job: the winner of its finalists'
   // re-timing, else the fastest.
   Result<std::vector<ResultRow>> JobBest(int64_t job_id);

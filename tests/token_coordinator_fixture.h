@@ -32,6 +32,21 @@ class TokenCoordinatorTest : public ::testing::Test {
     results_ = ::tunefleet::v1::TuningResults::NewStub(channel);
   }
 
+  // Kills the coordinator and starts it again on its database, then waits
+  // for a call to reach it: the first may go to the connection the kill
+  // closed.
+  void RestartCoordinator() {
+    coordinator_->Kill();
+    coordinator_->Start();
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          ::tunefleet::v1::ListWorkersResponse response;
+          return clients_->ListWorkers(Context(admin_).get(), {}, &response).error_code() !=
+                 grpc::StatusCode::UNAVAILABLE;
+        },
+        std::chrono::seconds(10)));
+  }
+
   std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
     auto context = std::make_unique<grpc::ClientContext>();
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -48,6 +63,22 @@ class TokenCoordinatorTest : public ::testing::Test {
     grpc::Status status = clients_->CreateToken(Context(admin_).get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response.token();
+  }
+
+  // Two configurations of the slow spec (a CPU kernel), under `kernel` when
+  // given.
+  grpc::Status Submit(const std::string& token, int64_t* job_id = nullptr,
+                      const std::string& kernel = "") {
+    kernelspec::LoadedSpec spec = LoadTestSpec("tests/integration/data/slow/slow.yaml");
+    ::tunefleet::v1::SubmitJobRequest request;
+    *request.mutable_spec() = spec.spec;
+    request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(2);
+    if (!kernel.empty()) request.mutable_spec()->set_name(kernel);
+    for (const auto& s : spec.sources) *request.add_sources() = s;
+    ::tunefleet::v1::Job job;
+    grpc::Status status = clients_->SubmitJob(Context(token).get(), request, &job);
+    if (job_id) *job_id = job.job_id();
+    return status;
   }
 
   // Every candidate of `lease` reported OK in `median_ns`, as `worker_id`

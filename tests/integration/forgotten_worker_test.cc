@@ -29,19 +29,6 @@ class ForgottenWorkerTest : public TokenCoordinatorTest {
         {"--lease-ttl-ms", "3000", "--heartbeat-ms", "500", "--worker-retention-ms", "500"});
   }
 
-  // Two configurations of the slow spec.
-  int64_t Submit(const std::string& token) {
-    kernelspec::LoadedSpec spec = LoadTestSpec("tests/integration/data/slow/slow.yaml");
-    v1::SubmitJobRequest request;
-    *request.mutable_spec() = spec.spec;
-    request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(2);
-    for (const auto& s : spec.sources) *request.add_sources() = s;
-    v1::Job job;
-    grpc::Status status = clients_->SubmitJob(Context(token).get(), request, &job);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return job.job_id();
-  }
-
   // A worker with one CPU device, the slow spec's target.
   grpc::Status Register(const std::string& token, std::string* worker_id,
                         const std::string& previous = "") {
@@ -83,7 +70,8 @@ TEST_F(ForgottenWorkerTest, AnotherTokenNeitherReportsAsNorTakesOverAForgottenWo
   const std::string second = CreateToken(v1::ROLE_WORKER, "second");
   std::string first_id;
   ASSERT_TRUE(Register(first, &first_id).ok());
-  const int64_t job_id = Submit(CreateToken(v1::ROLE_SUBMITTER, "submitter"));
+  int64_t job_id = 0;
+  ASSERT_TRUE(Submit(CreateToken(v1::ROLE_SUBMITTER, "submitter"), &job_id).ok());
 
   // The first worker's lease, once the job's configurations are built.
   v1::AcquireLeaseResponse leased;
@@ -122,15 +110,7 @@ TEST_F(ForgottenWorkerTest, AnotherTokenNeitherReportsAsNorTakesOverAForgottenWo
     EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_EQ(status.error_message(), refusal);
 
-    coordinator_->Kill();
-    coordinator_->Start();
-    ASSERT_TRUE(WaitFor(  // the first call may go to the connection the restart closed
-        [&] {
-          v1::ListWorkersResponse response;
-          return clients_->ListWorkers(Context(admin_).get(), {}, &response).error_code() !=
-                 grpc::StatusCode::UNAVAILABLE;
-        },
-        seconds(10)));
+    RestartCoordinator();
   }
 
   // Its own token brings it back under its id.

@@ -38,18 +38,6 @@ class RolesTest : public TokenCoordinatorTest {
     return clients_->RevokeToken(Context(admin_).get(), request, &info);
   }
 
-  grpc::Status Submit(const std::string& token, int64_t* job_id = nullptr) {
-    kernelspec::LoadedSpec spec = LoadTestSpec("tests/integration/data/slow/slow.yaml");
-    v1::SubmitJobRequest request;
-    *request.mutable_spec() = spec.spec;
-    request.mutable_spec()->mutable_params(0)->mutable_range()->set_stop(2);
-    for (const auto& s : spec.sources) *request.add_sources() = s;
-    v1::Job job;
-    grpc::Status status = clients_->SubmitJob(Context(token).get(), request, &job);
-    if (job_id) *job_id = job.job_id();
-    return status;
-  }
-
   grpc::Status Cancel(const std::string& token, int64_t job_id) {
     v1::GetJobRequest request;
     request.set_job_id(job_id);
@@ -277,7 +265,7 @@ TEST_F(RolesTest, ASubmitterListsOnlyItsOwnJobs) {
   const std::string reader = CreateToken(v1::ROLE_READER, "reader");
   int64_t my_job = 0, their_job = 0;
   ASSERT_TRUE(Submit(mine, &my_job).ok());
-  ASSERT_TRUE(Submit(theirs, &their_job).ok());
+  ASSERT_TRUE(Submit(theirs, &their_job, "theirs").ok());
   auto list = [&](const std::string& token) {
     v1::ListJobsResponse response;
     EXPECT_TRUE(clients_->ListJobs(Context(token).get(), v1::ListJobsRequest(), &response).ok());
@@ -441,9 +429,41 @@ TEST_F(RolesTest, JobsInFlightAreLimitedPerToken) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("--max-jobs-in-flight-per-token 3"), std::string::npos)
       << refused.error_message();
-  EXPECT_TRUE(Submit(other).ok());  // another token's jobs do not count
+  EXPECT_TRUE(Submit(other, nullptr, "other").ok());  // another token's jobs do not count
   ASSERT_TRUE(Cancel(busy, first).ok());
   EXPECT_TRUE(Submit(busy).ok());
+}
+
+// A kernel's best configuration answers for whoever tunes it, so a name is
+// its first submitter's: another submitter token is refused it, before and
+// after a restart and after the owner's revocation; admins may submit under
+// any name and take none.
+TEST_F(RolesTest, AKernelNameBelongsToTheFirstSubmitterTokenThatUsedIt) {
+  const std::string first = CreateToken(v1::ROLE_SUBMITTER, "first");
+  const std::string second = CreateToken(v1::ROLE_SUBMITTER, "second");
+  auto expect_refused = [&](const std::string& token, const std::string& kernel) {
+    SCOPED_TRACE(kernel);
+    grpc::Status refused = Submit(token, nullptr, kernel);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_NE(refused.error_message().find("kernel '" + kernel + "' belongs to another token"),
+              std::string::npos)
+        << refused.error_message();
+  };
+  ASSERT_TRUE(Submit(first, nullptr, "shared_name").ok());
+  expect_refused(second, "shared_name");
+  EXPECT_TRUE(Submit(second, nullptr, "second_name").ok());
+  expect_refused(first, "second_name");
+  EXPECT_TRUE(Submit(admin_, nullptr, "shared_name").ok());
+  ASSERT_TRUE(Submit(admin_, nullptr, "admin_name").ok());
+  EXPECT_TRUE(Submit(second, nullptr, "admin_name").ok());  // the admin took none
+
+  RestartCoordinator();
+  expect_refused(second, "shared_name");
+  expect_refused(first, "admin_name");
+  grpc::Status owner = Submit(first, nullptr, "shared_name");
+  EXPECT_TRUE(owner.ok()) << owner.error_message();
+  ASSERT_TRUE(Revoke(first).ok());
+  expect_refused(second, "shared_name");
 }
 
 TEST_F(RolesTest, TheCommandLineManagesTokensAndExits5WhenRefused) {

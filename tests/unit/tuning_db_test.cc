@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <future>
 #include <map>
+#include <tuple>
 
 #include "db/schema.h"
 #include "tests/test_util.h"
@@ -140,6 +142,27 @@ TEST_P(TuningDbTest, CompletedTuningsAreTheSucceededJobsFingerprintsPerDeviceCla
   EXPECT_EQ((*completed)[0].fingerprint, "fp1");
   EXPECT_EQ((*completed)[0].fingerprint_created_ms, 1000);
   EXPECT_EQ((*completed)[0].device_class, "cpu/test");
+}
+
+TEST_P(TuningDbTest, KernelSubmittersAreEachTokensFirstJobPerKernel) {
+  auto job = db_->GetJob(job_id_);  // gemm, of no token
+  ASSERT_TRUE(job.ok() && job->has_value());
+  std::vector<int64_t> ids;
+  for (auto [kernel, token] : {std::pair{"gemm", 7}, {"gemm", 3}, {"gemm", 7}, {"conv", 3}}) {
+    JobRow row = **job;
+    row.kernel = kernel;
+    row.owner_token = token;
+    ASSERT_TRUE(db_->InsertJob(row).ok());
+    ids.push_back(row.id);
+  }
+  auto submitters = db_->LoadKernelSubmitters();
+  ASSERT_TRUE(submitters.ok()) << submitters.status().ToString();
+  std::vector<std::tuple<std::string, int64_t, int64_t>> found;
+  for (const KernelSubmitter& s : *submitters)
+    found.emplace_back(s.kernel, s.token_id, s.first_job_id);
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, (std::vector<std::tuple<std::string, int64_t, int64_t>>{
+                       {"conv", 3, ids[3]}, {"gemm", 3, ids[1]}, {"gemm", 7, ids[0]}}));
 }
 
 TEST_P(TuningDbTest, ListResultsPutsOkFirstByTime) {
