@@ -111,7 +111,8 @@ class Coordinator {
   Result<v1::Job> Submit(const v1::SubmitJobRequest& request, const auth::Caller& caller = {});
   Result<v1::Job> GetJob(int64_t job_id, const auth::Caller& caller = {});
   // Calls `on_change` with the job now and on every change until the job
-  // ends, `on_change` returns false, or `cancelled` becomes true.
+  // ends, `on_change` returns false, or `cancelled` becomes true (asked at
+  // least every 500 ms; nothing more is sent then).
   Status WatchJob(int64_t job_id, const std::function<bool(const v1::Job&)>& on_change,
                   const std::function<bool()>& cancelled, const auth::Caller& caller = {});
   Result<v1::Job> Cancel(int64_t job_id, const auth::Caller& caller = {});

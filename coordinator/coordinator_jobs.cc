@@ -189,7 +189,8 @@ Status Coordinator::WatchJob(int64_t job_id, const std::function<bool(const v1::
                              const std::function<bool()>& cancelled, const auth::Caller& caller) {
   if (caller.own_only) TF_RETURN_IF_ERROR(GetJob(job_id, caller).status());
   uint64_t seen = ~uint64_t{0};
-  while (!stopping_ && !cancelled()) {
+  while (!stopping_) {
+    if (cancelled()) return Status::Ok();
     v1::Job snapshot;
     {
       std::unique_lock lock(mu_);
@@ -203,6 +204,8 @@ Status Coordinator::WatchJob(int64_t job_id, const std::function<bool(const v1::
     }
     if (!on_change(snapshot) || IsTerminal(snapshot.state())) return Status::Ok();
   }
+  // Stopping, or the job ended before this coordinator started: its state
+  // from the database.
   TF_ASSIGN_OR_RETURN(auto job, GetJob(job_id));
   on_change(job);
   return Status::Ok();

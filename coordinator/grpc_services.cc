@@ -55,6 +55,9 @@ grpc::Status TuneFleetService::WatchJob(grpc::ServerContext* context,
   auto caller = gate_.Check(*context, auth::Rpc::kWatchJob);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (auto bad = RequireJobId(request->job_id()); !bad.ok()) return bad;
+  // The token is checked again while the stream lasts: a revoked one ends
+  // it, as it fails any new call.
+  Status refused = Status::Ok();
   Status status = c_.WatchJob(
       request->job_id(),
       [&](const v1::Job& job) {
@@ -62,8 +65,13 @@ grpc::Status TuneFleetService::WatchJob(grpc::ServerContext* context,
         *event.mutable_job() = job;
         return writer->Write(event);
       },
-      [&] { return context->IsCancelled(); }, *caller);
-  return ToGrpcStatus(status);
+      [&] {
+        if (context->IsCancelled()) return true;
+        refused = gate_.Check(*context, auth::Rpc::kWatchJob).status();
+        return !refused.ok();
+      },
+      *caller);
+  return ToGrpcStatus(refused.ok() ? status : refused);
 }
 
 grpc::Status TuneFleetService::CancelJob(grpc::ServerContext* context,
