@@ -22,8 +22,8 @@ Status KernelOwners::CheckSubmit(const std::string& kernel, const auth::Caller& 
   return Status::PermissionDenied(
       "kernel '" + kernel +
       "' belongs to another token (the first submitter token to submit a job under a name owns "
-      "it, so that its best configuration is its own team's); choose another name, or have an "
-      "admin submit it");
+      "it, so that its best configuration is its own team's); choose another name (the spec's "
+      "`kernel:`), or have an admin submit it");
 }
 
 void KernelOwners::Submitted(const std::string& kernel, const auth::Caller& caller) {
