@@ -1,5 +1,6 @@
 #include "web/dashboard_server.h"
 
+#include <arpa/inet.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -38,6 +39,18 @@ int HttpStatusOf(Code code) {
     default:
       return 500;
   }
+}
+
+// Whether the request's Host names this machine by an address or as
+// localhost, which no web page can rename itself to; true without a Host
+// (browsers always send one).
+bool AddressedByIpOrLocalhost(const httplib::Request& request) {
+  if (!request.has_header("Host")) return true;
+  std::string host = request.get_header_value("Host");
+  if (host.starts_with('[')) return host.find(']') != std::string::npos;  // IPv6
+  host = host.substr(0, host.rfind(':'));
+  in_addr ip4;
+  return host == "localhost" || inet_pton(AF_INET, host.c_str(), &ip4) == 1;
 }
 
 // A query parameter that is a whole number of 0 or more, `absent` when not
@@ -220,6 +233,17 @@ std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& r
                                                        auth::Rpc rpc) const {
   std::optional<std::string> header;
   if (request.has_header("Authorization")) header = request.get_header_value("Authorization");
+  // Served without a token, a page on any site that re-pointed its own name
+  // at this address (DNS rebinding) could read the API as its own origin.
+  if (!header && allow_anonymous_ && !AddressedByIpOrLocalhost(request)) {
+    Fail(response, Status::PermissionDenied(
+                       "without a token, this coordinator (--allow-anonymous) answers only "
+                       "requests addressed to an IP address or localhost, not to '" +
+                       request.get_header_value("Host") +
+                       "': a web page could take that name (DNS rebinding); use the address, "
+                       "or send a token"));
+    return std::nullopt;
+  }
   auto caller = gate_->CheckHeader(header, rpc);
   if (!caller.ok()) {
     Status status = caller.status();

@@ -15,6 +15,9 @@
 // or unknown token gets 401, a role that may not 403. /metrics counts
 // fleet-wide, so it takes the rights of an unrestricted ListJobs (reader or
 // admin). TLS uses the gRPC API's certificate (and client CA, if any).
+// Under --allow-anonymous, a request without a token is answered only when
+// its Host is an IP address or localhost (else 403): a web page that
+// re-points its own name at this address cannot read the API.
 //
 // A standby coordinator (PostgreSQL) listens before it has a coordinator to
 // show: until Serve, /healthz answers "ok", /metrics tunefleet_standby 1,

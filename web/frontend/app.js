@@ -44,12 +44,16 @@ class Unreachable extends Error {}
 
 async function api(path) {
   const token = sessionStorage.getItem(TOKEN_KEY);
+  let headers;
+  try {
+    headers = new Headers(token ? { Authorization: `Bearer ${token}` } : {});
+  } catch {
+    // A pasted character a header cannot carry: no token has one.
+    throw new Unauthorized("that is not a token: a token is tf_ID_SECRET, in plain ASCII");
+  }
   let response;
   try {
-    response = await fetch(path, {
-      headers: token ? { Authorization: `Bearer ${token}` } : {},
-      cache: "no-store",
-    });
+    response = await fetch(path, { headers, cache: "no-store" });
   } catch (error) {
     throw new Unreachable(`cannot reach the coordinator (${error.message})`);
   }

@@ -216,6 +216,12 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     await page.click("button[type=submit]");
     await page.waitForSelector("#signin-error");
     assert.match(await page.textContent("#signin-error"), /unknown token|token/);
+    // A character no header can carry goes back to the form too, rather
+    // than to "cannot reach the coordinator" for ever.
+    await page.fill("#token", "tf_1_\u2014wrong");
+    await page.click("button[type=submit]");
+    await page.waitForFunction(() =>
+      document.querySelector("#signin-error")?.textContent.includes("that is not a token"));
     await page.fill("#token", reader);
     await page.click("button[type=submit]");
     await page.waitForSelector("#jobs");
@@ -496,6 +502,21 @@ test("an anonymous coordinator: the page needs no sign-in; slow clients hold not
       assert.deepEqual(pageErrors, []);
     } finally {
       await browser.close();
+    }
+  });
+
+  await t.test("without a token, only requests addressed to an IP address or localhost are answered", async () => {
+    // What a page on another site sends once its name points here (DNS
+    // rebinding): its own name as the Host.
+    const ask = async (host) => {
+      const request = `GET /api/jobs HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+      return (await within((await hold(httpPort, request)).closed, 10_000, host)).received;
+    };
+    const rebound = await ask(`rebound.example:${httpPort}`);
+    assert.match(rebound, /^HTTP\/1\.1 403 /);
+    assert.match(rebound, /answers only requests addressed to an IP address or localhost, not to 'rebound\.example:\d+'/);
+    for (const host of [`localhost:${httpPort}`, `127.0.0.1:${httpPort}`, `[::1]:${httpPort}`]) {
+      assert.match(await ask(host), /^HTTP\/1\.1 200 /, host);
     }
   });
 
