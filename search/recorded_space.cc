@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -167,16 +168,42 @@ std::string StringOr(const Json& object, const char* key, std::string fallback) 
   return field && field->is_string() ? field->get<std::string>() : fallback;
 }
 
+// A number, or one written as text ("3.87": T4 allows string values, and some converters write
+// every value so); nullopt otherwise.
+std::optional<double> NumberIn(const Json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (!value.is_string()) return std::nullopt;
+  const std::string& text = value.get_ref<const std::string&>();
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+  return number;
+}
+
 // A number, or the mean of an array of numbers (a measurement of each run); NaN otherwise.
 double MeanOfNumbers(const Json& value) {
-  if (value.is_number()) return value.get<double>();
-  if (!value.is_array() || value.empty()) return NAN;
+  if (!value.is_array()) return NumberIn(value).value_or(NAN);
+  if (value.empty()) return NAN;
   double sum = 0;
   for (const Json& v : value) {
-    if (!v.is_number()) return NAN;
-    sum += v.get<double>();
+    std::optional<double> number = NumberIn(v);
+    if (!number) return NAN;
+    sum += *number;
   }
   return sum / value.size();
+}
+
+// Whether an objective that is no time is better higher: a rate (GFLOP/s, GB/s) or an efficiency
+// (GFLOPS/W). Kernel Tuner's files record no direction; its users tune such objectives with
+// objective_higher_is_better.
+bool HigherIsBetter(const std::string& name, const std::string& unit) {
+  std::string text = name + " " + unit;
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  for (const char* word : {"/s", "flop", "/w", "throughput", "bandwidth"}) {
+    if (text.find(word) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // Kernel Tuner before the failure strings wrote every failure as this time.
@@ -239,6 +266,7 @@ Status ReadCache(const std::string& path, const ParsedFile& file, RecordedSpace*
   out->format = "kerneltuner-cache";
   out->device = StringOr(json, "device_name", "");
   out->kernel = StringOr(json, "kernel_name", "");
+  const std::string objective = StringOr(json, "objective", "time");
   const Json* cache = Field(json, "cache");
   if (!cache || !cache->is_object()) {
     return Status::InvalidArgument(path + ": cache is not an object");
@@ -249,16 +277,25 @@ Status ReadCache(const std::string& path, const ParsedFile& file, RecordedSpace*
     std::string where = path + ": cache entry \"" + key + "\"";
     TF_RETURN_IF_ERROR(IndexConfig(where, entry, params, &indices));
     RecordedResult& r = out->results.emplace_back();
+    // Kernel Tuner writes a failure into the objective's field, so with an objective such as
+    // GFLOP/s an entry may have no time: then the objective is read, a rate as its inverse.
     const Json* time = Field(entry, "time");
-    if (time && time->is_number() && time->get<double>() > 0 &&
-        time->get<double>() < kCacheErrorTime) {
-      r.time_ms = time->get<double>();
-    } else if (time && time->is_string()) {
+    bool inverse = false;
+    if (!time && objective != "time") {
+      time = Field(entry, objective.c_str());
+      inverse = HigherIsBetter(objective, "");
+    }
+    std::optional<double> number = time ? NumberIn(*time) : std::nullopt;
+    if (number && inverse) number = 1 / *number;
+    if (number && *number > 0 && *number < kCacheErrorTime) {
+      r.time_ms = *number;
+    } else if (time && time->is_string() && !number) {
       r.outcome = OutcomeOfCacheString(time->get<std::string>());
-    } else if (time && (time->is_number() || time->is_null())) {
+    } else if (number || (time && time->is_null())) {
       r.outcome = Outcome::kInvalid;  // the error value, NaN or infinite: a failure of no kind
     } else {
-      return Status::InvalidArgument(where + ": time is neither a number nor a failure");
+      return Status::InvalidArgument(where + ": time is neither a number nor a failure" +
+                                     (objective == "time" ? "" : ", nor is " + objective));
     }
     r.compile_ms = NumberOr(entry, "compile_time", -1);
     r.benchmark_ms = NumberOr(entry, "benchmark_time", -1);
@@ -404,36 +441,43 @@ Status ReadT4(const std::string& path, const Json& json, const std::vector<size_
     }
     r.outcome = OutcomeOfInvalidity(invalidity->get<std::string>());
     // The first objective where it is a time (lower is better), else the measurement named
-    // time: an objective such as GFLOP/s is not minimized.
+    // time: an objective such as GFLOP/s is not minimized. Without a time, a rate objective is
+    // read as its inverse (Kernel Tuner's conversion of a cache writes the objective alone).
     std::string objective = "time";
     if (const Json* o = Field(result, "objectives");
         o && o->is_array() && !o->empty() && (*o)[0].is_string()) {
       objective = (*o)[0].get<std::string>();
     }
     const Json* measured = nullptr;
+    const Json* rate = nullptr;
     std::string not_a_time;  // a measurement of the wanted names whose unit is none of time
     if (const Json* m = Field(result, "measurements"); m && m->is_array()) {
       for (const std::string& name : {objective, std::string("time")}) {
         for (const Json& measurement : *m) {
           if (measured || StringOr(measurement, "name", "") != name) continue;
+          const std::string unit = StringOr(measurement, "unit", "");
           if (milliseconds(measurement)) {
             measured = &measurement;
+          } else if (name == objective && HigherIsBetter(name, unit)) {
+            rate = &measurement;
           } else if (not_a_time.empty()) {
-            not_a_time = name + " is in \"" + StringOr(measurement, "unit", "") + "\"";
+            not_a_time = name + " is in \"" + unit + "\"";
           }
         }
       }
     }
     const std::optional<double> measured_ms = measured ? milliseconds(*measured) : std::nullopt;
     if (r.outcome == Outcome::kOk) {
-      const Json* value = measured ? Field(*measured, "value") : nullptr;
+      const Json* value = measured ? Field(*measured, "value")
+                          : rate   ? Field(*rate, "value")
+                                   : nullptr;
       if (!value) {
         return Status::InvalidArgument(
             where + ": correct, but no number for objective " + objective +
             " and no time measured" +
             (not_a_time.empty() ? "" : " (" + not_a_time + ", no unit of time)"));
       }
-      r.time_ms = MeanOfNumbers(*value) * *measured_ms;
+      r.time_ms = measured ? MeanOfNumbers(*value) * *measured_ms : 1 / MeanOfNumbers(*value);
       // NaN (read as null), 0 or below: a failure of no kind, as in a Kernel Tuner cache.
       if (!(r.time_ms > 0) || !std::isfinite(r.time_ms)) r.outcome = Outcome::kInvalid;
     }

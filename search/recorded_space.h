@@ -6,16 +6,23 @@
 // Formats, recognised by content, gzip-compressed or not:
 //  - Kernel Tuner cache files (*_cache.json): `tune_params_keys` and
 //    `tune_params` give the parameters and their values in order; each `cache`
-//    entry one configuration, `time` a number (ms) or a failure string
-//    (CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig; any other
-//    string, 1e20 (older Kernel Tuners' error value), NaN and Infinity are
-//    read as invalid). A file cut short while Kernel Tuner was still writing
-//    it (no closing braces) is read as far as it goes; NaN, Infinity and
-//    -Infinity, which Python writes, are read as null anywhere.
+//    entry one configuration, `time` a number (ms; also when written as text)
+//    or a failure string (CompilationFailedConfig, RuntimeFailedConfig,
+//    InvalidConfig; any other string, 1e20 (older Kernel Tuners' error value),
+//    NaN and Infinity are read as invalid). An entry without `time` is read
+//    from the field of the file's `objective`, where Kernel Tuner writes
+//    failures: a rate (GFLOP/s, GB/s, GFLOPS/W) as its inverse, so that the
+//    fraction of optimum is the rate found over the highest (replay and
+//    import take that inverse for milliseconds). A file cut short while
+//    Kernel Tuner was still writing it (no closing braces) is read as far as
+//    it goes; NaN, Infinity and -Infinity, which Python writes, are read as
+//    null anywhere.
 //  - T4 result files (*_T4.json, KernelTuner's T4 1.0.0 results schema): each
 //    result's `configuration`, `invalidity`, the measurement named by its first
 //    objective where that is a time, else the one named `time` (an objective
-//    such as GFLOP/s is not minimized), `times.compilation` and
+//    such as GFLOP/s is not minimized), else the first objective where that
+//    is a rate, read as its inverse (values may be numbers written as text;
+//    an array is read as its mean), `times.compilation` and
 //    `times.runtimes`, all converted to ms: a measurement from its `unit`, else
 //    `metadata.timeunit`; `times` from `metadata.timeunit`, else the unit of
 //    the time measured (s, ms, us, ns and their spellings; ms when none says).

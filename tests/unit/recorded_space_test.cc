@@ -229,15 +229,17 @@ TEST_F(SmallFilesTest, T4TimesInTheirUnitsAndTheObjectiveThatIsATime) {
   EXPECT_DOUBLE_EQ(recorded->results[1].time_ms, 3);
   EXPECT_DOUBLE_EQ(recorded->results[2].time_ms, 4);
 
+  // An objective that is no time and no rate, with no time beside it, says so.
   auto no_time = ReadRecordedSpace(
-      Write("gflops_T4.json",
+      Write("energy_T4.json",
             R"({"results": [)" +
-                T4Result(R"({"a": 1})", R"([{"name": "GFLOP/s", "value": 900, "unit": "GFLOP/s"}])",
-                         R"(["GFLOP/s"])") +
+                T4Result(R"({"a": 1})", R"([{"name": "energy", "value": 9, "unit": "J"}])",
+                         R"(["energy"])") +
                 "]}"));
   ASSERT_FALSE(no_time.ok());
   EXPECT_THAT(no_time.status().message(),
-              HasSubstr("results[0]: correct, but no number for objective GFLOP/s and no time"));
+              HasSubstr("results[0]: correct, but no number for objective energy and no time "
+                        "measured (energy is in \"J\", no unit of time)"));
   // Without metadata.timeunit, a result's times are in the unit of its time measurement.
   auto per_result = ReadRecordedSpace(Write(
       "us_T4.json", R"({"results": [{"configuration": {"a": 1}, "invalidity": "correct",)"
@@ -259,6 +261,66 @@ TEST_F(SmallFilesTest, T4TimesInTheirUnitsAndTheObjectiveThatIsATime) {
                               T4Result(R"({"a": 1})", R"([{"name": "time", "value": 1}])") + "]}"));
   ASSERT_FALSE(bad_unit.ok());
   EXPECT_THAT(bad_unit.status().message(), HasSubstr("timeunit furlongs is no unit of time"));
+}
+
+// Kernel Tuner's conversion of a cache to T4 writes the objective's measurement alone (unit ""),
+// and its caches hold a failure in the objective's field: a rate objective without a time is
+// read as its inverse, so the highest is the optimum.
+TEST_F(SmallFilesTest, ARateObjectiveWithoutATimeIsMaximized) {
+  auto t4 = ReadRecordedSpace(Write(
+      "gflops_T4.json",
+      R"({"results": [)" +
+          T4Result(R"({"a": 1})", R"([{"name": "GFLOP/s", "value": 500, "unit": ""}])",
+                   R"(["GFLOP/s"])") +
+          "," +
+          T4Result(R"({"a": 2})", R"([{"name": "GFLOP/s", "value": 1000, "unit": ""}])",
+                   R"(["GFLOP/s"])") +
+          R"(, {"configuration": {"a": 3}, "invalidity": "runtime", "objectives": ["GFLOP/s"],)"
+          R"( "measurements": [{"name": "GFLOP/s", "value": "RuntimeFailedConfig", "unit": ""}]}]})"));
+  ASSERT_TRUE(t4.ok()) << t4.status().ToString();
+  EXPECT_DOUBLE_EQ(t4->results[0].time_ms, 1.0 / 500);
+  EXPECT_DOUBLE_EQ(t4->results[1].time_ms, 1.0 / 1000);
+  EXPECT_EQ(t4->results[2].outcome, Outcome::kRuntimeFailed);
+
+  const std::string head =
+      R"({"tune_params_keys": ["bx"], "tune_params": {"bx": [32, 64, 128, 256]},)"
+      R"( "objective": "GFLOP/s", "cache": {)";
+  auto cache = ReadRecordedSpace(
+      Write("gflops_cache.json", head + R"("32": {"bx": 32, "GFLOP/s": 500},)"
+                                        R"( "64": {"bx": 64, "GFLOP/s": "RuntimeFailedConfig"},)"
+                                        R"( "128": {"bx": 128, "time": 4, "GFLOP/s": 250},)"
+                                        R"( "256": {"bx": 256, "GFLOP/s": 0}}})"));
+  ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+  EXPECT_DOUBLE_EQ(cache->results[0].time_ms, 1.0 / 500);
+  EXPECT_EQ(cache->results[1].outcome, Outcome::kRuntimeFailed);
+  EXPECT_EQ(cache->results[2].time_ms, 4);  // a time recorded is the time
+  EXPECT_EQ(cache->results[3].outcome, Outcome::kInvalid);
+  auto neither = ReadRecordedSpace(Write("neither.json", head + R"("32": {"bx": 32}}})"));
+  ASSERT_FALSE(neither.ok());
+  EXPECT_THAT(neither.status().message(),
+              HasSubstr("cache entry \"32\": time is neither a number nor a failure, nor is "
+                        "GFLOP/s"));
+}
+
+// T4 allows a measurement's value to be a string, and some converters write numbers so.
+TEST_F(SmallFilesTest, NumbersWrittenAsTextAreNumbers) {
+  auto t4 = ReadRecordedSpace(
+      Write("text_T4.json",
+            R"({"results": [)" + T4Result(R"({"a": 1})", R"([{"name": "time", "value": "2.5"}])") +
+                "," + T4Result(R"({"a": 2})", R"([{"name": "time", "value": ["1", "2"]}])") + "," +
+                T4Result(R"({"a": 3})", R"([{"name": "time", "value": "2.5ms"}])") + "]}"));
+  ASSERT_TRUE(t4.ok()) << t4.status().ToString();
+  EXPECT_EQ(t4->results[0].time_ms, 2.5);
+  EXPECT_EQ(t4->results[1].time_ms, 1.5);
+  EXPECT_EQ(t4->results[2].outcome, Outcome::kInvalid);
+  auto cache = ReadRecordedSpace(
+      Write("text_cache.json", std::string(kCacheHead) +
+                                   R"("32,half": {"bx": 32, "dt": "half", "time": "2.5"},)"
+                                   R"("64,half": {"bx": 64, "dt": "half", "time": "1e20"}}})"));
+  ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+  EXPECT_EQ(cache->results[0].outcome, Outcome::kOk);
+  EXPECT_EQ(cache->results[0].time_ms, 2.5);
+  EXPECT_EQ(cache->results[1].outcome, Outcome::kInvalid);
 }
 
 // A time of 0, below or NaN is a failure of no kind in both formats, not the fastest.

@@ -131,6 +131,34 @@ TEST(ReplayBackendTest, AnswersRecordedTimesAndFailuresAndRefusesTheUnrecorded) 
               HasSubstr("(kerneltuner-cache): block_size_x=17 was never recorded"));
 }
 
+// Kernel Tuner's conversion of a GFLOP/s-tuned cache to T4 records the objective alone: the device
+// reads it as the evaluator does, the highest rate the fastest.
+TEST(ReplayBackendTest, AnswersARecordingOfARateObjective) {
+  testing::TempDir dir;
+  auto result = [](int x, const std::string& invalidity, const std::string& value) {
+    return R"({"configuration": {"x": )" + std::to_string(x) + R"(}, "invalidity": ")" +
+           invalidity + R"(", "objectives": ["GFLOP/s"], "measurements": [{"name": "GFLOP/s",)" +
+           R"( "value": )" + value + R"(, "unit": ""}]})";
+  };
+  const std::string path = dir / "gflops_T4.json";
+  ASSERT_TRUE(WriteFileAtomic(path, R"({"results": [)" + result(1, "correct", R"("500")") + "," +
+                                        result(2, "runtime", R"("RuntimeFailedConfig")") + "]}")
+                  .ok());
+  ASSERT_TRUE(DiscoverReplayDevice(path, 0, "", 0).ok());
+  auto recording = search::ReadRecordedSpace(path);
+  ASSERT_TRUE(recording.ok()) << recording.status().ToString();
+  ReplayBackend backend({*std::move(recording)}, "X", /*speed=*/0);
+  auto fast = backend.Find(0, "x=1");
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  auto answer = backend.Answer(*fast, 0);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status(), v1::RESULT_STATUS_OK);
+  EXPECT_DOUBLE_EQ(answer->timing().median_ns(), 1e6 / 500);
+  auto failed = backend.Find(0, "x=2");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(backend.Answer(*failed, 0)->status(), v1::RESULT_STATUS_RUNTIME_FAILED);
+}
+
 // A small Kernel Tuner cache of one parameter, x = 1 and 2, recorded on `device` for `problem`
 // (none when empty), with times `t1` and `t2`.
 std::string SmallCache(const std::string& device, const std::string& problem, double t1,
