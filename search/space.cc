@@ -1,7 +1,7 @@
 #include "search/space.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <map>
 #include <numeric>
 
@@ -10,9 +10,10 @@ namespace tf::search {
 std::string ValueText(const Value& value) {
   if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&value)) {
+    // The shortest text that reads back as the same number: 0.1, not
+    // 0.10000000000000001, as a user writes it in a spec.
     char text[32];
-    std::snprintf(text, sizeof text, "%.17g", *d);
-    return text;
+    return std::string(text, std::to_chars(text, text + sizeof text, *d).ptr);
   }
   return std::get<std::string>(value);
 }

@@ -190,11 +190,11 @@ TEST_F(SmallFilesTest, T4WithFloatsAndEveryInvalidity) {
   auto recorded = ReadRecordedSpace(
       Write("k_T4.json", R"({"schema_version": "1.0.0", "results": [)" +
                              entry(R"({"f": 0.5, "s": true})", "correct", "4.5") + "," +
-                             entry(R"({"f": 0.25, "s": false})", "timeout", R"("TimeoutConfig")") +
+                             entry(R"({"f": 0.1, "s": false})", "timeout", R"("TimeoutConfig")") +
                              "," + entry(R"({"f": 1.5, "s": true})", "correctness", "9") + "]}"));
   ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
   const Parameter& f = recorded->space.params()[0];
-  EXPECT_THAT(f.values, ElementsAre(Value(0.25), Value(0.5), Value(1.5)));
+  EXPECT_THAT(f.values, ElementsAre(Value(0.1), Value(0.5), Value(1.5)));
   EXPECT_THAT(recorded->space.params()[1].values, ElementsAre(Value("False"), Value("True")));
   EXPECT_EQ(recorded->results[0].time_ms, 4.5);
   EXPECT_EQ(recorded->results[0].compile_ms, 3);
@@ -202,6 +202,7 @@ TEST_F(SmallFilesTest, T4WithFloatsAndEveryInvalidity) {
   EXPECT_EQ(recorded->results[1].outcome, Outcome::kTimeout);
   EXPECT_EQ(recorded->results[2].outcome, Outcome::kWrongResult);
   EXPECT_EQ(recorded->space.Describe(0), "f=0.5,s=True");
+  EXPECT_EQ(recorded->space.Describe(1), "f=0.1,s=False");  // as written, not 0.10000000000000001
 }
 
 // A T4 result: `measurements` as given (JSON), the objectives listed.
