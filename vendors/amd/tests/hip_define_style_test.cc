@@ -3,42 +3,18 @@
 // macro-configured source per clang run, for a CDNA and an RDNA target.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <set>
-
-#include "client/kerneltuner_import.h"
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "compiler/batch_builder.h"
 #include "kernelspec/config.h"
-#include "kernelspec/space.h"
-#include "kernelspec/spec_loader.h"
+#include "tests/imported_convolution.h"
 #include "tests/test_util.h"
 #include "vendors/amd/hip_toolchain.h"
-#include "vendors/toolchains.h"
 
 namespace tf::amd {
 namespace {
 
 namespace v1 = ::tunefleet::v1;
-
-const std::string kConvolution = "tests/data/spaces/convolution/";
-
-// The convolution's T1 file names CUDA; its kernel is plain HIP as well.
-Result<kernelspec::LoadedSpec> ImportedHipConvolution() {
-  TF_ASSIGN_OR_RETURN(std::string t1,
-                      ReadFile(tf::testing::SourcePath(kConvolution + "convolution_milo_T1.json")));
-  const std::string cuda = "\"Language\": \"CUDA\"";
-  const size_t at = t1.find(cuda);
-  if (at == std::string::npos) return Status::Internal("the T1 file names no CUDA language");
-  t1.replace(at, cuda.size(), "\"Language\": \"HIP\"");
-  TF_ASSIGN_OR_RETURN(
-      client::ImportedSpec imported,
-      client::ImportKernelTunerT1(t1, "convolution_milo_T1.json", "convolution_milo.cu",
-                                  vendors::Languages(), "convolution_naive"));
-  return kernelspec::LoadSpec(imported.yaml, "convolution.yaml",
-                              tf::testing::SourcePath(kConvolution));
-}
 
 bool UsesConstantMemory(const v1::Config& config) {
   for (const v1::ParamSetting& setting : config.settings()) {
@@ -63,18 +39,12 @@ Result<std::string> ReadSymbols(const std::string& code_object) {
 // reads the filter from constant memory has its own __constant__ table, named
 // as the device side looks it up (kernelspec::ConstantSymbol).
 TEST(HipDefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
-  auto spec = ImportedHipConvolution();
+  auto spec = tf::testing::ImportedConvolution("HIP");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   ASSERT_EQ(spec->spec.language(), "hip");
   ASSERT_EQ(spec->spec.param_style(), "define");
-  auto space = kernelspec::SearchSpace::Create(spec->spec, spec->spec.problems(0), {});
-  ASSERT_TRUE(space.ok()) << space.status().ToString();
-  v1::Search spread;
-  spread.set_strategy("random");
-  spread.set_max_candidates(12);
-  spread.set_seed(16);
-  auto configs = space->Select(spread, 1'000'000);
-  ASSERT_TRUE(configs.ok());
+  auto configs = tf::testing::ConvolutionSpread(*spec);
+  ASSERT_TRUE(configs.ok()) << configs.status().ToString();
   ASSERT_EQ(configs->size(), 12u);
 
   tf::testing::TempDir temp;
@@ -99,38 +69,19 @@ TEST(HipDefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
     ASSERT_TRUE(stats.ok()) << stats.status().ToString();
     EXPECT_EQ(stats->batches, 2);
     EXPECT_TRUE(stats->note.empty()) << stats->note;
-    ASSERT_EQ(builds.size(), configs->size());
-    std::set<std::string> symbols;
-    std::map<std::string, int> per_artifact;
     int with_constants = 0;
-    for (const compiler::ConfigBuild& build : builds) {
-      if (!build.ok) {
-        // A tile too large for the LDS is the kernel's own limit.
-        EXPECT_NE(build.diagnostics.find("local memory"), std::string::npos) << build.diagnostics;
-        continue;
-      }
-      // Each configuration's own copy: its namespace and renamed kernel.
-      EXPECT_NE(build.symbol.find("convolution_kernel_tf_copy"), std::string::npos) << build.symbol;
-      EXPECT_GE(kernelspec::CopyIndexInSymbol(build.symbol), 0) << build.symbol;
-      EXPECT_NE(build.reference_symbol.find("convolution_naive_tf_copy0"), std::string::npos)
-          << build.reference_symbol;
-      EXPECT_EQ(build.resources.wave_size(), arch == "gfx90a" ? 64 : 32);
-      // The copy's __constant__ table, which the device side fills, is in
-      // the code object under the name it looks up (when the kernel reads it).
-      if (UsesConstantMemory(build.config)) {
-        auto table = ReadSymbols((*store)->PathOf(build.artifact_sha256));
-        ASSERT_TRUE(table.ok()) << table.status().ToString();
-        const std::string constant = kernelspec::ConstantSymbol(build.symbol, "d_filter");
-        EXPECT_NE(table->find(" " + constant + "\n"), std::string::npos) << constant;
-        ++with_constants;
-      }
-      symbols.insert(build.symbol);
-      ++per_artifact[build.artifact_sha256];
-    }
-    // This seed's spread: half of it declares more than the LDS holds.
-    EXPECT_GE(symbols.size(), configs->size() / 2);
-    // Grouped: the built configurations share few artifacts.
-    EXPECT_LT(per_artifact.size(), symbols.size());
+    tf::testing::ExpectGroupedConvolutionCopies(
+        builds, configs->size(), "local memory", [&](const compiler::ConfigBuild& build) {
+          EXPECT_EQ(build.resources.wave_size(), arch == "gfx90a" ? 64 : 32);
+          // The copy's __constant__ table, which the device side fills, is in
+          // the code object under the name it looks up (when the kernel reads it).
+          if (!UsesConstantMemory(build.config)) return;
+          auto table = ReadSymbols((*store)->PathOf(build.artifact_sha256));
+          ASSERT_TRUE(table.ok()) << table.status().ToString();
+          const std::string constant = kernelspec::ConstantSymbol(build.symbol, "d_filter");
+          EXPECT_NE(table->find(" " + constant + "\n"), std::string::npos) << constant;
+          ++with_constants;
+        });
     EXPECT_GT(with_constants, 0);
   }
 }

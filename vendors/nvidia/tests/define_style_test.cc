@@ -14,6 +14,7 @@
 #include "kernelspec/config.h"
 #include "kernelspec/space.h"
 #include "kernelspec/spec_loader.h"
+#include "tests/imported_convolution.h"
 #include "tests/test_util.h"
 #include "vendors/nvidia/nvrtc_toolchain.h"
 #include "vendors/toolchains.h"
@@ -26,7 +27,6 @@ namespace {
 namespace v1 = ::tunefleet::v1;
 
 const std::string kNvrtcPath = std::string(TF_BINARY_DIR) + "/bin/tunefleet-nvrtc";
-const std::string kConvolution = "tests/data/spaces/convolution/";
 
 class DefineStyleTest : public ::testing::Test {
  protected:
@@ -64,23 +64,10 @@ class DefineStyleTest : public ::testing::Test {
 // unchanged: a seeded spread of its space in batches of 6 for both
 // architectures.
 TEST_F(DefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
-  auto t1 = ReadFile(tf::testing::SourcePath(kConvolution + "convolution_milo_T1.json"));
-  ASSERT_TRUE(t1.ok());
-  auto imported =
-      client::ImportKernelTunerT1(*t1, "convolution_milo_T1.json", "convolution_milo.cu",
-                                  vendors::Languages(), "convolution_naive");
-  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
-  auto spec = kernelspec::LoadSpec(imported->yaml, "convolution.yaml",
-                                   tf::testing::SourcePath(kConvolution));
+  auto spec = tf::testing::ImportedConvolution();
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  auto space = kernelspec::SearchSpace::Create(spec->spec, spec->spec.problems(0), {});
-  ASSERT_TRUE(space.ok()) << space.status().ToString();
-  v1::Search spread;
-  spread.set_strategy("random");
-  spread.set_max_candidates(12);
-  spread.set_seed(16);
-  auto configs = space->Select(spread, 1'000'000);
-  ASSERT_TRUE(configs.ok());
+  auto configs = tf::testing::ConvolutionSpread(*spec);
+  ASSERT_TRUE(configs.ok()) << configs.status().ToString();
   ASSERT_EQ(configs->size(), 12u);
   options_.batch_size = 6;
 
@@ -90,28 +77,10 @@ TEST_F(DefineStyleTest, ImportedConvolutionBuildsInGroupedBatches) {
     ASSERT_TRUE(stats.ok()) << stats.status().ToString();
     EXPECT_EQ(stats->batches, 2);
     EXPECT_TRUE(stats->note.empty()) << stats->note;
-    ASSERT_EQ(builds_.size(), configs->size());
-    std::set<std::string> symbols;
-    std::map<std::string, int> per_artifact;
-    for (const compiler::ConfigBuild& build : builds_) {
-      if (!build.ok) {
-        // A tile too large for static shared memory is the kernel's own limit.
-        EXPECT_NE(build.diagnostics.find("shared"), std::string::npos) << build.diagnostics;
-        continue;
-      }
-      // Each configuration's own copy: its namespace and renamed kernel.
-      EXPECT_NE(build.symbol.find("convolution_kernel_tf_copy"), std::string::npos) << build.symbol;
-      EXPECT_GE(kernelspec::CopyIndexInSymbol(build.symbol), 0) << build.symbol;
-      EXPECT_NE(build.reference_symbol.find("convolution_naive_tf_copy0"), std::string::npos)
-          << build.reference_symbol;
-      EXPECT_GT(build.resources.shared_bytes(), 0);
-      symbols.insert(build.symbol);
-      ++per_artifact[build.artifact_sha256];
-    }
-    // This seed's spread: half of it declares more than the static limit.
-    EXPECT_GE(symbols.size(), configs->size() / 2);
-    // Grouped: the built configurations share few artifacts.
-    EXPECT_LT(per_artifact.size(), symbols.size());
+    // A tile too large for static shared memory is the kernel's own limit.
+    tf::testing::ExpectGroupedConvolutionCopies(
+        builds_, configs->size(), "shared",
+        [](const compiler::ConfigBuild& build) { EXPECT_GT(build.resources.shared_bytes(), 0); });
   }
 }
 
