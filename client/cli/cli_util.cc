@@ -47,7 +47,15 @@ Result<client::ClientOptions> ClientOptionsFor(const GlobalOptions& global) {
   options.tls = global.tls;
   if (!global.token_file.empty()) {
     auto token = auth::ReadTokenFile(global.token_file);
-    if (!token.ok()) return Status::InvalidArgument("--token-file: " + token.status().message());
+    if (!token.ok()) {
+      // Name where the path came from: a TUNEFLEET_TOKEN_FILE exported long ago
+      // is easy to forget when no --token-file was typed.
+      const char* from_env = std::getenv("TUNEFLEET_TOKEN_FILE");
+      const std::string source = from_env != nullptr && global.token_file == from_env
+                                     ? "TUNEFLEET_TOKEN_FILE"
+                                     : "--token-file";
+      return Status::InvalidArgument(source + ": " + token.status().message());
+    }
     options.token = *token;
   } else if (const char* token = std::getenv("TUNEFLEET_TOKEN"); token && *token) {
     if (Status valid = auth::CheckTokenText(token); !valid.ok()) {

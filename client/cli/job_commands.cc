@@ -151,7 +151,8 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
     PrintJson(client::JobJson(*final_job));
   } else {
     PrintJobSummary(*final_job);
-    PrintBestTable(*final_job);
+    // A job that ended without a best said why in its summary's error line.
+    if (final_job->best_size() > 0 || final_job->error().empty()) PrintBestTable(*final_job);
     PrintBuildFailuresOfFailedJob(**client, *final_job);
   }
   return JobExitCode(*final_job);

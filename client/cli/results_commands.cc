@@ -50,8 +50,9 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
         options.kernel.c_str(), problem.c_str(), options.device_class.c_str(),
         request.device().c_str(), static_cast<long long>(imported->job_id()));
     if (imported->best().found()) {
-      std::printf("best for %s: %s (%.6g ms)\n",
-                  kernelspec::ProblemText(imported->best().problem()).c_str(),
+      // The imported problem, in the file's order as the line above (the
+      // coordinator answers with its variables sorted by name).
+      std::printf("best for %s: %s (%.6g ms)\n", problem.c_str(),
                   kernelspec::ConfigKey(imported->best().config()).c_str(),
                   imported->best().timing().median_ns() / 1e6);
     }
