@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <mutex>
+#include <set>
 #include <utility>
 
 #include "client/best_export.h"
@@ -45,11 +46,13 @@ Result<v1::QueryBestResponse> BestConfigCache::Ask(const BestConfigKey& key,
   const v1::QueryBestResponse* found = LookupExported(exported_, request, &exact);
   if (!found) {
     std::vector<const v1::QueryBestResponse*> tuned;
+    std::set<std::string> kernels;
     for (const auto& e : exported_) {
       if (e.kernel() == key.kernel()) tuned.push_back(&e);
+      kernels.insert(e.kernel());
     }
-    kernelspec::NotTuned not_tuned =
-        kernelspec::ExplainNotTuned(request, tuned, " in the exported file");
+    kernelspec::NotTuned not_tuned = kernelspec::ExplainNotTuned(
+        request, tuned, " in the exported file", {kernels.begin(), kernels.end()});
     *not_found_reason = not_tuned.reason;
     return Status::NotFound(std::move(not_tuned.message));
   }

@@ -134,7 +134,9 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   if (!entry) {
     auto it = by_kernel_.find(request.kernel());
     if (it == by_kernel_.end()) {
-      kernelspec::SetNotTuned(request, {}, &response);
+      std::vector<std::string> kernels;  // for a misspelt name's hint
+      for (const auto& [kernel, entries] : by_kernel_) kernels.push_back(kernel);
+      kernelspec::SetNotTuned(request, {}, &response, kernels);
       return response;
     }
     entry = Nearest(it->second, request);

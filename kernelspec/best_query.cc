@@ -1,5 +1,7 @@
 #include "kernelspec/best_query.h"
 
+#include <algorithm>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -8,6 +10,48 @@
 namespace tf::kernelspec {
 
 namespace v1 = ::tunefleet::v1;
+
+namespace {
+
+// Edits (insert, delete, replace a character) from `a` to `b`.
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; tuned kernels of a similar name: a, b": the nearest few within a
+// quarter of the name's length in edits (2 at least), or that begin with it
+// or it with them ("gemm" for "gemm_f32_cpu"); empty when none is.
+std::string SimilarKernels(const std::string& kernel, const std::vector<std::string>& tuned) {
+  constexpr size_t kListed = 3;
+  const size_t near = std::max<size_t>(2, kernel.size() / 4);
+  std::vector<std::pair<size_t, std::string>> similar;
+  for (const std::string& name : tuned) {
+    const size_t edits = EditDistance(kernel, name);
+    if (edits <= near || name.starts_with(kernel) || kernel.starts_with(name)) {
+      similar.emplace_back(edits, name);
+    }
+  }
+  if (similar.empty()) return "";
+  std::sort(similar.begin(), similar.end());
+  std::string text = "; tuned kernels of a similar name: ";
+  for (size_t i = 0; i < std::min(kListed, similar.size()); ++i) {
+    text += (i ? ", " : "") + similar[i].second;
+  }
+  return text;
+}
+
+}  // namespace
 
 Status CheckBestQuery(const v1::QueryBestRequest& request) {
   if (request.kernel().empty()) return Status::InvalidArgument("kernel must be set");
@@ -26,14 +70,17 @@ Status CheckBestQuery(const v1::QueryBestRequest& request) {
 
 NotTuned ExplainNotTuned(const v1::QueryBestRequest& request,
                          const std::vector<const v1::QueryBestResponse*>& tuned,
-                         std::string_view where) {
+                         std::string_view where, const std::vector<std::string>& tuned_kernels) {
   const std::string& device_class = request.device_class();
   std::string message =
       "no tuned configuration of kernel '" + request.kernel() + "' for " +
       ProblemText(request.problem()) + " on " +
       (device_class.empty() ? "any device class" : "device class '" + device_class + "'") +
       std::string(where);
-  if (tuned.empty()) return {v1::NOT_FOUND_REASON_NOT_TUNED, message};
+  if (tuned.empty()) {
+    return {v1::NOT_FOUND_REASON_NOT_TUNED,
+            message + SimilarKernels(request.kernel(), tuned_kernels)};
+  }
   std::set<std::string> variables;
   std::set<std::string> classes;
   std::set<std::string> class_variables;  // of the entries of the class asked
@@ -67,8 +114,8 @@ NotTuned ExplainNotTuned(const v1::QueryBestRequest& request,
 
 void SetNotTuned(const v1::QueryBestRequest& request,
                  const std::vector<const v1::QueryBestResponse*>& tuned,
-                 v1::QueryBestResponse* response) {
-  NotTuned not_tuned = ExplainNotTuned(request, tuned);
+                 v1::QueryBestResponse* response, const std::vector<std::string>& tuned_kernels) {
+  NotTuned not_tuned = ExplainNotTuned(request, tuned, "", tuned_kernels);
   response->set_found(false);
   response->set_not_found(std::move(not_tuned.message));
   response->set_not_found_reason(not_tuned.reason);

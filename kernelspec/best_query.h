@@ -21,7 +21,9 @@ Status CheckBestQuery(const ::tunefleet::v1::QueryBestRequest& request);
 // file"), then what the kernel is tuned for, since a misspelt variable or
 // device class is the usual cause. `tuned`: the kernel's answering entries
 // on every device class. The reason, and the sentence's end:
-//  - NOT_TUNED: `tuned` is empty; nothing more to say.
+//  - NOT_TUNED: `tuned` is empty; "; tuned kernels of a similar name:
+//    gemm_f32_cpu" where some of `tuned_kernels` (every kernel tuned) is a
+//    likely misspelling of it or the other way round, else nothing more.
 //  - OTHER_VARIABLES: none of `tuned` has the problem's variables, "; its
 //    tuned problems have the variables K,M,N or M,N"; or the device class
 //    asked is tuned, but for other variables only, "; its tuned problems on
@@ -36,12 +38,14 @@ struct NotTuned {
 };
 NotTuned ExplainNotTuned(const ::tunefleet::v1::QueryBestRequest& request,
                          const std::vector<const ::tunefleet::v1::QueryBestResponse*>& tuned,
-                         std::string_view where = "");
+                         std::string_view where = "",
+                         const std::vector<std::string>& tuned_kernels = {});
 
 // `response` as a query that found nothing answers: found false, with
 // ExplainNotTuned's reason and sentence.
 void SetNotTuned(const ::tunefleet::v1::QueryBestRequest& request,
                  const std::vector<const ::tunefleet::v1::QueryBestResponse*>& tuned,
-                 ::tunefleet::v1::QueryBestResponse* response);
+                 ::tunefleet::v1::QueryBestResponse* response,
+                 const std::vector<std::string>& tuned_kernels = {});
 
 }  // namespace tf::kernelspec

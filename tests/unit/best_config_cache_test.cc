@@ -241,6 +241,8 @@ TEST(BestConfigCacheOffline, FindsNothingForTheReasonTheCoordinatorGives) {
   const Case cases[] = {
       {"conv", "M=64,N=64", "", v1::NOT_FOUND_REASON_NOT_TUNED, ""},
       {"unfinished", "M=64", "gpu/a", v1::NOT_FOUND_REASON_NOT_TUNED, ""},
+      {"gemn", "M=64,N=64", "", v1::NOT_FOUND_REASON_NOT_TUNED,
+       "; tuned kernels of a similar name: gemm"},
       {"gemm", "M=64,n=64", "", v1::NOT_FOUND_REASON_OTHER_VARIABLES,
        "; its tuned problems have the variables K,M,N or M,N"},
       {"gemm", "M=64,n=64", "gpu/a", v1::NOT_FOUND_REASON_OTHER_VARIABLES,

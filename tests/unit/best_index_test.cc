@@ -239,5 +239,25 @@ TEST(BestIndexTest, UnknownKernelIsNotFound) {
   EXPECT_EQ(index.Query(request).not_found_reason(), v1::NOT_FOUND_REASON_NOT_TUNED);
 }
 
+// A misspelt kernel name is the usual cause of a kernel that is not tuned:
+// the kernels whose names are near it are named.
+TEST(BestIndexTest, AnUnknownKernelNamesTunedKernelsOfASimilarName) {
+  BestIndex index;
+  index.Put(Row("fp", 1, "M=64", "gpu/a", "BM=16", 100));  // kernel gemm
+  Complete(index, "fp", 1, "gpu/a");
+  v1::QueryBestRequest request;
+  *request.mutable_problem() = *kernelspec::ParseProblem("M=64");
+  const std::string unknown = "no tuned configuration of kernel '";
+  for (const char* near : {"gemn", "gemm_f32", "Gemm"}) {
+    request.set_kernel(near);
+    EXPECT_EQ(
+        index.Query(request).not_found(),
+        unknown + near + "' for M=64 on any device class; tuned kernels of a similar name: gemm");
+    EXPECT_EQ(index.Query(request).not_found_reason(), v1::NOT_FOUND_REASON_NOT_TUNED);
+  }
+  request.set_kernel("transpose");
+  EXPECT_EQ(index.Query(request).not_found(), unknown + "transpose' for M=64 on any device class");
+}
+
 }  // namespace
 }  // namespace tf::coordinator

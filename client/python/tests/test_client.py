@@ -334,6 +334,20 @@ def test_exported_configs_answer_as_the_coordinator_does(fleet: Fleet, tmp_path:
     ) == online_config(fleet, kernel)
     with pytest.raises(tunefleet.NotFoundError, match="kernel 'other' .* in the exported file"):
         exported.best("other", {"M": 1})
+    # A misspelt kernel name: the tuned kernels near it are named, online and
+    # offline alike.
+    misspelt = {"problem_size_x": 4096, "problem_size_y": 4096}
+    with tunefleet.Client(fleet.address, token_file=fleet.token_file("reader")) as online:
+        with pytest.raises(tunefleet.NotFoundError) as online_said:
+            online.best("conv_exportd", misspelt)
+    with pytest.raises(tunefleet.NotFoundError) as offline_said:
+        exported.best("conv_exportd", misspelt)
+    assert online_said.value.message.endswith(
+        "on any device class; tuned kernels of a similar name: conv_exported"
+    ), online_said.value.message
+    assert offline_said.value.message == online_said.value.message.replace(
+        "any device class;", "any device class in the exported file;"
+    )
     (tmp_path / "not_an_export.json").write_text('{"format": "something else"}')
     with pytest.raises(tunefleet.InvalidArgumentError, match='not_an_export.json: format must be'):
         tunefleet.ExportedConfigs.load(tmp_path / "not_an_export.json")

@@ -19,7 +19,7 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -42,6 +42,32 @@ def _distance(a: Mapping[str, int], b: Mapping[str, int]) -> float:
     if a.keys() != b.keys():
         return math.inf
     return sum(abs(_scale(a[name]) - _scale(b[name])) for name in sorted(a))
+
+
+def _edit_distance(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        diagonal, row[0] = row[0], i
+        for j in range(1, len(b) + 1):
+            above = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1]))
+            diagonal = above
+    return row[len(b)]
+
+
+def _similar_kernels(kernel: str, tuned: Iterable[str]) -> str:
+    """kernelspec::ExplainNotTuned's hint for a misspelt kernel name: the
+    nearest three within a quarter of its length in edits (2 at least), or
+    that begin with it or it with them."""
+    near = max(2, len(kernel) // 4)
+    similar = sorted(
+        (_edit_distance(kernel, name), name)
+        for name in tuned
+        if _edit_distance(kernel, name) <= near or name.startswith(kernel) or kernel.startswith(name)
+    )
+    if not similar:
+        return ""
+    return "; tuned kernels of a similar name: " + ", ".join(name for _, name in similar[:3])
 
 
 def _refused(where: str, what: str) -> InvalidArgumentError:
@@ -133,7 +159,8 @@ class ExportedConfigs:
         )
         tuned = [e for e in self.entries if e.kernel == kernel]
         if not tuned:
-            return NotFoundError.NOT_TUNED, message
+            similar = _similar_kernels(kernel, {e.kernel for e in self.entries})
+            return NotFoundError.NOT_TUNED, message + similar
         names = ",".join(sorted(problem))
         variables = sorted({",".join(sorted(e.problem)) for e in tuned})
         classes = sorted({e.device_class for e in tuned})
