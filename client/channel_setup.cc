@@ -68,17 +68,24 @@ std::chrono::milliseconds ChannelWait(double call_timeout_s) {
 }
 
 Status FromGrpcStatus(const grpc::Status& status, const std::string& address,
-                      double call_timeout_s) {
+                      const ClientOptions& options) {
   const Code code = CodeFromGrpc(status.error_code());
   switch (code) {
     case Code::kOk:
       return Status::Ok();
-    case Code::kUnavailable:
+    case Code::kUnavailable: {
+      // What a TLS server does with a plaintext client's first bytes.
+      const bool closed_on_us = status.error_message().find("Socket closed") != std::string::npos;
       return Status::Unavailable("cannot reach coordinator at " + address + ": " +
-                                 status.error_message());
+                                 status.error_message() +
+                                 (closed_on_us && options.tls.ca_file.empty()
+                                      ? " (the coordinator closed the connection: if it serves "
+                                        "TLS, pass its CA with --tls-ca or TUNEFLEET_TLS_CA)"
+                                      : ""));
+    }
     case Code::kDeadlineExceeded:
       return Status::DeadlineExceeded("coordinator at " + address + " did not answer within " +
-                                      NumberText(call_timeout_s) + " s");
+                                      NumberText(options.call_timeout_s) + " s");
     default:
       return Status(code, status.error_message());
   }

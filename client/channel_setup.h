@@ -32,7 +32,10 @@ void PrepareCall(const ClientOptions& options, grpc::ClientContext* context);
 // (CoordinatorChannels::Pick).
 std::chrono::milliseconds ChannelWait(double call_timeout_s);
 
+// A call's status as a Status; an unreachable or silent coordinator named
+// by `address`, and a plaintext client whose connection the server closed
+// told that the coordinator may serve TLS.
 Status FromGrpcStatus(const grpc::Status& status, const std::string& address,
-                      double call_timeout_s);
+                      const ClientOptions& options);
 
 }  // namespace tf::client

@@ -46,7 +46,7 @@ Result<Response> Client::Call(grpc::Status (v1::TuneFleet::Stub::*method)(grpc::
 }
 
 Status Client::FromGrpc(const grpc::Status& status) const {
-  return FromGrpcStatus(status, address(), options_.call_timeout_s);
+  return FromGrpcStatus(status, address(), options_);
 }
 
 Result<v1::Job> Client::Submit(const v1::KernelSpec& spec,

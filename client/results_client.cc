@@ -16,7 +16,7 @@ Result<v1::ImportResultsResponse> ResultsClient::Import(const v1::ImportResultsR
   PrepareCall(options_, &context);
   v1::ImportResultsResponse response;
   TF_RETURN_IF_ERROR(FromGrpcStatus(stub->ImportResults(&context, request, &response),
-                                    channels_->addresses(), options_.call_timeout_s));
+                                    channels_->addresses(), options_));
   return response;
 }
 
@@ -30,7 +30,7 @@ Result<std::vector<v1::QueryBestResponse>> ResultsClient::ListBest(
   PrepareCall(options_, &context);
   v1::ListBestResponse response;
   TF_RETURN_IF_ERROR(FromGrpcStatus(stub->ListBest(&context, request, &response),
-                                    channels_->addresses(), options_.call_timeout_s));
+                                    channels_->addresses(), options_));
   return std::vector<v1::QueryBestResponse>(response.entries().begin(), response.entries().end());
 }
 
