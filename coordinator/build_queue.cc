@@ -80,7 +80,7 @@ void BuildQueue::Loop() {
     }
     if (stats.ok()) {
       if (!stats->note.empty()) spdlog::info("job {}: {}", task.job_id, stats->note);
-      observer_.OnBuildFinished(*stats);
+      observer_.OnBuildFinished(*stats, Observer::BuildSite::kCoordinator);
       spdlog::info(
           "job {}: built {} configurations in {} compiler runs, {:.1f} s wall, {:.1f} "
           "CPU-s, {} failed",
@@ -105,7 +105,7 @@ void BuildQueue::Loop() {
       }
       resolved.wall_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      observer_.OnBuildFinished(resolved);
+      observer_.OnBuildFinished(resolved, Observer::BuildSite::kCoordinator);
     }
     std::lock_guard lock(mu_);
     running_job_ = 0;

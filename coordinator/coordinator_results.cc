@@ -11,6 +11,23 @@
 #include "kernelspec/config.h"
 
 namespace tf::coordinator {
+namespace {
+
+// The builds a worker ran for a lease that ends now (once: a retried report
+// finds the lease gone), for the build metrics.
+void TellWorkerBuilds(Observer& observer, const v1::ReportResultsRequest& request) {
+  for (const v1::WorkerBuild& build : request.builds()) {
+    compiler::BuildStats stats;
+    stats.configs = build.configs();
+    stats.failed_configs = build.failed_configs();
+    stats.compiler_runs = build.compiler_runs();
+    stats.wall_seconds = build.wall_seconds();
+    stats.cpu_seconds = build.cpu_seconds();
+    observer.OnBuildFinished(stats, Observer::BuildSite::kWorker);
+  }
+}
+
+}  // namespace
 
 db::ResultRow Coordinator::MakeResultRow(const Job& job, const Candidate& candidate,
                                          const v1::CandidateResult& result,
@@ -156,6 +173,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportResults(
           static_cast<int64_t>(finished->second.candidate_ids.size());
     }
     ApplyReleaseLocked(*release);
+    TellWorkerBuilds(*observer_, request);
   }
   for (auto& [id, row] : updated_jobs) {
     ChangedLocked(jobs_[id]);
@@ -235,6 +253,7 @@ Result<v1::ReportResultsResponse> Coordinator::ReportRetimeLocked(
   }
   job.retimes.erase(retime);
   ApplyReleaseLocked({lease.id, {}, 0});
+  TellWorkerBuilds(*observer_, request);
   ChangedLocked(job);
   FinishIfDoneLocked(job);
   return response;

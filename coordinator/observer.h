@@ -17,12 +17,15 @@ class Observer {
  public:
   virtual ~Observer() = default;
 
-  // A job's build here ended: every configuration it was given built or
+  // Where a build ran: here, or on a worker (compile_on: worker), which
+  // reports it with its lease's end.
+  enum class BuildSite { kCoordinator, kWorker };
+  // A build ended. Here, a job's: every configuration it was given built or
   // failed; or it was cancelled, or an error stopped it, and `stats` counts
   // the configurations it resolved (those an error left failed with it),
-  // its wall time and no compiler runs (not known then). Builds on the
-  // workers (compile_on: worker) are not told: workers report results only.
-  virtual void OnBuildFinished(const compiler::BuildStats&) {}
+  // its wall time and no compiler runs (not known then). On a worker, one
+  // batch of a job built for a device's architecture, as the worker says.
+  virtual void OnBuildFinished(const compiler::BuildStats&, BuildSite) {}
   // AcquireLease granted a lease `waited_ms` after the call came in (the
   // long poll for work included).
   virtual void OnLeaseAcquired(int64_t /*waited_ms*/) {}

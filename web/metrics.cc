@@ -59,17 +59,15 @@ Metrics::Metrics()
                         "reused: from an earlier job; imported: tunefleet import results)")),
       build_seconds_(prometheus::BuildHistogram()
                          .Name("tunefleet_build_duration_seconds")
-                         .Help("Wall time of each job's build of its configurations")
-                         .Register(*registry_)
-                         .Add({}, prometheus::Histogram::BucketBoundaries{0.5, 1, 2, 5, 10, 20, 30,
-                                                                          60, 120, 300, 600})),
+                         .Help("Wall time of each build, by site: a job's on the coordinator, "
+                               "a batch's on a worker (compile_on: worker)")
+                         .Register(*registry_)),
       built_configurations_(Counters(*registry_, "tunefleet_build_configurations_total",
-                                     "Configurations built, by outcome (built, failed)")),
-      compiler_runs_(prometheus::BuildCounter()
-                         .Name("tunefleet_compiler_runs_total")
-                         .Help("Compiler processes run by builds, split batches included")
-                         .Register(*registry_)
-                         .Add({})),
+                                     "Configurations built, by outcome (built, failed) and site "
+                                     "(coordinator, worker)")),
+      compiler_runs_(Counters(*registry_, "tunefleet_compiler_runs_total",
+                              "Compiler processes run by builds, split batches included, by "
+                              "site (coordinator, worker)")),
       lease_acquire_seconds_(
           prometheus::BuildHistogram()
               .Name("tunefleet_lease_acquire_seconds")
@@ -81,7 +79,12 @@ Metrics::Metrics()
                                                            0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})),
       busy_seconds_(Counters(*registry_, "tunefleet_device_busy_seconds_total",
                              "Time each device held at least one lease; its rate is the "
-                             "device's busy share")) {}
+                             "device's busy share")) {
+  // Every site's series from the start, at 0: a rate over them needs no gap.
+  for (BuildSite site : {BuildSite::kCoordinator, BuildSite::kWorker}) {
+    OnBuildFinished(compiler::BuildStats{}, site, /*observed=*/false);
+  }
+}
 
 void Metrics::CountRpc(std::string_view full_method, std::string_view code) {
   // "/package.Service/Method"
@@ -93,13 +96,21 @@ void Metrics::CountRpc(std::string_view full_method, std::string_view code) {
       .Increment();
 }
 
-void Metrics::OnBuildFinished(const compiler::BuildStats& stats) {
-  build_seconds_.Observe(stats.wall_seconds);
-  built_configurations_.Add({{"outcome", "built"}})
+void Metrics::OnBuildFinished(const compiler::BuildStats& stats, BuildSite site) {
+  OnBuildFinished(stats, site, /*observed=*/true);
+}
+
+void Metrics::OnBuildFinished(const compiler::BuildStats& stats, BuildSite site, bool observed) {
+  const std::string where = site == BuildSite::kWorker ? "worker" : "coordinator";
+  auto& seconds = build_seconds_.Add(
+      {{"site", where}},
+      prometheus::Histogram::BucketBoundaries{0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600});
+  if (observed) seconds.Observe(stats.wall_seconds);
+  built_configurations_.Add({{"outcome", "built"}, {"site", where}})
       .Increment(static_cast<double>(stats.configs - stats.failed_configs));
-  built_configurations_.Add({{"outcome", "failed"}})
+  built_configurations_.Add({{"outcome", "failed"}, {"site", where}})
       .Increment(static_cast<double>(stats.failed_configs));
-  compiler_runs_.Increment(static_cast<double>(stats.compiler_runs));
+  compiler_runs_.Add({{"site", where}}).Increment(static_cast<double>(stats.compiler_runs));
 }
 
 void Metrics::OnLeaseAcquired(int64_t waited_ms) {

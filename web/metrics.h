@@ -39,7 +39,7 @@ class Metrics final : public coordinator::Observer {
   // "/tunefleet.v1.TuneFleet/SubmitJob".
   void CountRpc(std::string_view full_method, std::string_view code);
 
-  void OnBuildFinished(const compiler::BuildStats& stats) override;
+  void OnBuildFinished(const compiler::BuildStats& stats, BuildSite site) override;
   void OnLeaseAcquired(int64_t waited_ms) override;
   void OnLeaseStarted(int64_t lease_id, const std::string& worker_id, int device_index) override;
   void OnLeaseEnded(int64_t lease_id) override;
@@ -48,6 +48,8 @@ class Metrics final : public coordinator::Observer {
 
  private:
   void CountResult(const db::ResultRow& row, const char* origin);
+  // `observed` false: the series made, nothing counted.
+  void OnBuildFinished(const compiler::BuildStats& stats, BuildSite site, bool observed);
   using Device = std::pair<std::string, int>;  // worker id, device index
   // Time with at least one lease, per device: leases overlap (a worker may
   // hold more than one per device), busy time does not.
@@ -62,9 +64,9 @@ class Metrics final : public coordinator::Observer {
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& rpcs_;
   prometheus::Family<prometheus::Counter>& results_;
-  prometheus::Histogram& build_seconds_;
+  prometheus::Family<prometheus::Histogram>& build_seconds_;
   prometheus::Family<prometheus::Counter>& built_configurations_;
-  prometheus::Counter& compiler_runs_;
+  prometheus::Family<prometheus::Counter>& compiler_runs_;
   prometheus::Histogram& lease_acquire_seconds_;
   prometheus::Family<prometheus::Counter>& busy_seconds_;
 

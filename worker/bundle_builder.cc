@@ -16,9 +16,9 @@ Result<std::unique_ptr<BundleBuilder>> BundleBuilder::Open(const std::string& di
   return std::unique_ptr<BundleBuilder>(new BundleBuilder(std::move(store)));
 }
 
-Result<std::shared_ptr<const BuiltBundle>> BundleBuilder::Get(const std::string& sha256,
-                                                              const std::string& bundle_path,
-                                                              const std::string& arch) {
+Result<std::shared_ptr<const BuiltBundle>> BundleBuilder::Get(
+    const std::string& sha256, const std::string& bundle_path, const std::string& arch,
+    std::optional<compiler::BuildStats>* built_now) {
   std::lock_guard lock(mu_);
   const std::string key = sha256 + "@" + arch;
   if (auto found = built_.find(key); found != built_.end()) {
@@ -54,6 +54,7 @@ Result<std::shared_ptr<const BuiltBundle>> BundleBuilder::Get(const std::string&
       stats.compiler_runs, stats.wall_seconds, stats.failed_configs);
   built->toolchain = std::move(toolchain);
   built_[key] = built;
+  if (built_now) *built_now = stats;
   return std::shared_ptr<const BuiltBundle>(built);
 }
 

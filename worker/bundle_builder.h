@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -32,12 +33,14 @@ class BundleBuilder {
   static Result<std::unique_ptr<BundleBuilder>> Open(const std::string& dir);
 
   // The BuildBundle at `bundle_path`, whose hash is `sha256`, built for
-  // `arch`; built now unless it was before. Fails when the bundle is
-  // unreadable or its spec is refused by the toolchain (the message says
-  // why); configurations that fail to compile are outcomes, not errors.
+  // `arch`; built now unless it was before, and then `built_now` (when
+  // given) says how. Fails when the bundle is unreadable or its spec is
+  // refused by the toolchain (the message says why); configurations that
+  // fail to compile are outcomes, not errors.
   Result<std::shared_ptr<const BuiltBundle>> Get(const std::string& sha256,
                                                  const std::string& bundle_path,
-                                                 const std::string& arch);
+                                                 const std::string& arch,
+                                                 std::optional<compiler::BuildStats>* built_now);
 
   std::string ArtifactPath(const std::string& sha256) const { return store_->PathOf(sha256); }
 

@@ -29,14 +29,15 @@ ResultReporter::~ResultReporter() {
 void ResultReporter::Add(int64_t lease_id, int32_t device_index, v1::CandidateResult result) {
   std::unique_lock lock(mu_);
   changed_.wait(lock, [this] { return queued_results_ < max_queued_ || stopping_; });
-  queue_.push_back({lease_id, device_index, std::move(result)});
+  queue_.push_back({lease_id, device_index, std::move(result), {}});
   ++queued_results_;
   changed_.notify_all();
 }
 
-void ResultReporter::FinishLease(int64_t lease_id, int32_t device_index) {
+void ResultReporter::FinishLease(int64_t lease_id, int32_t device_index,
+                                 std::vector<v1::WorkerBuild> builds) {
   std::lock_guard lock(mu_);
-  queue_.push_back({lease_id, device_index, std::nullopt});
+  queue_.push_back({lease_id, device_index, std::nullopt, std::move(builds)});
   changed_.notify_all();
 }
 
@@ -73,6 +74,7 @@ void ResultReporter::SendLoop() {
         *request.add_results() = *item->result;
       } else {
         request.set_lease_finished(true);
+        for (const v1::WorkerBuild& build : item->builds) *request.add_builds() = build;
       }
       batch.splice(batch.end(), queue_, item);
     }

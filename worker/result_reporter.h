@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "common/status.h"
 #include "tunefleet/v1/worker.pb.h"
@@ -34,8 +35,10 @@ class ResultReporter {
   ~ResultReporter();
 
   void Add(int64_t lease_id, int32_t device_index, v1::CandidateResult result);
-  // Queues the end of a lease, sent with lease_finished after its results.
-  void FinishLease(int64_t lease_id, int32_t device_index);
+  // Queues the end of a lease, sent with lease_finished after its results,
+  // with the builds the worker ran for it.
+  void FinishLease(int64_t lease_id, int32_t device_index,
+                   std::vector<v1::WorkerBuild> builds = {});
   // Ends the pause after a failed delivery: the coordinator answers again.
   void RetryNow();
   // Waits until everything queued is delivered or `timeout` passes; returns
@@ -47,6 +50,7 @@ class ResultReporter {
     int64_t lease_id;
     int32_t device_index;
     std::optional<v1::CandidateResult> result;  // none: the lease's end
+    std::vector<v1::WorkerBuild> builds;        // the lease's end's
   };
 
   void SendLoop();

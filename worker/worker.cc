@@ -301,6 +301,7 @@ Status Worker::RunLease(const Device& device, RunnerSupervisor& supervisor,
   // Local copies by hash, in the candidates' order: one, or a retime
   // lease's several.
   std::vector<std::pair<std::string, std::string>> artifacts;
+  std::vector<v1::WorkerBuild> builds;  // bundles built for this lease, told with its end
   Status fetched = Status::Ok();
   Status ran = Status::Ok();
   for (const auto& c : lease.candidates()) {
@@ -329,14 +330,14 @@ Status Worker::RunLease(const Device& device, RunnerSupervisor& supervisor,
   } else if (lease.build_on_worker()) {
     ran = RunBundleLease(device, supervisor, lease,
                          std::map<std::string, std::string>(artifacts.begin(), artifacts.end()),
-                         report);
+                         report, &builds);
   } else {
     std::vector<std::string> paths;
     for (const auto& [sha256, path] : artifacts) paths.push_back(path);
     ran =
         supervisor.RunLease(lease, paths, report, [&] { return LeaseCancelled(lease.lease_id()); });
   }
-  reporter_->FinishLease(lease.lease_id(), index);
+  reporter_->FinishLease(lease.lease_id(), index, std::move(builds));
   if (ran.code() != Code::kCancelled) return ran;
   spdlog::info("device {}: lease {}: {}", index, lease.lease_id(), ran.message());
   return Status::Ok();
@@ -351,7 +352,8 @@ bool Worker::LeaseCancelled(int64_t lease_id) {
 Status Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor,
                               const v1::Lease& lease,
                               const std::map<std::string, std::string>& bundle_paths,
-                              const std::function<void(v1::CandidateResult)>& report) {
+                              const std::function<void(v1::CandidateResult)>& report,
+                              std::vector<v1::WorkerBuild>* builds) {
   const int index = device.info.index();
   const kernelspec::DeviceProperties limits(device.info.properties().begin(),
                                             device.info.properties().end());
@@ -364,10 +366,19 @@ Status Worker::RunBundleLease(const Device& device, RunnerSupervisor& supervisor
     const std::string& bundle = runner::ArtifactOf(lease, c);
     auto built = bundles.find(bundle);
     if (built == bundles.end()) {
-      built =
-          bundles
-              .emplace(bundle, bundles_->Get(bundle, bundle_paths.at(bundle), device.info.arch()))
-              .first;
+      std::optional<compiler::BuildStats> built_now;
+      built = bundles
+                  .emplace(bundle, bundles_->Get(bundle, bundle_paths.at(bundle),
+                                                 device.info.arch(), &built_now))
+                  .first;
+      if (built_now) {
+        v1::WorkerBuild& b = builds->emplace_back();
+        b.set_configs(built_now->configs);
+        b.set_failed_configs(built_now->failed_configs);
+        b.set_compiler_runs(built_now->compiler_runs);
+        b.set_wall_seconds(built_now->wall_seconds);
+        b.set_cpu_seconds(built_now->cpu_seconds);
+      }
       if (!built->second.ok()) {
         spdlog::error("device {}: lease {}: {}", index, lease.lease_id(),
                       built->second.status().message());

@@ -81,10 +81,11 @@ class Worker {
   // A lease whose artifacts are BuildBundles (local copies by hash): built
   // here for the device, the candidates that failed to build or exceed its
   // limits reported as such, the rest run artifact by artifact, or a retime
-  // lease's all together.
+  // lease's all together. The bundles built now are added to `builds`.
   Status RunBundleLease(const Device& device, RunnerSupervisor& supervisor, const v1::Lease& lease,
                         const std::map<std::string, std::string>& bundle_paths,
-                        const std::function<void(v1::CandidateResult)>& report);
+                        const std::function<void(v1::CandidateResult)>& report,
+                        std::vector<v1::WorkerBuild>* builds);
   bool LeaseCancelled(int64_t lease_id);
   Status FetchArtifact(const std::string& sha256, const std::string& path);
   Result<v1::ReportResultsResponse> SendResults(v1::ReportResultsRequest& request);

@@ -2,6 +2,7 @@
 // coordinator ships sources and batches, the worker compiles each batch once
 // for its own device, isolates configurations that fail, and runs the rest.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -31,7 +32,9 @@ class WorkerBuildTest : public ::testing::Test {
   // `relative_cache`.
   void Start(std::vector<std::string> environment = {}, bool relative_cache = false) {
     coordinator_ = std::make_unique<CoordinatorProcess>(
-        dir_.path(), std::vector<std::string>{"--batch-size", "4", "--db-sync", "normal"});
+        dir_.path(),
+        std::vector<std::string>{"--batch-size", "4", "--db-sync", "normal", "--http",
+                                 "127.0.0.1:0", "--http-port-file", dir_ / "http.port"});
     coordinator_->set_environment(std::move(environment));
     coordinator_->Start();
     // Two candidates per lease: each batch of four is leased twice.
@@ -50,6 +53,14 @@ class WorkerBuildTest : public ::testing::Test {
                 << coordinator_->Log() << "\nworker log:\n"
                 << (worker_ ? worker_->Log() : "") << "\n";
     }
+  }
+
+  // The coordinator's /metrics exposition (no token: tests run anonymous).
+  std::string Metrics() {
+    httplib::Client http("127.0.0.1", std::stoi(ReadPortFile(dir_ / "http.port")));
+    auto answer = http.Get("/metrics");
+    EXPECT_TRUE(answer && answer->status == 200);
+    return answer ? answer->body : "";
   }
 
   int64_t BuildsOnTheCoordinator() {
@@ -93,6 +104,15 @@ TEST_F(WorkerBuildTest, ACoordinatorWithoutACompilerHasItsWorkersCompile) {
   const int found_built = Count(log, "bundle [0-9a-f]+ for host: already built");
   EXPECT_GE(found_built, 3) << log;
   EXPECT_LE(found_built, 4) << log;
+  // The workers' builds count in the build metrics, with their lease's end.
+  const std::string metrics = Metrics();
+  for (const char* sample :
+       {"tunefleet_build_duration_seconds_count{site=\"worker\"} 2\n",
+        "tunefleet_build_configurations_total{outcome=\"built\",site=\"worker\"} 8\n",
+        "tunefleet_build_configurations_total{outcome=\"failed\",site=\"worker\"} 0\n",
+        "tunefleet_build_duration_seconds_count{site=\"coordinator\"} 0\n"}) {
+    EXPECT_NE(metrics.find(sample), std::string::npos) << sample << metrics;
+  }
 }
 
 // With a relative --cache, as the README's worker has: every compile failed

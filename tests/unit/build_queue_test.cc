@@ -20,7 +20,8 @@ using testing::WaitFor;
 
 class RecordingObserver : public Observer {
  public:
-  void OnBuildFinished(const compiler::BuildStats& stats) override {
+  void OnBuildFinished(const compiler::BuildStats& stats, BuildSite site) override {
+    EXPECT_EQ(site, BuildSite::kCoordinator);
     std::lock_guard lock(mu_);
     builds_.push_back(stats);
   }

@@ -110,7 +110,12 @@ TEST_F(MetricsTest, CountsResultsBuildsLeasesAndRpcsWithTheirLabels) {
   stats.failed_configs = 4;
   stats.compiler_runs = 12;
   stats.wall_seconds = 3.5;
-  metrics_.OnBuildFinished(stats);
+  metrics_.OnBuildFinished(stats, Metrics::BuildSite::kCoordinator);
+  stats.configs = 6;
+  stats.failed_configs = 1;
+  stats.compiler_runs = 2;
+  stats.wall_seconds = 1.5;
+  metrics_.OnBuildFinished(stats, Metrics::BuildSite::kWorker);
   metrics_.OnLeaseAcquired(3);
   metrics_.OnLeaseAcquired(2000);
   metrics_.CountRpc("/tunefleet.v1.TuneFleet/SubmitJob", "OK");
@@ -123,13 +128,23 @@ TEST_F(MetricsTest, CountsResultsBuildsLeasesAndRpcsWithTheirLabels) {
       Sample(text, R"(tunefleet_results_recorded_total{origin="build",status="compile_failed"})"),
       1);
   EXPECT_EQ(Sample(text, R"(tunefleet_results_recorded_total{origin="reused",status="ok"})"), 1);
-  EXPECT_EQ(Sample(text, "tunefleet_build_duration_seconds_count"), 1);
-  EXPECT_EQ(Sample(text, "tunefleet_build_duration_seconds_sum"), 3.5);
-  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{le="5"})"), 1);
-  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{le="2"})"), 0);
-  EXPECT_EQ(Sample(text, R"(tunefleet_build_configurations_total{outcome="built"})"), 16);
-  EXPECT_EQ(Sample(text, R"(tunefleet_build_configurations_total{outcome="failed"})"), 4);
-  EXPECT_EQ(Sample(text, "tunefleet_compiler_runs_total"), 12);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_count{site="coordinator"})"), 1);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_sum{site="coordinator"})"), 3.5);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{site="coordinator",le="5"})"),
+            1);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{site="coordinator",le="2"})"),
+            0);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_duration_seconds_bucket{site="worker",le="2"})"), 1);
+  EXPECT_EQ(
+      Sample(text, R"(tunefleet_build_configurations_total{outcome="built",site="coordinator"})"),
+      16);
+  EXPECT_EQ(
+      Sample(text, R"(tunefleet_build_configurations_total{outcome="failed",site="coordinator"})"),
+      4);
+  EXPECT_EQ(Sample(text, R"(tunefleet_build_configurations_total{outcome="built",site="worker"})"),
+            5);
+  EXPECT_EQ(Sample(text, R"(tunefleet_compiler_runs_total{site="coordinator"})"), 12);
+  EXPECT_EQ(Sample(text, R"(tunefleet_compiler_runs_total{site="worker"})"), 2);
   EXPECT_EQ(Sample(text, "tunefleet_lease_acquire_seconds_count"), 2);
   EXPECT_EQ(Sample(text, R"(tunefleet_lease_acquire_seconds_bucket{le="0.005"})"), 1);
   EXPECT_EQ(
