@@ -42,7 +42,7 @@ inline constexpr int kRpcCount = 18;
 enum class Access {
   kNone,
   // Only what the caller's token made: the jobs it submitted, the kernel
-  // names it claimed (coordinator/kernel_owners.h), the workers it registered
+  // names its name claimed (coordinator/kernel_owners.h), the workers it registered
   // and the leases granted to them.
   kOwn,
   kAll,

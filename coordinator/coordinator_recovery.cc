@@ -20,7 +20,8 @@ Status Coordinator::Load() {
   for (const auto& token : tokens) tokens_.Put(token.info, token.hash);
   TF_ASSIGN_OR_RETURN(auto submitters, db_->LoadKernelSubmitters());
   kernel_owners_ = KernelOwners(submitters, [this](int64_t token_id) {
-    return tokens_.Find(token_id).role() == v1::ROLE_SUBMITTER;
+    const v1::TokenInfo token = tokens_.Find(token_id);
+    return token.role() == v1::ROLE_SUBMITTER ? std::optional(token.name()) : std::nullopt;
   });
   TF_ASSIGN_OR_RETURN(auto best, db_->LoadBest());
   for (const auto& row : best) best_.Put(row);

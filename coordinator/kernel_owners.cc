@@ -1,16 +1,19 @@
 #include "coordinator/kernel_owners.h"
 
+#include <utility>
+
 namespace tf::coordinator {
 
-KernelOwners::KernelOwners(const std::vector<db::KernelSubmitter>& submitters,
-                           const std::function<bool(int64_t token_id)>& is_submitter) {
+KernelOwners::KernelOwners(const std::vector<db::KernelSubmitter>& submitters, TeamOf team_of)
+    : team_of_(std::move(team_of)) {
   std::unordered_map<std::string, int64_t> first_job;
   for (const db::KernelSubmitter& s : submitters) {
-    if (!is_submitter(s.token_id)) continue;
+    std::optional<std::string> team = team_of_(s.token_id);
+    if (!team) continue;
     auto [first, added] = first_job.try_emplace(s.kernel, s.first_job_id);
     if (added || s.first_job_id < first->second) {
       first->second = s.first_job_id;
-      owner_[s.kernel] = s.token_id;
+      owner_[s.kernel] = *team;
     }
   }
 }
@@ -18,16 +21,18 @@ KernelOwners::KernelOwners(const std::vector<db::KernelSubmitter>& submitters,
 Status KernelOwners::CheckSubmit(const std::string& kernel, const auth::Caller& caller) const {
   if (!caller.own_only) return Status::Ok();
   auto owner = owner_.find(kernel);
-  if (owner == owner_.end() || owner->second == caller.token_id) return Status::Ok();
+  if (owner == owner_.end() || team_of_(caller.token_id) == owner->second) return Status::Ok();
   return Status::PermissionDenied(
       "kernel '" + kernel +
-      "' belongs to another token (the first submitter token to submit a job under a name owns "
-      "it, so that its best configuration is its own team's); choose another name (the spec's "
-      "`kernel:`), or have an admin submit it");
+      "' belongs to another token name (the name of the first submitter token to submit a job "
+      "under a kernel name owns it, so that its best configuration is its own team's); choose "
+      "another kernel name (the spec's `kernel:`), or have an admin submit it");
 }
 
 void KernelOwners::Submitted(const std::string& kernel, const auth::Caller& caller) {
-  if (caller.own_only && caller.token_id != 0) owner_.try_emplace(kernel, caller.token_id);
+  if (!caller.own_only || caller.token_id == 0) return;
+  if (std::optional<std::string> team = team_of_(caller.token_id))
+    owner_.try_emplace(kernel, *team);
 }
 
 }  // namespace tf::coordinator

@@ -1,17 +1,20 @@
 // Who may submit jobs under a kernel name. The best configuration of a kernel
 // is its newest completed tuning, whoever submitted it, so a name answers for
-// one team only if one team may tune it: a name belongs to the first
-// submitter token that submitted a job under it, and other submitter tokens
-// are refused it. Admins and callers without a token may submit under any
-// name and claim none; a name whose jobs are all theirs (or imported) belongs
-// to no one yet. Nothing is stored of its own: the jobs table says it all
-// (LoadKernelSubmitters), so a restart changes no owner.
+// one team only if one team may tune it: a name belongs to the team of the
+// first submitter token that submitted a job under it, a team being a token
+// name (`tunefleet token create --name`), so that a token replaced by a new
+// one of the same name keeps its kernels. Submitter tokens of other names are
+// refused it. Admins and callers without a token may submit under any name
+// and claim none; a name whose jobs are all theirs (or imported) belongs to
+// no one yet. Nothing is stored of its own: the jobs table and the tokens say
+// it all (LoadKernelSubmitters), so a restart changes no owner.
 //
 // Not thread-safe: guarded by the coordinator's mutex.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,22 +27,24 @@ namespace tf::coordinator {
 
 class KernelOwners {
  public:
-  // `submitters` as LoadKernelSubmitters gives them; `is_submitter` says
-  // whether a token is a submitter's (revoked ones included), since admins'
-  // jobs claim nothing.
-  KernelOwners(const std::vector<db::KernelSubmitter>& submitters,
-               const std::function<bool(int64_t token_id)>& is_submitter);
+  // A token's team: its name when it is a submitter's (revoked ones
+  // included), nullopt for any other token.
+  using TeamOf = std::function<std::optional<std::string>(int64_t token_id)>;
+
+  // `submitters` as LoadKernelSubmitters gives them.
+  KernelOwners(const std::vector<db::KernelSubmitter>& submitters, TeamOf team_of);
   KernelOwners() = default;
 
   // kPermissionDenied when an own_only caller names a kernel that belongs to
-  // another token.
+  // another team.
   Status CheckSubmit(const std::string& kernel, const auth::Caller& caller) const;
-  // A job under `kernel` was stored: an own_only caller claims an unclaimed
-  // name.
+  // A job under `kernel` was stored: an own_only caller's team claims an
+  // unclaimed name.
   void Submitted(const std::string& kernel, const auth::Caller& caller);
 
  private:
-  std::unordered_map<std::string, int64_t> owner_;
+  TeamOf team_of_;
+  std::unordered_map<std::string, std::string> owner_;  // kernel name -> team
 };
 
 }  // namespace tf::coordinator

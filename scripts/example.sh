@@ -36,8 +36,8 @@ tunefleet() { "$bin/bin/tunefleet" "$@"; }
   umask 077
   tunefleet --token-file "$state/admin.token" token create --role worker --name example-worker \
     >"$state/worker.token"
-  # The submitter token of an earlier run, while the database still knows it:
-  # the example's kernel name belongs to the first submitter token that used it.
+  # The submitter token of an earlier run, while the database still knows it,
+  # rather than one more token of the same name each run.
   if ! tunefleet --token-file "$state/submitter.token" jobs --limit 1 >/dev/null 2>&1; then
     tunefleet --token-file "$state/admin.token" token create --role submitter \
       --name example-submitter >"$state/submitter.token"

@@ -452,10 +452,11 @@ TEST_F(RolesTest, JobsInFlightAreLimitedPerToken) {
 }
 
 // A kernel's best configuration answers for whoever tunes it, so a name is
-// its first submitter's: another submitter token is refused it, before and
-// after a restart and after the owner's revocation; admins may submit under
-// any name and take none.
-TEST_F(RolesTest, AKernelNameBelongsToTheFirstSubmitterTokenThatUsedIt) {
+// its first submitter's team (a token name): a submitter token of another
+// name is refused it, before and after a restart and after the owner's
+// revocation, and a new token of the owner's name may submit it; admins may
+// submit under any name and take none.
+TEST_F(RolesTest, AKernelNameBelongsToTheFirstSubmitterTokensName) {
   const std::string first = CreateToken(v1::ROLE_SUBMITTER, "first");
   const std::string second = CreateToken(v1::ROLE_SUBMITTER, "second");
   auto expect_refused = [&](const std::string& token, const std::string& kernel) {
@@ -481,6 +482,9 @@ TEST_F(RolesTest, AKernelNameBelongsToTheFirstSubmitterTokenThatUsedIt) {
   EXPECT_TRUE(owner.ok()) << owner.error_message();
   ASSERT_TRUE(Revoke(first).ok());
   expect_refused(second, "shared_name");
+  const std::string renewed = CreateToken(v1::ROLE_SUBMITTER, "first");  // a rotated token
+  EXPECT_TRUE(Submit(renewed, nullptr, "shared_name").ok());
+  expect_refused(renewed, "second_name");
 }
 
 TEST_F(RolesTest, TheCommandLineManagesTokensAndExits5WhenRefused) {
