@@ -186,8 +186,9 @@ Status Worker::Register() {
         heartbeat_interval_ = std::chrono::milliseconds(response.heartbeat_interval_ms());
       }
       spdlog::info(
-          "registered with coordinator {} as worker {} ({} devices, heartbeat every {} ms)",
-          options_.coordinator, worker_id_, devices_.size(), heartbeat_interval_.count());
+          "registered with coordinator {} as worker {} ({} device{}, heartbeat every {} ms)",
+          options_.coordinator, worker_id_, devices_.size(), devices_.size() == 1 ? "" : "s",
+          heartbeat_interval_.count());
       return Status::Ok();
     }
     if (status.code() == Code::kPermissionDenied && !request.previous_worker_id().empty()) {
@@ -499,15 +500,18 @@ void Worker::DeviceLoop(const Device& device) {
 }
 
 Status Worker::Run() {
-  spdlog::info("worker: {} devices, coordinator {}, cache {}", devices_.size(),
-               options_.coordinator, options_.cache_dir);
+  spdlog::info("worker: {} device{}, coordinator {}, cache {}", devices_.size(),
+               devices_.size() == 1 ? "" : "s", options_.coordinator, options_.cache_dir);
   for (const Device& device : devices_) {
     std::string compilers;
     for (const auto& [language, version] : device.info.toolchains()) {
       compilers += "; builds " + language + " with " + version;
     }
-    spdlog::info("device {}: {} ({} cores){}", device.info.index(), device.info.device_class(),
-                 device.cpus.size(), compilers);
+    // A replay device runs nothing here, and has no cores of its own.
+    const std::string cores =
+        device.cpus.empty() ? "" : " (" + std::to_string(device.cpus.size()) + " cores)";
+    spdlog::info("device {}: {}{}{}", device.info.index(), device.info.device_class(), cores,
+                 compilers);
   }
   if (Status registered = Register(); !registered.ok()) {
     // Stopped (SIGTERM, SIGINT) while no coordinator answered: a clean stop.
