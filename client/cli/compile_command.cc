@@ -76,9 +76,10 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   Result<std::unique_ptr<compiler::ArtifactStore>> store = compiler::ArtifactStore::Open(out_dir);
   if (!store.ok()) return Fail(store.status());
 
-  std::fprintf(stderr, "%s: %zu configurations over %d problems, toolchain %s for %s\n",
+  std::fprintf(stderr, "%s: %zu configurations over %d problem%s, toolchain %s for %s\n",
                spec.name().c_str(), configs->size(), spec.problems_size(),
-               (*toolchain)->name().c_str(), (*toolchain)->target().c_str());
+               spec.problems_size() == 1 ? "" : "s", (*toolchain)->name().c_str(),
+               (*toolchain)->target().c_str());
   std::vector<compiler::ConfigBuild> failures;
   std::set<std::string> artifacts;
   size_t resolved = 0;
