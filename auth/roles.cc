@@ -18,9 +18,10 @@ struct Row {
 
 // The policy. Readers see everything and change nothing; submitters see and
 // change their own jobs (and the fleet and best configs, which every job
-// needs) and submit under kernel names no other token name took; workers call the worker service
-// for their own workers only; admins do everything. Artifacts are fetched by content hash, which
-// only a lease names, so any worker may fetch any.
+// needs) and submit under kernel names no other token name took; workers
+// call the worker service for their own workers only; admins do everything.
+// Artifacts are fetched by content hash, which only a lease names, so any
+// worker may fetch any.
 constexpr std::array<Row, kRpcCount> kPolicy = {{
     //                                   reader submitter worker admin
     {Rpc::kSubmitJob, "SubmitJob", {kNo, kOwn, kNo, kAll}},

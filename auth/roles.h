@@ -42,8 +42,8 @@ inline constexpr int kRpcCount = 18;
 enum class Access {
   kNone,
   // Only what the caller's token made: the jobs it submitted, the kernel
-  // names its name claimed (coordinator/kernel_owners.h), the workers it registered
-  // and the leases granted to them.
+  // names its name claimed (coordinator/kernel_owners.h), the workers it
+  // registered and the leases granted to them.
   kOwn,
   kAll,
 };

@@ -6,15 +6,8 @@ namespace tf::coordinator {
 
 KernelOwners::KernelOwners(const std::vector<db::KernelSubmitter>& submitters, TeamOf team_of)
     : team_of_(std::move(team_of)) {
-  std::unordered_map<std::string, int64_t> first_job;
-  for (const db::KernelSubmitter& s : submitters) {
-    std::optional<std::string> team = team_of_(s.token_id);
-    if (!team) continue;
-    auto [first, added] = first_job.try_emplace(s.kernel, s.first_job_id);
-    if (added || s.first_job_id < first->second) {
-      first->second = s.first_job_id;
-      owner_[s.kernel] = *team;
-    }
+  for (const db::KernelSubmitter& s : submitters) {  // by first job: the first team keeps it
+    if (std::optional<std::string> team = team_of_(s.token_id)) owner_.try_emplace(s.kernel, *team);
   }
 }
 

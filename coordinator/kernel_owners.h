@@ -31,7 +31,7 @@ class KernelOwners {
   // included), nullopt for any other token.
   using TeamOf = std::function<std::optional<std::string>(int64_t token_id)>;
 
-  // `submitters` as LoadKernelSubmitters gives them.
+  // `submitters` as LoadKernelSubmitters gives them, by first job.
   KernelOwners(const std::vector<db::KernelSubmitter>& submitters, TeamOf team_of);
   KernelOwners() = default;
 

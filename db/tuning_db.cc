@@ -486,8 +486,9 @@ Result<std::vector<CompletedTuning>> TuningDb::LoadCompletedTunings() {
 }
 
 Result<std::vector<KernelSubmitter>> TuningDb::LoadKernelSubmitters() {
-  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("SELECT kernel, owner_token, MIN(id) FROM jobs WHERE "
-                                              "owner_token <> 0 GROUP BY kernel, owner_token"));
+  TF_ASSIGN_OR_RETURN(
+      auto stmt, db_->Prepare("SELECT kernel, owner_token, MIN(id) FROM jobs WHERE "
+                              "owner_token <> 0 GROUP BY kernel, owner_token ORDER BY MIN(id)"));
   return Collect<KernelSubmitter>(stmt, [](const Statement& s) {
     return KernelSubmitter{s.Text(0), s.Int(1), s.Int(2)};
   });

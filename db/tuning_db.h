@@ -222,7 +222,7 @@ class TuningDb {
   Result<std::vector<BestRow>> LoadBest(const std::string& fingerprint,
                                         const std::string& device_class);
   Result<std::vector<CompletedTuning>> LoadCompletedTunings();
-  // Every (kernel, token) with a job, jobs of no token left out.
+  // Every (kernel, token) with a job, jobs of no token left out, by first job.
   Result<std::vector<KernelSubmitter>> LoadKernelSubmitters();
   // Each problem's best OK result of a job: the winner of its finalists'
   // re-timing, else the fastest.

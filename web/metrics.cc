@@ -81,9 +81,7 @@ Metrics::Metrics()
                              "Time each device held at least one lease; its rate is the "
                              "device's busy share")) {
   // Every site's series from the start, at 0: a rate over them needs no gap.
-  for (BuildSite site : {BuildSite::kCoordinator, BuildSite::kWorker}) {
-    OnBuildFinished(compiler::BuildStats{}, site, /*observed=*/false);
-  }
+  for (BuildSite site : {BuildSite::kCoordinator, BuildSite::kWorker}) BuildSeriesOf(site);
 }
 
 void Metrics::CountRpc(std::string_view full_method, std::string_view code) {
@@ -96,21 +94,22 @@ void Metrics::CountRpc(std::string_view full_method, std::string_view code) {
       .Increment();
 }
 
-void Metrics::OnBuildFinished(const compiler::BuildStats& stats, BuildSite site) {
-  OnBuildFinished(stats, site, /*observed=*/true);
+Metrics::BuildSeries Metrics::BuildSeriesOf(BuildSite site) {
+  const std::string where = site == BuildSite::kWorker ? "worker" : "coordinator";
+  return {build_seconds_.Add(
+              {{"site", where}},
+              prometheus::Histogram::BucketBoundaries{0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600}),
+          built_configurations_.Add({{"outcome", "built"}, {"site", where}}),
+          built_configurations_.Add({{"outcome", "failed"}, {"site", where}}),
+          compiler_runs_.Add({{"site", where}})};
 }
 
-void Metrics::OnBuildFinished(const compiler::BuildStats& stats, BuildSite site, bool observed) {
-  const std::string where = site == BuildSite::kWorker ? "worker" : "coordinator";
-  auto& seconds = build_seconds_.Add(
-      {{"site", where}},
-      prometheus::Histogram::BucketBoundaries{0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600});
-  if (observed) seconds.Observe(stats.wall_seconds);
-  built_configurations_.Add({{"outcome", "built"}, {"site", where}})
-      .Increment(static_cast<double>(stats.configs - stats.failed_configs));
-  built_configurations_.Add({{"outcome", "failed"}, {"site", where}})
-      .Increment(static_cast<double>(stats.failed_configs));
-  compiler_runs_.Add({{"site", where}}).Increment(static_cast<double>(stats.compiler_runs));
+void Metrics::OnBuildFinished(const compiler::BuildStats& stats, BuildSite site) {
+  BuildSeries series = BuildSeriesOf(site);
+  series.seconds.Observe(stats.wall_seconds);
+  series.built.Increment(static_cast<double>(stats.configs - stats.failed_configs));
+  series.failed.Increment(static_cast<double>(stats.failed_configs));
+  series.compiler_runs.Increment(static_cast<double>(stats.compiler_runs));
 }
 
 void Metrics::OnLeaseAcquired(int64_t waited_ms) {

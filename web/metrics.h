@@ -48,8 +48,14 @@ class Metrics final : public coordinator::Observer {
 
  private:
   void CountResult(const db::ResultRow& row, const char* origin);
-  // `observed` false: the series made, nothing counted.
-  void OnBuildFinished(const compiler::BuildStats& stats, BuildSite site, bool observed);
+  // A build site's series, made at 0 on first use.
+  struct BuildSeries {
+    prometheus::Histogram& seconds;
+    prometheus::Counter& built;
+    prometheus::Counter& failed;
+    prometheus::Counter& compiler_runs;
+  };
+  BuildSeries BuildSeriesOf(BuildSite site);
   using Device = std::pair<std::string, int>;  // worker id, device index
   // Time with at least one lease, per device: leases overlap (a worker may
   // hold more than one per device), busy time does not.

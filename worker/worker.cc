@@ -507,7 +507,7 @@ Status Worker::Run() {
     for (const auto& [language, version] : device.info.toolchains()) {
       compilers += "; builds " + language + " with " + version;
     }
-    // A replay device runs nothing here, and has no cores of its own.
+    // GPU and replay devices have no cores of their own.
     const std::string cores =
         device.cpus.empty() ? "" : " (" + std::to_string(device.cpus.size()) + " cores)";
     spdlog::info("device {}: {}{}{}", device.info.index(), device.info.device_class(), cores,

@@ -60,10 +60,11 @@ def _similar_kernels(kernel: str, tuned: Iterable[str]) -> str:
     nearest three within a quarter of its length in edits (2 at least), or
     that begin with it or it with them."""
     near = max(2, len(kernel) // 4)
+    edits = {name: _edit_distance(kernel, name) for name in tuned}
     similar = sorted(
-        (_edit_distance(kernel, name), name)
-        for name in tuned
-        if _edit_distance(kernel, name) <= near or name.startswith(kernel) or kernel.startswith(name)
+        (n, name)
+        for name, n in edits.items()
+        if n <= near or name.startswith(kernel) or kernel.startswith(name)
     )
     if not similar:
         return ""
