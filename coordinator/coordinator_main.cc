@@ -263,11 +263,6 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot start: {}", coordinator.status().message());
     return 1;
   }
-  if (admin_token_file.empty()) admin_token_file = options.db_path + ".admin-token";
-  if (tf::Status admin = SetUpAdminToken(**coordinator, admin_token_file); !admin.ok()) {
-    spdlog::critical("{}", admin.message());
-    return 2;
-  }
   const auto anonymous =
       allow_anonymous ? tf::coordinator::Anonymous::kAllowed : tf::coordinator::Anonymous::kRefused;
   tf::coordinator::TuneFleetService client_service(**coordinator, anonymous);
@@ -296,6 +291,13 @@ int main(int argc, char** argv) {
   if (!server || port == 0) {
     spdlog::critical("cannot listen on {} (is another process serving there?)", listen);
     return 1;
+  }
+  // Only now that the port is ours: a start that fails on it, a second
+  // coordinator started by mistake, leaves no admin token file or token.
+  if (admin_token_file.empty()) admin_token_file = options.db_path + ".admin-token";
+  if (tf::Status admin = SetUpAdminToken(**coordinator, admin_token_file); !admin.ok()) {
+    spdlog::critical("{}", admin.message());
+    return 2;
   }
   if (dashboard) {
     dashboard->Serve(**coordinator);

@@ -47,7 +47,17 @@ int HttpStatusOf(Code code) {
 bool AddressedByIpOrLocalhost(const httplib::Request& request) {
   if (!request.has_header("Host")) return true;
   std::string host = request.get_header_value("Host");
-  if (host.starts_with('[')) return host.find(']') != std::string::npos;  // IPv6
+  if (host.starts_with('[')) {  // [IPv6] or [IPv6]:PORT
+    const size_t close = host.find(']');
+    if (close == std::string::npos) return false;
+    const std::string port = host.substr(close + 1);
+    if (!port.empty() && (port.size() < 2 || port[0] != ':' ||
+                          port.find_first_not_of("0123456789", 1) != std::string::npos)) {
+      return false;
+    }
+    in6_addr ip6;
+    return inet_pton(AF_INET6, host.substr(1, close - 1).c_str(), &ip6) == 1;
+  }
   host = host.substr(0, host.rfind(':'));
   in_addr ip4;
   return host == "localhost" || inet_pton(AF_INET, host.c_str(), &ip4) == 1;
@@ -209,7 +219,7 @@ Result<std::unique_ptr<DashboardServer>> DashboardServer::Start(
     return Status::Unavailable("the dashboard cannot listen on " + options.listen + ": " +
                                std::strerror(errno));
   }
-  dashboard->Route();
+  dashboard->Route(!options.plaintext);
   dashboard->thread_ = std::thread([&http] { http.listen_after_bind(); });
   return dashboard;
 }
@@ -259,16 +269,20 @@ std::optional<auth::Caller> DashboardServer::Authorize(const httplib::Request& r
   return *caller;
 }
 
-void DashboardServer::Route() {
+void DashboardServer::Route(bool tls) {
   httplib::Server& http = *server_;
-  // The page runs its own script only, and is framed by no one.
-  http.set_default_headers({
+  // The page runs its own script only, is framed by no one, and neither
+  // posts a form (sign-in stays in the script) nor takes another base URL.
+  httplib::Headers headers = {
       {"Content-Security-Policy",
        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-       "frame-ancestors 'none'"},
+       "frame-ancestors 'none'; form-action 'none'; base-uri 'none'"},
       {"X-Content-Type-Options", "nosniff"},
       {"Referrer-Policy", "no-referrer"},
-  });
+  };
+  // Browsers ignore it over plain HTTP (RFC 6797): sent over TLS only.
+  if (tls) headers.emplace("Strict-Transport-Security", "max-age=31536000");
+  http.set_default_headers(std::move(headers));
   // A standby answers everything itself; once serving, the routes do.
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (coordinator_.load()) return httplib::Server::HandlerResponse::Unhandled;

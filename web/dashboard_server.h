@@ -68,7 +68,8 @@ class DashboardServer {
 
  private:
   DashboardServer(std::unique_ptr<httplib::Server> server, Metrics& metrics, bool allow_anonymous);
-  void Route();
+  // `tls`: served over TLS, where browsers are told to keep to https.
+  void Route(bool tls);
   // The routes' coordinator: they run only once there is one.
   coordinator::Coordinator& coordinator() const { return *coordinator_.load(); }
   // The caller of a request, allowed what `rpc` needs; else answers it.

@@ -508,8 +508,9 @@ Status Worker::Run() {
       compilers += "; builds " + language + " with " + version;
     }
     // GPU and replay devices have no cores of their own.
+    const size_t count = device.cpus.size();
     const std::string cores =
-        device.cpus.empty() ? "" : " (" + std::to_string(device.cpus.size()) + " cores)";
+        count == 0 ? "" : " (" + std::to_string(count) + (count == 1 ? " core)" : " cores)");
     spdlog::info("device {}: {}{}{}", device.info.index(), device.info.device_class(), cores,
                  compilers);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <string_view>
 
 #include "client/cli/text_format.h"
 
@@ -34,6 +35,23 @@ std::string FirstLines(const std::string& text, size_t count) {
   return trimmed.substr(0, end) + "[... " + std::to_string(more) + " more lines in --json]";
 }
 
+// The compiler's output, once: the headline "compilation failed: <first
+// error>" repeats one of its lines, and is kept only when that line is past
+// the lines shown.
+std::string Shown(const std::string& text) {
+  constexpr std::string_view kFailed = "compilation failed: ";
+  const size_t newline = text.find('\n');
+  if (!text.starts_with(kFailed) || newline == std::string::npos) {
+    return FirstLines(text, kLinesShown);
+  }
+  const std::string error = text.substr(kFailed.size(), newline - kFailed.size());
+  const std::string output = FirstLines(text.substr(newline + 1), kLinesShown - 1);
+  if (("\n" + output + "\n").find("\n" + error + "\n") == std::string::npos) {
+    return FirstLines(text, kLinesShown);
+  }
+  return "compilation failed:\n" + output;
+}
+
 }  // namespace
 
 void PrintBuildFailures(std::FILE* out, const std::vector<FailedBuild>& failures) {
@@ -61,7 +79,7 @@ void PrintBuildFailures(std::FILE* out, const std::vector<FailedBuild>& failures
       configs += "; and " + std::to_string(group.configs.size() - kConfigsShown) + " more";
     }
     std::fprintf(out, "\n[%zu: %s]\n%s\n", group.configs.size(), configs.c_str(),
-                 FirstLines(group.first->text, kLinesShown).c_str());
+                 Shown(group.first->text).c_str());
   }
 }
 

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "common/files.h"
 #include "tests/test_util.h"
 
 namespace tf::testing {
@@ -52,6 +53,31 @@ TEST_F(ListenTest, ASecondCoordinatorOnAPortInUseDoesNotStart) {
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("cannot listen on 127.0.0.1:" + port), std::string::npos)
       << result.output;
+}
+
+// A second coordinator started by mistake on the first one's port: it wrote
+// a fresh admin token file, and a token into its database, before it found
+// the port taken.
+TEST_F(ListenTest, ASecondCoordinatorOnAPortInUseLeavesNoAdminTokenBehind) {
+  const std::string listen = "127.0.0.1:" + std::to_string(first_.port());
+  const std::string first_token = first_.db_path() + ".admin-token";
+  const Result<std::string> before = ReadFile(first_token);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_EQ(Second({"--listen", listen}).exit_code, 1);
+  EXPECT_EQ(Second({"--listen", listen, "--admin-token-file", first_token}).exit_code, 1);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "second.db.admin-token"));
+  EXPECT_EQ(*ReadFile(first_token), *before);
+
+  // Started where it can listen, its database holds only the admin token it
+  // writes now.
+  std::filesystem::create_directory(dir_ / "again");
+  CoordinatorProcess again(dir_ / "again", {}, dir_ / "second.db");
+  again.Start();
+  ProcessResult tokens = RunCli(
+      again.address(), {"--token-file", dir_ / "second.db.admin-token", "token", "list", "--json"});
+  EXPECT_EQ(tokens.exit_code, 0) << tokens.output;
+  EXPECT_EQ(tokens.output.find("\"token_id\": 2"), std::string::npos) << tokens.output;
+  EXPECT_NE(tokens.output.find("\"token_id\": 1"), std::string::npos) << tokens.output;
 }
 
 TEST_F(ListenTest, AHealthPortInUseIsRefused) {

@@ -1,6 +1,7 @@
 // TLS between the coordinator and its clients and workers: real processes
 // over 127.0.0.1 with certificates made by the openssl command at test time.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <filesystem>
 #include <thread>
@@ -107,6 +108,24 @@ TEST_F(TlsTest, MutualTlsServesOnlyPeersWithACertificateOfItsClientCa) {
                .output;
   EXPECT_EQ(listed.find("\"worker_id\""), listed.rfind("\"worker_id\""))
       << "two workers: " << listed;
+}
+
+// Served over TLS, the dashboard tells browsers to come back over https only
+// (web/tests/dashboard_test.mjs: not over plain HTTP).
+TEST_F(TlsTest, TheDashboardOverTlsTellsBrowsersToKeepToHttps) {
+  CoordinatorProcess coordinator(dir_.path(),
+                                 {"--tls-cert", Pem("server"), "--tls-key", Key("server"), "--http",
+                                  "127.0.0.1:0", "--http-port-file", dir_ / "http.port"});
+  coordinator.Start();
+  httplib::SSLClient https("127.0.0.1", std::stoi(ReadPortFile(dir_ / "http.port")));
+  https.set_ca_cert_path(Pem("ca").c_str());
+  https.enable_server_certificate_verification(true);
+  https.set_connection_timeout(5);
+  https.set_read_timeout(10);
+  auto page = https.Get("/");
+  ASSERT_TRUE(page) << httplib::to_string(page.error());
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Strict-Transport-Security"), "max-age=31536000");
 }
 
 // A key that is not the certificate's is named at start, before any file is

@@ -286,6 +286,37 @@ TEST_F(CliTest, AnArchGivenWithTargetIsBlamedOnTheFlagNotOnTheSpecFile) {
   EXPECT_EQ(result.output.find("gemm.yaml:"), std::string::npos) << result.output;
 }
 
+// The compiler's output, as --json has it, shown once and whole: its first
+// error was printed twice, in the headline and again in the output.
+TEST_F(CliTest, CompileShowsTheCompilersMessageOnce) {
+  testing::TempDir dir;
+  const std::string example = testing::SourcePath("examples/cpu/gemm/");
+  std::filesystem::copy_file(example + "gemm.yaml", dir / "gemm.yaml");
+  Result<std::string> source = ReadFile(example + "gemm.cpp");
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "gemm.cpp", *source + "\n#error this kernel does not compile\n").ok());
+  const std::vector<std::string> compile = {"compile", dir / "gemm.yaml", "--limit",
+                                            "1",       "--out",           dir / "artifacts"};
+  ProcessResult human = Run(compile);
+  ASSERT_EQ(human.exit_code, 1) << human.output;
+  std::vector<std::string> as_json = compile;
+  as_json.push_back("--json");
+  ProcessResult machine = Run(as_json);
+  ASSERT_EQ(machine.exit_code, 1) << machine.output;
+  const std::string diagnostics = nlohmann::json::parse(
+      machine.output.substr(machine.output.rfind("\n{")))["failures"][0]["diagnostics"];
+  // "compilation failed: <first error>\n<the compiler's output>"
+  const size_t newline = diagnostics.find('\n');
+  const std::string error = diagnostics.substr(0, newline).substr(diagnostics.find(": ") + 2);
+  const std::string output = diagnostics.substr(newline + 1);
+  EXPECT_NE(error.find("error: #error this kernel does not compile"), std::string::npos)
+      << diagnostics;
+  EXPECT_NE(human.output.find(output), std::string::npos) << human.output;
+  const size_t first = human.output.find(error);
+  EXPECT_EQ(human.output.find(error, first + 1), std::string::npos) << human.output;
+}
+
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
   ProcessResult result = Run({"cancel", "7"});
   EXPECT_EQ(result.exit_code, 0) << result.output;

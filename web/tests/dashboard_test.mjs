@@ -189,6 +189,15 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
     assert.match(await page.text(), /<script src="\/app.js">/);
   });
 
+  await t.test("the page posts no form and takes no other base URL; no HSTS over HTTP", async () => {
+    // Sign-in stays in the page's script; browsers ignore HSTS without TLS.
+    const page = await fetch(`${base}/`);
+    const policy = page.headers.get("content-security-policy");
+    assert.match(policy, /(^|; )form-action 'none'(;|$)/, policy);
+    assert.match(policy, /(^|; )base-uri 'none'(;|$)/, policy);
+    assert.equal(page.headers.get("strict-transport-security"), null);
+  });
+
   const before = await scrape(base, reader);
   start("tunefleet-worker", [
     "--coordinator", grpcAddress, "--devices", "cpu:1",
@@ -515,8 +524,12 @@ test("an anonymous coordinator: the page needs no sign-in; slow clients hold not
     const rebound = await ask(`rebound.example:${httpPort}`);
     assert.match(rebound, /^HTTP\/1\.1 403 /);
     assert.match(rebound, /answers only requests addressed to an IP address or localhost, not to 'rebound\.example:\d+'/);
-    for (const host of [`localhost:${httpPort}`, `127.0.0.1:${httpPort}`, `[::1]:${httpPort}`]) {
+    for (const host of [`localhost:${httpPort}`, `127.0.0.1:${httpPort}`, `[::1]:${httpPort}`, "[::1]"]) {
       assert.match(await ask(host), /^HTTP\/1\.1 200 /, host);
+    }
+    // In brackets, only an IPv6 address.
+    for (const host of [`[not-an-address]:${httpPort}`, `[::1]${httpPort}`, `[::1]:x`]) {
+      assert.match(await ask(host), /^HTTP\/1\.1 403 /, host);
     }
   });
 
