@@ -14,6 +14,7 @@
 #include "common/backoff.h"
 #include "common/files.h"
 #include "common/grpc_status.h"
+#include "common/number_text.h"
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
 #include "kernelspec/space.h"
@@ -185,10 +186,9 @@ Status Worker::Register() {
       if (response.heartbeat_interval_ms() > 0) {
         heartbeat_interval_ = std::chrono::milliseconds(response.heartbeat_interval_ms());
       }
-      spdlog::info(
-          "registered with coordinator {} as worker {} ({} device{}, heartbeat every {} ms)",
-          options_.coordinator, worker_id_, devices_.size(), devices_.size() == 1 ? "" : "s",
-          heartbeat_interval_.count());
+      spdlog::info("registered with coordinator {} as worker {} ({}, heartbeat every {} ms)",
+                   options_.coordinator, worker_id_, CountText(devices_.size(), "device"),
+                   heartbeat_interval_.count());
       return Status::Ok();
     }
     if (status.code() == Code::kPermissionDenied && !request.previous_worker_id().empty()) {
@@ -500,17 +500,16 @@ void Worker::DeviceLoop(const Device& device) {
 }
 
 Status Worker::Run() {
-  spdlog::info("worker: {} device{}, coordinator {}, cache {}", devices_.size(),
-               devices_.size() == 1 ? "" : "s", options_.coordinator, options_.cache_dir);
+  spdlog::info("worker: {}, coordinator {}, cache {}", CountText(devices_.size(), "device"),
+               options_.coordinator, options_.cache_dir);
   for (const Device& device : devices_) {
     std::string compilers;
     for (const auto& [language, version] : device.info.toolchains()) {
       compilers += "; builds " + language + " with " + version;
     }
     // GPU and replay devices have no cores of their own.
-    const size_t count = device.cpus.size();
     const std::string cores =
-        count == 0 ? "" : " (" + std::to_string(count) + (count == 1 ? " core)" : " cores)");
+        device.cpus.empty() ? "" : " (" + CountText(device.cpus.size(), "core") + ")";
     spdlog::info("device {}: {}{}{}", device.info.index(), device.info.device_class(), cores,
                  compilers);
   }

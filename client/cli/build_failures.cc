@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "client/cli/text_format.h"
+#include "common/number_text.h"
 
 namespace tf::cli {
 namespace {
@@ -67,9 +68,9 @@ void PrintBuildFailures(std::FILE* out, const std::vector<FailedBuild>& failures
     if (added) groups.push_back({&failure, {}});
     groups[it->second].configs.push_back(failure.config);
   }
-  std::fprintf(out, "\n%zu configuration%s failed to build, %zu distinct error%s:\n",
-               failures.size(), failures.size() == 1 ? "" : "s", groups.size(),
-               groups.size() == 1 ? "" : "s");
+  std::fprintf(out, "\n%s failed to build, %s:\n",
+               CountText(failures.size(), "configuration").c_str(),
+               CountText(groups.size(), "distinct error").c_str());
   for (const Group& group : groups) {
     std::string configs;
     for (size_t i = 0; i < group.configs.size() && i < kConfigsShown; ++i) {

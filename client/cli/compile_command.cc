@@ -11,6 +11,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/spec_space.h"
 #include "client/cli/text_format.h"
+#include "common/number_text.h"
 #include "compiler/artifact_store.h"
 #include "compiler/batch_builder.h"
 #include "kernelspec/config.h"
@@ -76,9 +77,9 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
   Result<std::unique_ptr<compiler::ArtifactStore>> store = compiler::ArtifactStore::Open(out_dir);
   if (!store.ok()) return Fail(store.status());
 
-  std::fprintf(stderr, "%s: %zu configurations over %d problem%s, toolchain %s for %s\n",
-               spec.name().c_str(), configs->size(), spec.problems_size(),
-               spec.problems_size() == 1 ? "" : "s", (*toolchain)->name().c_str(),
+  std::fprintf(stderr, "%s: %s over %s, toolchain %s for %s\n", spec.name().c_str(),
+               CountText(configs->size(), "configuration").c_str(),
+               CountText(spec.problems_size(), "problem").c_str(), (*toolchain)->name().c_str(),
                (*toolchain)->target().c_str());
   std::vector<compiler::ConfigBuild> failures;
   std::set<std::string> artifacts;
@@ -126,9 +127,9 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
                {"artifacts", Json(artifacts)},
                {"failures", std::move(failed)}});
   } else {
-    std::printf("%lld configurations in %lld batches, %lld compiler runs, %lld failed\n",
-                static_cast<long long>(stats->configs), static_cast<long long>(stats->batches),
-                static_cast<long long>(stats->compiler_runs),
+    std::printf("%s in %s, %s, %lld failed\n", CountText(stats->configs, "configuration").c_str(),
+                CountText(stats->batches, "batch", "batches").c_str(),
+                CountText(stats->compiler_runs, "compiler run").c_str(),
                 static_cast<long long>(stats->failed_configs));
     std::printf("build time %s wall, %.1f CPU seconds; %zu artifacts in %s\n",
                 FormatSeconds(stats->wall_seconds).c_str(), stats->cpu_seconds, artifacts.size(),

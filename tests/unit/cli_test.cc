@@ -315,6 +315,12 @@ TEST_F(CliTest, CompileShowsTheCompilersMessageOnce) {
   EXPECT_NE(human.output.find(output), std::string::npos) << human.output;
   const size_t first = human.output.find(error);
   EXPECT_EQ(human.output.find(error, first + 1), std::string::npos) << human.output;
+  // Counts of one read as one thing.
+  EXPECT_NE(human.output.find("1 configuration over 2 problems,"), std::string::npos)
+      << human.output;
+  EXPECT_NE(human.output.find("1 configuration in 1 batch, 1 compiler run, 1 failed"),
+            std::string::npos)
+      << human.output;
 }
 
 TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
