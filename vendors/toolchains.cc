@@ -1,49 +1,45 @@
 #include "vendors/toolchains.h"
 
-#include "vendors/cpu/host_toolchain.h"
-#include "vendors/replay/replay_toolchain.h"
-#ifdef TF_VENDOR_NVIDIA
-#include "vendors/nvidia/nvrtc_toolchain.h"
-#endif
-#ifdef TF_VENDOR_AMD
-#include "vendors/amd/hip_toolchain.h"
-#endif
+#include <algorithm>
+#include <cstring>
+
+#include "vendors/vendor.h"
 
 namespace tf::vendors {
 namespace {
 
 namespace v1 = ::tunefleet::v1;
 
-using MakeFn = Result<std::unique_ptr<compiler::Toolchain>> (*)(const v1::KernelSpec& spec,
-                                                                const std::string& device_arch);
-using RunsOnFn = bool (*)(const std::string& code_arch, const std::string& device_arch);
-
 struct LanguageRow {
   const char* language;
   const char* vendor;        // the device kind that runs its kernels
   const char* default_arch;  // for an unset target.arch; empty: the device's
-  MakeFn make;               // null: the vendor is left out of this build
+  MakeToolchainFn make;      // null: the vendor is switched off in this build
   RunsOnFn runs_on;          // null: only the same architecture
 };
 
-const LanguageRow kLanguages[] = {
-    {"cpp", "cpu", "host", cpu::MakeHostToolchain, nullptr},
-#ifdef TF_VENDOR_NVIDIA
-    {"cuda", "nvidia", "", nvidia::MakeNvrtcToolchain, nvidia::CodeRunsOn},
-#else
-    {"cuda", "nvidia", "", nullptr, nullptr},
-#endif
-#ifdef TF_VENDOR_AMD
-    {"hip", "amd", "", amd::MakeHipToolchain, amd::CodeRunsOn},
-#else
-    {"hip", "amd", "", nullptr, nullptr},
-#endif
-    {"replay", "replay", "", replay::MakeReplayToolchain, nullptr},
-};
+// Every vendor's languages, by name.
+const std::vector<LanguageRow>& LanguageRows() {
+  static const std::vector<LanguageRow> kRows = [] {
+    std::vector<LanguageRow> rows;
+    for (const VendorRow& vendor : VendorRows()) {
+      const CompileSide* side = vendor.compile_side;
+      for (const Language& language : vendor.names->languages) {
+        rows.push_back({language.name, vendor.names->vendor, language.default_arch,
+                        side ? side->make : nullptr, side ? side->runs_on : nullptr});
+      }
+    }
+    std::sort(rows.begin(), rows.end(), [](const LanguageRow& a, const LanguageRow& b) {
+      return std::strcmp(a.language, b.language) < 0;
+    });
+    return rows;
+  }();
+  return kRows;
+}
 
 Result<const LanguageRow*> FindLanguage(const std::string& language) {
   std::string known;
-  for (const LanguageRow& row : kLanguages) {
+  for (const LanguageRow& row : LanguageRows()) {
     if (language == row.language) return &row;
     known += known.empty() ? row.language : std::string(", ") + row.language;
   }
@@ -64,13 +60,13 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const v1::KernelSpec&
 
 std::vector<std::string> Languages() {
   std::vector<std::string> languages;
-  for (const LanguageRow& row : kLanguages) languages.push_back(row.language);
+  for (const LanguageRow& row : LanguageRows()) languages.push_back(row.language);
   return languages;
 }
 
 std::map<std::string, std::string> ToolchainVersions(const std::string& vendor) {
   std::map<std::string, std::string> versions;
-  for (const LanguageRow& row : kLanguages) {
+  for (const LanguageRow& row : LanguageRows()) {
     if (row.vendor != vendor || row.make == nullptr) continue;
     v1::KernelSpec spec;
     spec.set_language(row.language);

@@ -1,7 +1,10 @@
 // The compile side's vendor table: a kernel's language chooses its toolchain,
 // the vendor whose devices run it and that vendor's rule for which compiled
-// architectures run on which devices, here and nowhere else. Adding a vendor
-// adds one row (vendors/toolchains.cc).
+// architectures run on which devices, here and nowhere else. Its rows are the
+// vendor folders' own (vendors/vendor.h): a new vendor is a new folder
+// vendors/<name>/ whose <name>_vendor.h names its languages (kNames) and
+// whose library tf_<name>_toolchain defines kCompileSide; nothing here
+// changes, and no code here names a vendor.
 #pragma once
 
 #include <map>
@@ -22,8 +25,7 @@ namespace tf::vendors {
 Result<std::unique_ptr<compiler::Toolchain>> MakeToolchain(const ::tunefleet::v1::KernelSpec& spec,
                                                            const std::string& device_arch = "");
 
-// The languages of the table, those this build left out included, in the
-// table's order.
+// The languages of the table, those this build left out included, by name.
 std::vector<std::string> Languages();
 
 // The version of each toolchain this host builds `vendor`'s kernels with, by

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the images with podman from the repository: localhost/tunefleet-build,
 # then tunefleet-coordinator, tunefleet-worker (CPU and NVIDIA) and
-# tunefleet-worker-amd, tagged TAG (default: the commit).
+# tunefleet-worker-<name> for each vendor folder with a runtime-packages file
+# (amd: tunefleet-worker-amd), tagged TAG (default: the commit).
 #   DEBIAN     the Debian 12 base image (default docker.io/library/debian:bookworm-slim)
 #   ISOLATION  podman's --isolation for RUN steps (default oci; chroot where
 #              containers cannot run, as on the development machines)
@@ -15,4 +16,8 @@ build() {
 build build.Containerfile -t localhost/tunefleet-build
 build coordinator.Containerfile -t "tunefleet-coordinator:$tag"
 build worker.Containerfile --target cpu -t "tunefleet-worker:$tag"
-build worker.Containerfile --target amd -t "tunefleet-worker-amd:$tag"
+for list in "$root"/vendors/*/runtime-packages; do
+  name="$(basename "$(dirname "$list")")"
+  build worker.Containerfile --target vendor --build-arg "PACKAGES=$(sed 's/#.*//' "$list" | xargs)" \
+    -t "tunefleet-worker-$name:$tag"
+done

@@ -9,8 +9,11 @@
 
 #include "runner/device_identity.h"
 #include "runner/gpu_discovery.h"
+#include "vendors/amd/amd_backend.h"
+#include "vendors/amd/amd_vendor.h"
 #include "vendors/amd/gfx_targets.h"
 #include "vendors/amd/hip_runtime.h"
+#include "vendors/device_kinds.h"
 
 namespace tf::amd {
 
@@ -126,5 +129,14 @@ void AllowAmdDeviceNodes(const std::string& dev, sandbox::Policy& policy) {
     }
   }
 }
+
+const vendors::DeviceKind kDeviceKind = {
+    kNames.vendor,
+    "amd (every AMD GPU found) or amd:0,1 (these HIP ordinals)",
+    CheckAmdDeviceNumbers,
+    DiscoverAmdDevices,
+    MakeAmdBackend,
+    ConfineAmdRunner,
+    false};
 
 }  // namespace tf::amd

@@ -1,7 +1,7 @@
 // AMD GPUs, found through the HIP runtime loaded at run time. Each GPU is one
 // device with its own runner process; its device class comes from the GPU
-// itself ("amd/AMD-Instinct-MI300X/gfx942"). The device table's row for
-// "amd" (vendors/device_kinds.h), with MakeAmdBackend (amd_backend.h).
+// itself ("amd/AMD-Instinct-MI300X/gfx942"). The functions here make
+// kDeviceKind (amd_vendor.h), with MakeAmdBackend (amd_backend.h).
 #pragma once
 
 #include <string>

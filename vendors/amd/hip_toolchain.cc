@@ -19,6 +19,7 @@
 #include "compiler/tool_version.h"
 #include "compiler/toolchain_checks.h"
 #include "kernelspec/config.h"
+#include "vendors/amd/amd_vendor.h"
 #include "vendors/amd/code_object.h"
 #include "vendors/amd/resource_check.h"
 
@@ -324,5 +325,7 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeHipToolchain(const v1::KernelSp
                       HipToolchain::Detect(CompileArch(spec.target().arch(), device_arch)));
   return std::unique_ptr<compiler::Toolchain>(std::move(hip));
 }
+
+const vendors::CompileSide kCompileSide = {MakeHipToolchain, CodeRunsOn};
 
 }  // namespace tf::amd

@@ -109,7 +109,7 @@ std::string CompileArch(const std::string& target_arch, const std::string& devic
 // features ("gfx90a:sramecc+:xnack-") either names.
 bool CodeRunsOn(const std::string& code_arch, const std::string& device_arch);
 
-// The language table's row for "hip" (vendors/toolchains.h).
+// The toolchain of kCompileSide (amd_vendor.h), for "hip".
 Result<std::unique_ptr<compiler::Toolchain>> MakeHipToolchain(const v1::KernelSpec& spec,
                                                               const std::string& device_arch);
 

@@ -10,6 +10,8 @@
 #include "common/files.h"
 #include "runner/device_identity.h"
 #include "vendors/cpu/cpu_backend.h"
+#include "vendors/cpu/cpu_vendor.h"
+#include "vendors/device_kinds.h"
 
 namespace tf::cpu {
 namespace {
@@ -145,5 +147,13 @@ void ConfineCpuRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
   policy.max_open_files = 256;
   policy.max_address_space_bytes = memory_bytes;
 }
+
+const vendors::DeviceKind kDeviceKind = {kNames.vendor,
+                                         "cpu:N splits this host's cores into N devices",
+                                         CheckCpuDeviceNumbers,
+                                         DiscoverCpuDevices,
+                                         MakeCpuBackend,
+                                         ConfineCpuRunner,
+                                         true};
 
 }  // namespace tf::cpu

@@ -1,7 +1,7 @@
 // CPU devices: the cores this process may use (sched_getaffinity) split into
 // equal disjoint sets, one per device, so that runners benchmarking at the
 // same time do not share cores. Cores left over by the split stay unused.
-// The device table's row for "cpu" (vendors/device_kinds.h).
+// The functions here make kDeviceKind (cpu_vendor.h).
 #pragma once
 
 #include <memory>

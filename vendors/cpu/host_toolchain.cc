@@ -11,6 +11,7 @@
 #include "compiler/tool_version.h"
 #include "compiler/toolchain_checks.h"
 #include "kernelspec/config.h"
+#include "vendors/cpu/cpu_vendor.h"
 
 namespace tf::cpu {
 namespace {
@@ -158,5 +159,7 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeHostToolchain(const v1::KernelS
   TF_ASSIGN_OR_RETURN(std::unique_ptr<HostToolchain> host, HostToolchain::Detect());
   return std::unique_ptr<compiler::Toolchain>(std::move(host));
 }
+
+const vendors::CompileSide kCompileSide = {MakeHostToolchain, nullptr};
 
 }  // namespace tf::cpu

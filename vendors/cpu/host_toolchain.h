@@ -54,7 +54,7 @@ class HostToolchain : public compiler::Toolchain {
   std::string version_;
 };
 
-// The language table's row for "cpp" (vendors/toolchains.h).
+// The toolchain of kCompileSide (cpu_vendor.h), for "cpp".
 Result<std::unique_ptr<compiler::Toolchain>> MakeHostToolchain(const v1::KernelSpec& spec,
                                                                const std::string& device_arch);
 

@@ -2,7 +2,10 @@
 
 #include "runner/device_identity.h"
 #include "runner/gpu_discovery.h"
+#include "vendors/device_kinds.h"
 #include "vendors/nvidia/cuda_driver.h"
+#include "vendors/nvidia/nvidia_backend.h"
+#include "vendors/nvidia/nvidia_vendor.h"
 
 namespace tf::nvidia {
 
@@ -106,5 +109,14 @@ void ConfineNvidiaRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
   policy.allow_unix_sockets = true;  // the driver's; the candidates are device code
   policy.max_data_bytes = memory_bytes;
 }
+
+const vendors::DeviceKind kDeviceKind = {
+    kNames.vendor,
+    "nvidia (every NVIDIA GPU found) or nvidia:0,1 (these CUDA ordinals)",
+    CheckNvidiaDeviceNumbers,
+    DiscoverNvidiaDevices,
+    MakeNvidiaBackend,
+    ConfineNvidiaRunner,
+    false};
 
 }  // namespace tf::nvidia

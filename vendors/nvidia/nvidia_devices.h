@@ -1,8 +1,8 @@
 // NVIDIA GPUs, found through the CUDA driver loaded at run time. Each GPU is
 // one device with its own runner process, so that a fault on one GPU never
 // touches another; its device class comes from the GPU itself
-// ("nvidia/NVIDIA-H200/sm_90"). The device table's row for "nvidia"
-// (vendors/device_kinds.h), with MakeNvidiaBackend (nvidia_backend.h).
+// ("nvidia/NVIDIA-H200/sm_90"). The functions here make
+// kDeviceKind (nvidia_vendor.h), with MakeNvidiaBackend (nvidia_backend.h).
 #pragma once
 
 #include <string>

@@ -20,6 +20,7 @@
 #include "compiler/tool_version.h"
 #include "compiler/toolchain_checks.h"
 #include "kernelspec/config.h"
+#include "vendors/nvidia/nvidia_vendor.h"
 #include "vendors/nvidia/ptxas_log.h"
 #include "vendors/nvidia/resource_check.h"
 
@@ -245,5 +246,7 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeNvrtcToolchain(const v1::Kernel
                       NvrtcToolchain::Detect(CompileArch(spec.target().arch(), device_arch)));
   return std::unique_ptr<compiler::Toolchain>(std::move(nvrtc));
 }
+
+const vendors::CompileSide kCompileSide = {MakeNvrtcToolchain, CodeRunsOn};
 
 }  // namespace tf::nvidia

@@ -81,7 +81,7 @@ std::string CompileArch(const std::string& target_arch, const std::string& devic
 // devices only; plain sm_NN code runs on sm_NN devices.
 bool CodeRunsOn(const std::string& code_arch, const std::string& device_arch);
 
-// The language table's row for "cuda" (vendors/toolchains.h): NVRTC for
+// The toolchain of kCompileSide (nvidia_vendor.h), for "cuda": NVRTC for
 // CompileArch(spec.target().arch(), device_arch).
 Result<std::unique_ptr<compiler::Toolchain>> MakeNvrtcToolchain(const v1::KernelSpec& spec,
                                                                 const std::string& device_arch);

@@ -8,7 +8,9 @@
 #include "common/number_text.h"
 #include "kernelspec/config.h"
 #include "search/recorded_space.h"
+#include "vendors/device_kinds.h"
 #include "vendors/replay/replay_backend.h"
+#include "vendors/replay/replay_vendor.h"
 
 namespace tf::replay {
 namespace {
@@ -122,5 +124,16 @@ void ConfineReplayRunner(uint64_t memory_bytes, sandbox::Policy& policy) {
   policy.max_open_files = 256;
   policy.max_address_space_bytes = memory_bytes;
 }
+
+const vendors::DeviceKind kDeviceKind = {
+    kNames.vendor,
+    "replay:FILE (repeatable) answers from a recorded space, a Kernel Tuner cache or T4 file, "
+    "gzip or not, instead of running; replay:FOLDER, from one recording per problem",
+    nullptr,
+    nullptr,
+    MakeReplayBackend,
+    ConfineReplayRunner,
+    false,
+    DiscoverReplayDevice};
 
 }  // namespace tf::replay

@@ -2,8 +2,8 @@
 // candidates from a recorded search space (search/recorded_space.h: Kernel
 // Tuner cache files and T4 result files, gzip or not) instead of running
 // them, so that whole jobs, strategies included, run through the real
-// service on recorded hardware. The device table's row for "replay"
-// (vendors/device_kinds.h).
+// service on recorded hardware. The functions here make
+// kDeviceKind (replay_vendor.h).
 //
 // `replay:FOLDER` is one device with every recording in the folder (*.json,
 // *.json.gz): each must name its problem (a top-level `problem`, as

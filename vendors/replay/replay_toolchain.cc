@@ -2,6 +2,7 @@
 
 #include "common/files.h"
 #include "kernelspec/config.h"
+#include "vendors/replay/replay_vendor.h"
 
 namespace tf::replay {
 
@@ -38,5 +39,7 @@ Result<std::unique_ptr<compiler::Toolchain>> MakeReplayToolchain(const v1::Kerne
                                                                  const std::string&) {
   return std::unique_ptr<compiler::Toolchain>(new ReplayToolchain);
 }
+
+const vendors::CompileSide kCompileSide = {MakeReplayToolchain, nullptr};
 
 }  // namespace tf::replay

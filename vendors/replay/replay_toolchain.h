@@ -38,7 +38,7 @@ class ReplayToolchain : public compiler::Toolchain {
                                            double timeout_s) const override;
 };
 
-// The language table's row for "replay" (vendors/toolchains.h).
+// The toolchain of kCompileSide (replay_vendor.h), for "replay".
 Result<std::unique_ptr<compiler::Toolchain>> MakeReplayToolchain(const v1::KernelSpec& spec,
                                                                  const std::string& device_arch);
 
