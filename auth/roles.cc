@@ -37,6 +37,7 @@ constexpr std::array<Row, kRpcCount> kPolicy = {{
     {Rpc::kRevokeToken, "RevokeToken", {kNo, kNo, kNo, kAll}},
     {Rpc::kImportResults, "ImportResults", {kNo, kNo, kNo, kAll}},
     {Rpc::kListBest, "ListBest", {kAll, kAll, kNo, kAll}},
+    {Rpc::kListKernels, "ListKernels", {kAll, kAll, kNo, kAll}},
     {Rpc::kRegister, "Register", {kNo, kNo, kOwn, kAll}},
     {Rpc::kHeartbeat, "Heartbeat", {kNo, kNo, kOwn, kAll}},
     {Rpc::kAcquireLease, "AcquireLease", {kNo, kNo, kOwn, kAll}},

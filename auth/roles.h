@@ -30,6 +30,7 @@ enum class Rpc {
   // TuningResults, for clients.
   kImportResults,
   kListBest,
+  kListKernels,
   // WorkerService, for workers.
   kRegister,
   kHeartbeat,
@@ -37,7 +38,7 @@ enum class Rpc {
   kReportResults,
   kFetchArtifact,
 };
-inline constexpr int kRpcCount = 18;
+inline constexpr int kRpcCount = 19;
 
 enum class Access {
   kNone,

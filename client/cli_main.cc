@@ -116,6 +116,18 @@ int main(int argc, char** argv) {
                  "  tunefleet workers\n  tunefleet workers --json\n");
   workers_cmd->callback([&] { exit_code = RunWorkers(global); });
 
+  std::string kernels_device_class;
+  CLI::App* kernels_cmd = AddCommand(
+      app, "kernels",
+      "List the tuned kernels, by name: the token name each kernel name belongs to (\"-\": "
+      "none yet), its tuned (problem, device class) pairs, their device classes, and when it "
+      "was last tuned (a job that succeeded, or an import). Exits 4 when nothing is tuned",
+      "  tunefleet kernels\n"
+      "  tunefleet kernels --device-class a100 --json | jq -r '.[].name'\n");
+  kernels_cmd->add_option("--device-class", kernels_device_class,
+                          "Only what is tuned on this device class (default: every one)");
+  kernels_cmd->callback([&] { exit_code = RunKernels(global, kernels_device_class); });
+
   BestOptions best;
   CLI::App* best_cmd = AddCommand(
       app, "best",

@@ -172,4 +172,16 @@ Json TokenJson(const v1::TokenInfo& token) {
           {"revoked_unix_ms", token.revoked_unix_ms()}};
 }
 
+Json KernelJson(const v1::TunedKernel& kernel) {
+  Json device_classes = Json::array();
+  for (const std::string& device_class : kernel.device_classes()) {
+    device_classes.push_back(device_class);
+  }
+  return {{"name", kernel.name()},
+          {"owner", kernel.owner()},
+          {"tuned", kernel.tuned()},
+          {"device_classes", std::move(device_classes)},
+          {"last_tuned_unix_ms", kernel.last_tuned_unix_ms()}};
+}
+
 }  // namespace tf::client

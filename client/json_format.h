@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tunefleet/v1/results.pb.h"
 #include "tunefleet/v1/tunefleet.pb.h"
 
 namespace tf::client {
@@ -42,5 +43,7 @@ Json WorkerJson(const v1::WorkerInfo& worker);
 // token_id, name, role ("reader", ...), created_unix_ms, revoked_unix_ms (0:
 // in force). Never the token's text or hash.
 Json TokenJson(const v1::TokenInfo& token);
+// name, owner ("" for none), tuned, device_classes, last_tuned_unix_ms.
+Json KernelJson(const v1::TunedKernel& kernel);
 
 }  // namespace tf::client

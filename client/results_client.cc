@@ -34,4 +34,16 @@ Result<std::vector<v1::QueryBestResponse>> ResultsClient::ListBest(
   return std::vector<v1::QueryBestResponse>(response.entries().begin(), response.entries().end());
 }
 
+Result<std::vector<v1::TunedKernel>> ResultsClient::ListKernels(const std::string& device_class) {
+  auto stub = v1::TuningResults::NewStub(channels_->Pick(ChannelWait(options_.call_timeout_s)));
+  v1::ListKernelsRequest request;
+  request.set_device_class(device_class);
+  grpc::ClientContext context;
+  PrepareCall(options_, &context);
+  v1::ListKernelsResponse response;
+  TF_RETURN_IF_ERROR(FromGrpcStatus(stub->ListKernels(&context, request, &response),
+                                    channels_->addresses(), options_));
+  return std::vector<v1::TunedKernel>(response.kernels().begin(), response.kernels().end());
+}
+
 }  // namespace tf::client

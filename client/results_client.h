@@ -1,6 +1,7 @@
 // ResultsClient: a coordinator's TuningResults service (results.proto):
-// results recorded elsewhere imported, and the best configurations of a
-// kernel listed for export. Errors read as Client's do. Thread-safe.
+// results recorded elsewhere imported, the best configurations of a kernel
+// listed for export, and the kernels tuned. Errors read as Client's do.
+// Thread-safe.
 #pragma once
 
 #include <memory>
@@ -24,6 +25,9 @@ class ResultsClient {
   // every class. Empty when nothing of it is tuned.
   Result<std::vector<v1::QueryBestResponse>> ListBest(const std::string& kernel,
                                                       const std::string& device_class);
+  // The kernels ListBest answers for, by name; device_class empty: every
+  // class. Empty when nothing is tuned.
+  Result<std::vector<v1::TunedKernel>> ListKernels(const std::string& device_class);
 
  private:
   ResultsClient(std::unique_ptr<CoordinatorChannels> channels, ClientOptions options)

@@ -1,8 +1,9 @@
 #include "coordinator/best_index.h"
 
+#include <algorithm>
 #include <limits>
-#include <map>
 #include <mutex>
+#include <set>
 
 #include "kernelspec/best_query.h"
 #include "kernelspec/config.h"
@@ -63,6 +64,8 @@ void BestIndex::Put(const db::BestRow& row, int64_t job_id_hint) {
 
 void BestIndex::Complete(const db::CompletedTuning& tuning) {
   std::unique_lock lock(mu_);
+  int64_t& last = last_completed_ms_[tuning.kernel][tuning.device_class];
+  last = std::max(last, tuning.completed_ms);
   if (!completed_.insert(CompletedKey(tuning.kernel, tuning.fingerprint, tuning.device_class))
            .second)
     return;
@@ -155,22 +158,51 @@ v1::QueryBestResponse BestIndex::Query(const v1::QueryBestRequest& request) cons
   return response;
 }
 
+std::map<std::pair<std::string, std::string>, const BestIndex::Entry*> BestIndex::ListedLocked(
+    const std::string& kernel, const std::vector<Entry>& entries,
+    const std::string& device_class) const {
+  std::map<std::pair<std::string, std::string>, const Entry*> listed;
+  for (const auto& e : entries) {
+    if (!AnswersLocked(kernel, e, device_class)) continue;
+    const Entry*& c = listed[{e.problem_key, e.device_class}];
+    if (!c || e.answer.timing().median_ns() < c->answer.timing().median_ns()) c = &e;
+  }
+  return listed;
+}
+
 std::vector<v1::QueryBestResponse> BestIndex::List(const std::string& kernel,
                                                    const std::string& device_class) const {
   std::shared_lock lock(mu_);
   auto it = by_kernel_.find(kernel);
   if (it == by_kernel_.end()) return {};
-  // Per (problem, device class): the fastest entry of the class's answering
-  // fingerprint, as an exact query for that class would answer.
-  std::map<std::pair<std::string, std::string>, const Entry*> chosen;
-  for (const auto& e : it->second) {
-    if (!AnswersLocked(kernel, e, device_class)) continue;
-    const Entry*& c = chosen[{e.problem_key, e.device_class}];
-    if (!c || e.answer.timing().median_ns() < c->answer.timing().median_ns()) c = &e;
-  }
   std::vector<v1::QueryBestResponse> entries;
-  for (const auto& [key, e] : chosen) entries.push_back(e->answer);
+  for (const auto& [key, e] : ListedLocked(kernel, it->second, device_class)) {
+    entries.push_back(e->answer);
+  }
   return entries;
+}
+
+std::vector<v1::TunedKernel> BestIndex::Kernels(const std::string& device_class) const {
+  std::shared_lock lock(mu_);
+  std::vector<v1::TunedKernel> kernels;
+  for (const auto& [kernel, entries] : by_kernel_) {
+    const auto listed = ListedLocked(kernel, entries, device_class);
+    if (listed.empty()) continue;
+    std::set<std::string> classes;
+    for (const auto& [key, e] : listed) classes.insert(key.second);
+    v1::TunedKernel& tuned = kernels.emplace_back();
+    tuned.set_name(kernel);
+    tuned.set_tuned(static_cast<int64_t>(listed.size()));
+    // Only a completed tuning answers: each class listed has completed.
+    const auto& completed_ms = last_completed_ms_.at(kernel);
+    for (const std::string& c : classes) {
+      tuned.add_device_classes(c);
+      tuned.set_last_tuned_unix_ms(std::max(tuned.last_tuned_unix_ms(), completed_ms.at(c)));
+    }
+  }
+  std::sort(kernels.begin(), kernels.end(),
+            [](const v1::TunedKernel& a, const v1::TunedKernel& b) { return a.name() < b.name(); });
+  return kernels;
 }
 
 size_t BestIndex::size() const {

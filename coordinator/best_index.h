@@ -11,9 +11,13 @@
 // cancelled or failed, are kept but do not answer; until it completes, the
 // previous completed fingerprint goes on answering.
 //
+// The kernels it answers for are listed too (Kernels), with when each was
+// last tuned: the newest completed tuning per (kernel, device class).
+//
 // Thread-safe: many readers, one writer at a time.
 #pragma once
 
+#include <map>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "db/tuning_db.h"
+#include "tunefleet/v1/results.pb.h"
 #include "tunefleet/v1/tunefleet.pb.h"
 
 namespace tf::coordinator {
@@ -32,7 +37,8 @@ class BestIndex {
   // Adds or replaces the entry of (fingerprint, problem, device class).
   void Put(const db::BestRow& row, int64_t job_id_hint = 0);
   // The kernel's fingerprint has a completed tuning on the device class: its
-  // entries there may answer from now on.
+  // entries there may answer from now on. Every completion counts for when
+  // the kernel was last tuned, another of the same fingerprint too.
   void Complete(const db::CompletedTuning& tuning);
   // device_class empty: any device class, each answering from its own
   // fingerprint; the exact problem, else the nearest, the fastest on ties.
@@ -44,6 +50,11 @@ class BestIndex {
   // key, then device class.
   std::vector<v1::QueryBestResponse> List(const std::string& kernel,
                                           const std::string& device_class) const;
+  // Every kernel with an entry that List would list (of `device_class` only
+  // when not empty), by name: its count of those entries, their device
+  // classes, and the newest completion on those classes. The owner is not
+  // the index's to know: left empty.
+  std::vector<v1::TunedKernel> Kernels(const std::string& device_class) const;
   size_t size() const;
 
  private:
@@ -69,6 +80,12 @@ class BestIndex {
                     int64_t fingerprint_created_ms);
   const Entry* Nearest(const std::vector<Entry>& entries,
                        const v1::QueryBestRequest& request) const;
+  // Per (problem key, device class) of the kernel's `entries`: the fastest
+  // that answers for `device_class` (empty: any), as an exact query for its
+  // class answers.
+  std::map<std::pair<std::string, std::string>, const Entry*> ListedLocked(
+      const std::string& kernel, const std::vector<Entry>& entries,
+      const std::string& device_class) const;
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::vector<Entry>> by_kernel_;
@@ -81,6 +98,8 @@ class BestIndex {
   // kernel + '\n' + fingerprint + '\n' + device class, for each completed
   // tuning: two kernels of one source complete apart.
   std::unordered_set<std::string> completed_;
+  // kernel -> device class -> when its newest completed tuning there ended.
+  std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> last_completed_ms_;
 };
 
 }  // namespace tf::coordinator

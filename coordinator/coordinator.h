@@ -136,6 +136,9 @@ class Coordinator {
   // (coordinator_import.cc), or nothing and kInvalidArgument naming the field.
   Result<v1::ImportResultsResponse> ImportResults(const v1::ImportResultsRequest& request);
   std::vector<v1::QueryBestResponse> ListBest(const v1::ListBestRequest& request) const;
+  // The kernels ListBest answers for, by name, each with its owner
+  // (KernelOwners).
+  std::vector<v1::TunedKernel> ListKernels(const v1::ListKernelsRequest& request);
   std::vector<v1::WorkerInfo> ListWorkers();
   Activity CurrentActivity();
 

@@ -3,7 +3,8 @@
 // answers from them, warm starts seed from them (BindJobLocked asks the best
 // index), and `tunefleet results JOB` lists them with the device they were
 // recorded on. A job of the kernel's real source fingerprints differently:
-// its own results never mix with imported ones.
+// its own results never mix with imported ones. And what goes out: the best
+// index's listings (ListBest, ListKernels).
 #include <spdlog/spdlog.h>
 
 #include <map>
@@ -175,7 +176,8 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
     best.result = rows[i];
     best_.Put(best);
   }
-  best_.Complete({job.kernel, job.fingerprint, fingerprint_created_ms, job.device_class});
+  best_.Complete(
+      {job.kernel, job.fingerprint, fingerprint_created_ms, job.device_class, job.updated_ms});
   for (const db::ResultRow& row : rows) observer_->OnResultImported(row);
   jobs_[job.id].row = job;  // among the jobs that ended since the start, as the others
   spdlog::info("job {}: {} results of {} on {} imported from {}", job.id, rows.size(), job.kernel,
@@ -195,6 +197,15 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
 
 std::vector<v1::QueryBestResponse> Coordinator::ListBest(const v1::ListBestRequest& request) const {
   return best_.List(request.kernel(), request.device_class());
+}
+
+std::vector<v1::TunedKernel> Coordinator::ListKernels(const v1::ListKernelsRequest& request) {
+  // The index answers under its own lock, as for ListBest; the owners are
+  // the coordinator's, under mu_, taken after the index's is released.
+  std::vector<v1::TunedKernel> kernels = best_.Kernels(request.device_class());
+  std::lock_guard lock(mu_);
+  for (v1::TunedKernel& kernel : kernels) kernel.set_owner(kernel_owners_.OwnerOf(kernel.name()));
+  return kernels;
 }
 
 }  // namespace tf::coordinator

@@ -106,8 +106,8 @@ void Coordinator::FinishIfDoneLocked(Job& job) {
   }
   job.row = std::move(updated);
   if (job.row.state == v1::JOB_STATE_SUCCEEDED) {
-    best_.Complete(
-        {job.row.kernel, job.row.fingerprint, job.fingerprint_created_ms, job.row.device_class});
+    best_.Complete({job.row.kernel, job.row.fingerprint, job.fingerprint_created_ms,
+                    job.row.device_class, job.row.updated_ms});
   }
   spdlog::info("job {} {}: {} candidates, {} failed, {} reused; {}", job.row.id,
                job.row.state == v1::JOB_STATE_SUCCEEDED ? "succeeded" : "failed",

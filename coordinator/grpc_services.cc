@@ -150,6 +150,15 @@ grpc::Status TuningResultsService::ListBest(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status TuningResultsService::ListKernels(grpc::ServerContext* context,
+                                               const v1::ListKernelsRequest* request,
+                                               v1::ListKernelsResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kListKernels);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (auto& k : c_.ListKernels(*request)) *response->add_kernels() = std::move(k);
+  return grpc::Status::OK;
+}
+
 grpc::Status TuneFleetService::CreateToken(grpc::ServerContext* context,
                                            const v1::CreateTokenRequest* request,
                                            v1::CreateTokenResponse* response) {

@@ -62,6 +62,8 @@ class TuningResultsService final : public v1::TuningResults::Service {
                              v1::ImportResultsResponse*) override;
   grpc::Status ListBest(grpc::ServerContext*, const v1::ListBestRequest*,
                         v1::ListBestResponse*) override;
+  grpc::Status ListKernels(grpc::ServerContext*, const v1::ListKernelsRequest*,
+                           v1::ListKernelsResponse*) override;
 
  private:
   Coordinator& c_;

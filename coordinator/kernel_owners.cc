@@ -28,4 +28,9 @@ void KernelOwners::Submitted(const std::string& kernel, const auth::Caller& call
     owner_.try_emplace(kernel, *team);
 }
 
+std::string KernelOwners::OwnerOf(const std::string& kernel) const {
+  auto owner = owner_.find(kernel);
+  return owner == owner_.end() ? "" : owner->second;
+}
+
 }  // namespace tf::coordinator

@@ -41,6 +41,8 @@ class KernelOwners {
   // A job under `kernel` was stored: an own_only caller's team claims an
   // unclaimed name.
   void Submitted(const std::string& kernel, const auth::Caller& caller);
+  // The team `kernel` belongs to; empty while it belongs to no one.
+  std::string OwnerOf(const std::string& kernel) const;
 
  private:
   TeamOf team_of_;

@@ -475,13 +475,13 @@ Result<std::vector<BestRow>> TuningDb::QueryBest(const std::string& where,
 
 Result<std::vector<CompletedTuning>> TuningDb::LoadCompletedTunings() {
   TF_ASSIGN_OR_RETURN(
-      auto stmt,
-      db_->Prepare("SELECT DISTINCT j.kernel, j.fingerprint, k.created_ms, j.device_class "
-                   "FROM jobs j JOIN kernels k ON k.fingerprint = j.fingerprint WHERE "
-                   "j.state = " +
-                   std::to_string(v1::JOB_STATE_SUCCEEDED)));
+      auto stmt, db_->Prepare("SELECT j.kernel, j.fingerprint, k.created_ms, j.device_class, "
+                              "MAX(j.updated_ms) FROM jobs j JOIN kernels k ON k.fingerprint = "
+                              "j.fingerprint WHERE j.state = " +
+                              std::to_string(v1::JOB_STATE_SUCCEEDED) +
+                              " GROUP BY j.kernel, j.fingerprint, k.created_ms, j.device_class"));
   return Collect<CompletedTuning>(stmt, [](const Statement& s) {
-    return CompletedTuning{s.Text(0), s.Text(1), s.Int(2), s.Text(3)};
+    return CompletedTuning{s.Text(0), s.Text(1), s.Int(2), s.Text(3), s.Int(4)};
   });
 }
 

@@ -111,6 +111,7 @@ struct CompletedTuning {
   std::string fingerprint;
   int64_t fingerprint_created_ms = 0;
   std::string device_class;
+  int64_t completed_ms = 0;  // when it ended; of several such jobs, the newest
 };
 
 // A token that submitted jobs under a kernel name, with the first of them.

@@ -344,6 +344,31 @@ void DashboardServer::Route(bool tls) {
     Reply(res,
           WorkersJson(coordinator().ListWorkers(), coordinator().CurrentActivity(), shows_job));
   });
+  http.Get("/api/kernels", [this](const httplib::Request& req, httplib::Response& res) {
+    auto caller = Authorize(req, res, auth::Rpc::kListKernels);
+    if (!caller) return;
+    tunefleet::v1::ListKernelsRequest request;
+    request.set_device_class(req.get_param_value("device_class"));
+    client::Json out = client::Json::array();
+    for (const auto& kernel : coordinator().ListKernels(request)) {
+      out.push_back(client::KernelJson(kernel));
+    }
+    Reply(res, out);
+  });
+  // The kernel name arrives decoded; kernel names are identifiers, so no '/'
+  // in one is taken for the path's.
+  http.Get(R"(/api/kernels/([^/]+)/best)",
+           [this](const httplib::Request& req, httplib::Response& res) {
+             auto caller = Authorize(req, res, auth::Rpc::kListBest);
+             if (!caller) return;
+             tunefleet::v1::ListBestRequest request;
+             request.set_kernel(req.matches[1]);
+             client::Json out = client::Json::array();
+             for (const auto& best : coordinator().ListBest(request)) {
+               out.push_back(client::BestJson(best));
+             }
+             Reply(res, out);
+           });
   http.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     auto caller = Authorize(req, res, auth::Rpc::kListJobs);
     if (!caller) return;

@@ -6,6 +6,8 @@
 //   /api/jobs            ListJobs       /api/jobs/N           GetJob
 //   /api/jobs/N/results  ListResults    /api/workers          ListWorkers, with
 //                                                             each device's leases
+//   /api/kernels         ListKernels    /api/kernels/K/best   ListBest of kernel K
+//     (?device_class=C: of C only)
 //   /metrics             Prometheus text exposition (web/metrics.h)
 //   /healthz, /readyz    "ok": the process is up; it serves
 //

@@ -114,5 +114,8 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
 // Writes the best configuration per (problem, device class) of a kernel as
 // JSON or a C++ header (client/best_export.h).
 int RunExport(const GlobalOptions& global, const ExportOptions& options);
+// The kernels the coordinator answers for (of `device_class` only, when not
+// empty), with their owners; exits 4 when there is none.
+int RunKernels(const GlobalOptions& global, const std::string& device_class);
 
 }  // namespace tf::cli

@@ -1,14 +1,17 @@
-// `tunefleet import results` and `tunefleet export`: tuning results into the
-// coordinator's database from other tuners' files, and out of it for
-// applications.
+// `tunefleet import results`, `tunefleet export` and `tunefleet kernels`:
+// tuning results into the coordinator's database from other tuners' files,
+// out of it for applications, and which kernels it holds.
 #include <cstdio>
+#include <string>
 
 #include "client/best_export.h"
 #include "client/cli/cli_util.h"
 #include "client/cli/commands.h"
 #include "client/cli/results_import.h"
+#include "client/cli/text_format.h"
 #include "client/results_client.h"
 #include "common/files.h"
+#include "common/number_text.h"
 #include "kernelspec/config.h"
 #include "search/recorded_space.h"
 
@@ -104,8 +107,41 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options) {
                {"configurations", entries->size()}});
     return kExitOk;
   }
-  std::fprintf(stderr, "wrote %zu configuration%s of %s to %s\n", entries->size(),
-               entries->size() == 1 ? "" : "s", options.kernel.c_str(), options.out_path.c_str());
+  std::fprintf(stderr, "wrote %s of %s to %s\n",
+               CountText(entries->size(), "configuration").c_str(), options.kernel.c_str(),
+               options.out_path.c_str());
+  return kExitOk;
+}
+
+int RunKernels(const GlobalOptions& global, const std::string& device_class) {
+  Result<client::ClientOptions> client_options = ClientOptionsFor(global);
+  if (!client_options.ok()) return Fail(client_options.status());
+  auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
+  if (!client.ok()) return Fail(client.status());
+  auto kernels = (*client)->ListKernels(device_class);
+  if (!kernels.ok()) return Fail(kernels.status());
+  if (kernels->empty()) {
+    return Fail(Status::NotFound(
+        "no kernel is tuned on " +
+        (device_class.empty() ? "any device class" : "device class '" + device_class + "'")));
+  }
+  if (global.json) {
+    client::Json out = client::Json::array();
+    for (const v1::TunedKernel& kernel : *kernels) out.push_back(client::KernelJson(kernel));
+    PrintJson(out);
+    return kExitOk;
+  }
+  Table table({"KERNEL", "OWNER", "TUNED", "DEVICE CLASSES", "LAST TUNED"});
+  for (const v1::TunedKernel& kernel : *kernels) {
+    std::string classes;
+    for (const std::string& c : kernel.device_classes()) {
+      classes += (classes.empty() ? "" : " ") + c;
+    }
+    table.AddRow({kernel.name(), kernel.owner().empty() ? "-" : kernel.owner(),
+                  std::to_string(kernel.tuned()), classes,
+                  FormatTime(kernel.last_tuned_unix_ms())});
+  }
+  table.Print(stdout);
   return kExitOk;
 }
 

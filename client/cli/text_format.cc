@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 
 namespace tf::cli {
 namespace {
@@ -63,6 +64,16 @@ std::string FormatSeconds(double seconds) {
 std::string FormatGflops(double gflops) {
   if (gflops <= 0) return "-";
   return Printf("%.1f", gflops);
+}
+
+std::string FormatTime(int64_t unix_ms) {
+  if (unix_ms == 0) return "-";
+  std::time_t seconds = unix_ms / 1000;
+  std::tm utc;
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &utc);
+  return text;
 }
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }

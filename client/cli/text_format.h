@@ -1,6 +1,7 @@
 // Plain-text output of the command line: aligned tables and readable units.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ std::string FormatNanos(double ns);
 std::string FormatSeconds(double seconds);
 // "1234.5"; "-" for 0 (no flops expression).
 std::string FormatGflops(double gflops);
+// "2026-12-03 06:15 UTC"; "-" for 0.
+std::string FormatTime(int64_t unix_ms);
 
 // Up to the first newline: one line of a multi-line error in a table.
 std::string FirstLine(const std::string& text);

@@ -1,7 +1,6 @@
 // `tunefleet token create|list|revoke`: the coordinator's bearer tokens,
 // managed with an admin token.
 #include <cstdio>
-#include <ctime>
 
 #include "auth/roles.h"
 #include "client/cli/cli_util.h"
@@ -9,22 +8,8 @@
 #include "client/cli/text_format.h"
 
 namespace tf::cli {
-namespace {
 
 using client::Json;
-
-// "2026-12-03 06:15 UTC"; "-" for 0.
-std::string FormatTime(int64_t unix_ms) {
-  if (unix_ms == 0) return "-";
-  std::time_t seconds = unix_ms / 1000;
-  std::tm utc;
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &utc);
-  return text;
-}
-
-}  // namespace
 
 int RunTokenCreate(const GlobalOptions& global, const TokenCreateOptions& options) {
   Result<v1::Role> role = auth::ParseRole(options.role);

@@ -4,11 +4,13 @@
 // with the recorded optimum and warm start a job of the kernel on another
 // device; `tunefleet export` writes JSON that the C++ client answers from
 // offline, and a C++ header that g++ compiles and whose lookup answers as
-// `best` does, nearest problem included.
+// `best` does, nearest problem included; `tunefleet kernels` lists what is
+// tuned, with the token name each kernel name belongs to.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -16,6 +18,7 @@
 #include <set>
 
 #include "client/best_config_cache.h"
+#include "client/results_client.h"
 #include "common/files.h"
 #include "kernelspec/config.h"
 #include "search/transfer.h"
@@ -128,6 +131,49 @@ class ResultsIoTest : public ::testing::TestWithParam<DbKind> {
 
   std::set<Config> CandidatesOnReplay(const std::string& recording, int budget);
 
+  // A submitter token named `team`, whose job under `kernel` (queued: no
+  // worker runs it) makes the kernel name the team's.
+  void Claim(const std::string& team, const std::string& kernel) {
+    auto admin = client::Client::Connect(coordinator_->address(), {});
+    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+    auto token = (*admin)->CreateToken(team, v1::ROLE_SUBMITTER);
+    ASSERT_TRUE(token.ok()) << token.status().ToString();
+    client::ClientOptions options;
+    options.token = token->token();
+    auto submitter = client::Client::Connect(coordinator_->address(), options);
+    ASSERT_TRUE(submitter.ok()) << submitter.status().ToString();
+    SubmitSpec(**submitter, LoadTestSpec("tests/integration/data/slow/slow.yaml",
+                                         [&](v1::KernelSpec& spec) { spec.set_name(kernel); }));
+  }
+
+  // Two results of `kernel` for the problem n=`n` on `device_class`, imported.
+  void ImportTwo(const std::string& kernel, const std::string& device_class, int64_t n) {
+    v1::ImportResultsRequest request;
+    request.set_kernel(kernel);
+    request.set_device_class(device_class);
+    request.set_source("results_io_test");
+    *request.mutable_problem() = *kernelspec::ParseProblem("n=" + std::to_string(n));
+    for (int unroll : {1, 2}) {
+      v1::ImportedResult* result = request.add_results();
+      *result->mutable_config() = *kernelspec::ParseConfigKey("unroll=" + std::to_string(unroll));
+      result->set_status(v1::RESULT_STATUS_OK);
+      result->mutable_timing()->set_median_ns(1000.0 * unroll);
+    }
+    auto results = client::ResultsClient::Connect(coordinator_->address(), {});
+    ASSERT_TRUE(results.ok()) << results.status().ToString();
+    auto imported = (*results)->Import(request);
+    ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  }
+
+  std::vector<v1::TunedKernel> Kernels(const std::string& device_class = "") {
+    auto results = client::ResultsClient::Connect(coordinator_->address(), {});
+    EXPECT_TRUE(results.ok()) << results.status().ToString();
+    if (!results.ok()) return {};
+    auto kernels = (*results)->ListKernels(device_class);
+    EXPECT_TRUE(kernels.ok()) << kernels.status().ToString();
+    return kernels.ok() ? *kernels : std::vector<v1::TunedKernel>();
+  }
+
   Json Best(const std::string& problem, const std::string& device_class) {
     std::vector<std::string> args = {"--json", "best", kernel_, "--problem", problem};
     if (!device_class.empty()) args.insert(args.end(), {"--device", device_class});
@@ -235,6 +281,69 @@ TEST_P(ResultsIoTest, BadFilesAreRefusedNamingTheFileAndNothingIsStored) {
                                       kernel_ + "'s tuned problems"),
             std::string::npos)
       << short_problem.output;
+}
+
+// Kernels of two teams and one of no one's (imports claim no name): listed
+// by name with their owners, their tuned (problem, device class) pairs and
+// classes, and when each was last tuned; of one class when asked; the same
+// after a restart, rebuilt from the database.
+TEST_P(ResultsIoTest, KernelsAreListedByNameWithTheirOwners) {
+  EXPECT_TRUE(Kernels().empty());
+  Claim("team-a", "alpha_conv");
+  Claim("team-b", "beta_conv");
+  const int64_t start_ms = NowUnixMs();
+  ImportTwo("gamma_conv", "a100", 1024);
+  ImportTwo("beta_conv", "a100", 1024);
+  ImportTwo("alpha_conv", "a100", 1024);
+  ImportTwo("alpha_conv", "a100", 2048);
+  const int64_t a100_done_ms = NowUnixMs();
+  ImportTwo("alpha_conv", "h100", 1024);
+  const int64_t end_ms = NowUnixMs();
+
+  using Classes = std::vector<std::string>;
+  auto classes = [](const v1::TunedKernel& k) {
+    return Classes(k.device_classes().begin(), k.device_classes().end());
+  };
+  const std::vector<v1::TunedKernel> all = Kernels();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].name(), "alpha_conv");
+  EXPECT_EQ(all[0].owner(), "team-a");
+  EXPECT_EQ(all[0].tuned(), 3);
+  EXPECT_EQ(classes(all[0]), (Classes{"a100", "h100"}));
+  EXPECT_EQ(all[1].name(), "beta_conv");
+  EXPECT_EQ(all[1].owner(), "team-b");
+  EXPECT_EQ(all[1].tuned(), 1);
+  EXPECT_EQ(classes(all[1]), Classes{"a100"});
+  EXPECT_EQ(all[2].name(), "gamma_conv");
+  EXPECT_EQ(all[2].owner(), "");
+  EXPECT_EQ(all[2].tuned(), 1);
+  // Each when its newest import ended, in the order they came.
+  EXPECT_GE(all[2].last_tuned_unix_ms(), start_ms);
+  EXPECT_LE(all[2].last_tuned_unix_ms(), all[1].last_tuned_unix_ms());
+  EXPECT_GE(all[0].last_tuned_unix_ms(), a100_done_ms);
+  EXPECT_LE(all[0].last_tuned_unix_ms(), end_ms);
+
+  const std::vector<v1::TunedKernel> a100 = Kernels("a100");
+  ASSERT_EQ(a100.size(), 3u);
+  EXPECT_EQ(a100[0].tuned(), 2);
+  EXPECT_EQ(classes(a100[0]), Classes{"a100"});
+  EXPECT_GE(a100[0].last_tuned_unix_ms(), all[1].last_tuned_unix_ms());
+  EXPECT_LE(a100[0].last_tuned_unix_ms(), a100_done_ms);
+  const std::vector<v1::TunedKernel> h100 = Kernels("h100");
+  ASSERT_EQ(h100.size(), 1u);
+  EXPECT_EQ(h100[0].name(), "alpha_conv");
+  EXPECT_EQ(h100[0].owner(), "team-a");
+  EXPECT_EQ(h100[0].tuned(), 1);
+  EXPECT_EQ(h100[0].last_tuned_unix_ms(), all[0].last_tuned_unix_ms());
+  EXPECT_TRUE(Kernels("v100").empty());
+
+  coordinator_->Kill();
+  coordinator_->Start();
+  const std::vector<v1::TunedKernel> restarted = Kernels();
+  ASSERT_EQ(restarted.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(restarted[i].DebugString(), all[i].DebugString()) << "after a restart";
+  }
 }
 
 TF_ON_BOTH_DATABASES(ResultsIoTest);
@@ -433,6 +542,63 @@ TEST_P(ResultsExportTest, ExportedJsonAndHeaderAnswerAsBestDoes) {
       Cli({"best", kernel_, "--problem", "problem_size_x=4096,problem_size_z=4096"});
   EXPECT_EQ(misspelt.exit_code, 4);
   EXPECT_NE(misspelt.output.find(wrong[0].message), std::string::npos) << misspelt.output;
+}
+
+// `tunefleet kernels`: exits 4 while nothing is tuned; then a table, the
+// owner "-" where there is none and the time in UTC, or with --json an array
+// of objects in snake_case.
+TEST_P(ResultsExportTest, KernelsPrintsATableOrJson) {
+  ProcessResult empty = Cli({"kernels"});
+  EXPECT_EQ(empty.exit_code, 4) << empty.output;
+  EXPECT_NE(empty.output.find("no kernel is tuned on any device class"), std::string::npos)
+      << empty.output;
+  Claim("team-a", "alpha_conv");
+  ImportTwo("alpha_conv", "a100", 1024);
+  ImportTwo("alpha_conv", "h100", 1024);
+  ImportTwo("gamma_conv", "a100", 1024);
+
+  ProcessResult json = Cli({"--json", "kernels"});
+  ASSERT_TRUE(json.success()) << json.output;
+  const Json listed = Output(json);
+  ASSERT_EQ(listed.size(), 2u) << json.output;
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : listed[0].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"name", "owner", "tuned", "device_classes",
+                                            "last_tuned_unix_ms"}));
+  EXPECT_EQ(listed[0]["name"], "alpha_conv");
+  EXPECT_EQ(listed[0]["owner"], "team-a");
+  EXPECT_EQ(listed[0]["tuned"], 2);
+  EXPECT_EQ(listed[0]["device_classes"], Json::array({"a100", "h100"}));
+  EXPECT_EQ(listed[1]["name"], "gamma_conv");
+  EXPECT_EQ(listed[1]["owner"], "");
+
+  // "2026-12-03 06:15 UTC", as `token list` prints times.
+  auto utc = [](int64_t unix_ms) {
+    std::time_t seconds = unix_ms / 1000;
+    std::tm tm;
+    gmtime_r(&seconds, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
+    return std::string(text);
+  };
+  ProcessResult table = Cli({"kernels"});
+  ASSERT_TRUE(table.success()) << table.output;
+  EXPECT_EQ(table.output,
+            "KERNEL      OWNER   TUNED  DEVICE CLASSES  LAST TUNED\n"
+            "alpha_conv  team-a  2      a100 h100       " +
+                utc(listed[0]["last_tuned_unix_ms"].get<int64_t>()) +
+                "\n"
+                "gamma_conv  -       1      a100            " +
+                utc(listed[1]["last_tuned_unix_ms"].get<int64_t>()) + "\n");
+
+  ProcessResult h100 = Cli({"--json", "kernels", "--device-class", "h100"});
+  ASSERT_TRUE(h100.success()) << h100.output;
+  ASSERT_EQ(Output(h100).size(), 1u) << h100.output;
+  EXPECT_EQ(Output(h100)[0]["tuned"], 1);
+  ProcessResult elsewhere = Cli({"kernels", "--device-class", "v100"});
+  EXPECT_EQ(elsewhere.exit_code, 4) << elsewhere.output;
+  EXPECT_NE(elsewhere.output.find("no kernel is tuned on device class 'v100'"), std::string::npos)
+      << elsewhere.output;
 }
 
 // The candidates a job of the replayed kernel runs with a budget of

@@ -159,6 +159,10 @@ class RolesTest : public TokenCoordinatorTest {
         v1::ListBestResponse response;
         return results_->ListBest(context.get(), request, &response);
       }
+      case Rpc::kListKernels: {
+        v1::ListKernelsResponse response;
+        return results_->ListKernels(context.get(), v1::ListKernelsRequest(), &response);
+      }
       case Rpc::kRegister:
         return Register(token, nullptr);
       case Rpc::kHeartbeat:

@@ -24,8 +24,8 @@ db::BestRow Row(const std::string& fingerprint, int64_t created, const std::stri
 }
 
 void Complete(BestIndex& index, const std::string& fingerprint, int64_t created,
-              const std::string& device_class) {
-  index.Complete({"gemm", fingerprint, created, device_class});
+              const std::string& device_class, int64_t completed_ms = 0) {
+  index.Complete({"gemm", fingerprint, created, device_class, completed_ms});
 }
 
 v1::QueryBestResponse Query(const BestIndex& index, const std::string& problem,
@@ -257,6 +257,58 @@ TEST(BestIndexTest, AnUnknownKernelNamesTunedKernelsOfASimilarName) {
   }
   request.set_kernel("transpose");
   EXPECT_EQ(index.Query(request).not_found(), unknown + "transpose' for M=64 on any device class");
+}
+
+// What `tunefleet kernels` lists: the kernels with entries that answer, by
+// name, counted as List lists them, with the newest completion on the
+// classes listed; entries that do not answer (yet) count for nothing.
+TEST(BestIndexTest, KernelsAreListedByNameAsListListsThem) {
+  BestIndex index;
+  index.Put(Row("fp", 1, "M=64", "gpu/a", "BM=16", 100));
+  index.Put(Row("fp", 1, "M=64", "gpu/a", "BM=32", 90));  // the same entry, faster
+  index.Put(Row("fp", 1, "M=128", "gpu/a", "BM=16", 300));
+  index.Put(Row("fp", 1, "M=64", "gpu/b", "BM=16", 100));
+  Complete(index, "fp", 1, "gpu/a", 1000);
+  Complete(index, "fp", 1, "gpu/b", 2000);
+  index.Put(Row("fp2", 2, "M=256", "gpu/a", "BM=16", 100));  // a newer source, still tuning
+  db::BestRow aaa = Row("fp3", 3, "N=8", "gpu/c", "T=1", 10);
+  aaa.kernel = "aaa";
+  index.Put(aaa);
+  index.Complete({"aaa", "fp3", 3, "gpu/c", 500});
+  db::BestRow unfinished = Row("fp4", 4, "N=8", "gpu/a", "T=1", 10);
+  unfinished.kernel = "unfinished";
+  index.Put(unfinished);
+
+  auto kernels = index.Kernels("");
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].name(), "aaa");
+  EXPECT_EQ(kernels[0].tuned(), 1);
+  EXPECT_EQ(kernels[0].last_tuned_unix_ms(), 500);
+  EXPECT_EQ(kernels[1].name(), "gemm");
+  EXPECT_EQ(kernels[1].tuned(), static_cast<int64_t>(index.List("gemm", "").size()));
+  EXPECT_EQ(kernels[1].tuned(), 3);
+  EXPECT_EQ(std::vector<std::string>(kernels[1].device_classes().begin(),
+                                     kernels[1].device_classes().end()),
+            (std::vector<std::string>{"gpu/a", "gpu/b"}));
+  EXPECT_EQ(kernels[1].last_tuned_unix_ms(), 2000);
+  EXPECT_TRUE(kernels[1].owner().empty());
+
+  // Of one class: what is tuned there, last tuned there. Another job of a
+  // completed source tunes the kernel again.
+  kernels = index.Kernels("gpu/a");
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].tuned(), 2);
+  EXPECT_EQ(kernels[0].last_tuned_unix_ms(), 1000);
+  Complete(index, "fp", 1, "gpu/a", 3000);
+  EXPECT_EQ(index.Kernels("gpu/a")[0].last_tuned_unix_ms(), 3000);
+  EXPECT_TRUE(index.Kernels("gpu/z").empty());
+
+  // Once the newer source completes, it answers alone on its class.
+  Complete(index, "fp2", 2, "gpu/a", 4000);
+  kernels = index.Kernels("gpu/a");
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].tuned(), 1);
+  EXPECT_EQ(kernels[0].last_tuned_unix_ms(), 4000);
 }
 
 }  // namespace

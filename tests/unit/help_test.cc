@@ -45,6 +45,7 @@ TEST(HelpTest, EveryTunefleetCommandHasAnExample) {
                                            {"cancel"},
                                            {"results"},
                                            {"workers"},
+                                           {"kernels"},
                                            {"best"},
                                            {"token", "create"},
                                            {"token", "list"},

@@ -117,15 +117,18 @@ TEST_P(TuningDbTest, EachKernelOfOneSourceKeepsItsOwnBest) {
 }
 
 // What a restarted coordinator's best index learns of which fingerprints
-// may answer: those with a job that succeeded on the class, each once.
+// may answer: those with a job that succeeded on the class, each once, with
+// when the newest of those jobs ended.
 TEST_P(TuningDbTest, CompletedTuningsAreTheSucceededJobsFingerprintsPerDeviceClass) {
   auto job = db_->GetJob(job_id_);
   ASSERT_TRUE(job.ok() && job->has_value());
   JobRow succeeded = **job;
   succeeded.device_class = "cpu/test";
   succeeded.state = v1::JOB_STATE_SUCCEEDED;
+  succeeded.updated_ms = 7000;
   ASSERT_TRUE(db_->UpdateJob(succeeded).ok());
-  JobRow again = succeeded;  // another succeeded job of the same source
+  JobRow again = succeeded;  // another succeeded job of the same source, ended before
+  again.updated_ms = 5000;
   ASSERT_TRUE(db_->InsertJob(again).ok());
   ASSERT_TRUE(db_->EnsureKernel("fp2", "gemm", 2000).ok());
   for (v1::JobState state :
@@ -142,6 +145,7 @@ TEST_P(TuningDbTest, CompletedTuningsAreTheSucceededJobsFingerprintsPerDeviceCla
   EXPECT_EQ((*completed)[0].fingerprint, "fp1");
   EXPECT_EQ((*completed)[0].fingerprint_created_ms, 1000);
   EXPECT_EQ((*completed)[0].device_class, "cpu/test");
+  EXPECT_EQ((*completed)[0].completed_ms, 7000);
 }
 
 TEST_P(TuningDbTest, KernelSubmittersAreEachTokensFirstJobPerKernel) {

@@ -651,7 +651,98 @@ function workersPage() {
   });
 }
 
+// The kernels the coordinator answers for, each linking to its bests.
+function kernelsPage() {
+  const body = el("tbody");
+  main.replaceChildren(
+    el(
+      "div",
+      { class: "card" },
+      el("h1", {}, "Kernels"),
+      el(
+        "table",
+        { id: "kernels" },
+        el("thead", {}, el("tr", {}, ["Kernel", "Owner", "Tuned", "Device classes", "Last tuned"].map((h) => el("th", {}, h)))),
+        body,
+      ),
+    ),
+  );
+  return poll(async () => {
+    const kernels = await api("/api/kernels");
+    body.replaceChildren(
+      ...kernels.map((k) =>
+        el(
+          "tr",
+          { "data-kernel": k.name },
+          el("td", {}, el("a", { href: `#/kernels/${encodeURIComponent(k.name)}` }, k.name)),
+          el("td", {}, k.owner || el("span", { class: "muted", title: "no submitter token has used the name" }, "none")),
+          el("td", { class: "num", title: "tuned (problem, device class) pairs" }, k.tuned),
+          el("td", {}, k.device_classes.join(", ")),
+          el("td", { title: new Date(k.last_tuned_unix_ms).toISOString() }, ago(k.last_tuned_unix_ms)),
+        ),
+      ),
+    );
+    if (!kernels.length) {
+      body.append(
+        el("tr", {}, el("td", { colspan: 5, class: "muted" }, "No kernel is tuned yet: tunefleet submit SPEC.yaml, or tunefleet import results")),
+      );
+    }
+    return true;
+  });
+}
+
+// A kernel's best configuration on every tuned (problem, device class), as
+// `tunefleet export` writes them.
+function kernelPage(name) {
+  const body = el("tbody");
+  main.replaceChildren(
+    el(
+      "div",
+      { class: "card", id: "kernel-summary" },
+      el("h1", {}, `Kernel ${name}`),
+      el("div", { class: "muted" }, "The best configuration of every tuned problem and device class · ", el("a", { href: "#/kernels" }, "all kernels")),
+    ),
+    el(
+      "div",
+      { class: "card" },
+      el(
+        "table",
+        { id: "kernel-best" },
+        el("thead", {}, el("tr", {}, ["Problem", "Device class", "Best configuration", "Median", "Job"].map((h) => el("th", {}, h)))),
+        body,
+      ),
+    ),
+  );
+  return poll(async () => {
+    const bests = await api(`/api/kernels/${encodeURIComponent(name)}/best`);
+    body.replaceChildren(
+      ...bests.map((b) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, keyText(b.problem)),
+          el("td", {}, b.device_class),
+          el("td", {}, el("code", {}, keyText(b.config))),
+          el("td", { class: "num" }, formatNs(b.median_ns)),
+          el("td", {}, el("a", { href: `#/jobs/${b.job_id}` }, `#${b.job_id}`)),
+        ),
+      ),
+    );
+    if (!bests.length) body.append(el("tr", {}, el("td", { colspan: 5, class: "muted" }, "Nothing of this kernel is tuned.")));
+    return true;
+  });
+}
+
 // ---- routing ------------------------------------------------------------
+
+// A hash's part as it was encoded into it; as typed when it is no encoding.
+function decoded(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
 function route() {
   stopPolling();
@@ -660,9 +751,12 @@ function route() {
   document.getElementById("sign-out").hidden = !sessionStorage.getItem(TOKEN_KEY);
   const hash = location.hash || "#/jobs";
   const job = hash.match(/^#\/jobs\/(\d+)$/);
-  const page = job ? "jobs" : hash.startsWith("#/workers") ? "workers" : "jobs";
+  const kernel = hash.match(/^#\/kernels\/([^/]+)$/);
+  const page = ["kernels", "workers"].find((p) => hash.startsWith(`#/${p}`)) || "jobs";
   for (const a of document.querySelectorAll("[data-nav]")) a.classList.toggle("active", a.dataset.nav === page);
-  stopPolling = job ? jobPage(job[1]) : page === "workers" ? workersPage() : jobsPage();
+  if (job) stopPolling = jobPage(job[1]);
+  else if (kernel) stopPolling = kernelPage(decoded(kernel[1]));
+  else stopPolling = { jobs: jobsPage, kernels: kernelsPage, workers: workersPage }[page]();
 }
 
 document.getElementById("sign-out").addEventListener("click", () => signIn());

@@ -162,10 +162,11 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   const reader = make("reader");
   const submitter = make("submitter");
   const otherSubmitter = make("submitter", "web-other-submitter");
-  const workerToken = tokenFile("worker", make("worker"));
+  const worker = make("worker");
+  const workerToken = tokenFile("worker", worker);
 
   await t.test("requests without a valid token are refused", async () => {
-    for (const path of ["/api/jobs", "/api/jobs/1", "/api/jobs/1/results", "/api/workers", "/metrics"]) {
+    for (const path of ["/api/jobs", "/api/jobs/1", "/api/jobs/1/results", "/api/workers", "/api/kernels", "/api/kernels/web_axpy/best", "/metrics"]) {
       const none = await fetch(base + path);
       assert.equal(none.status, 401, `${path} without a token`);
       assert.match(none.headers.get("www-authenticate"), /^Bearer/);
@@ -453,6 +454,60 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   await page.waitForSelector(`tr[data-job="${jobId}"] .badge.succeeded`);
   assert.equal(await page.textContent(`tr[data-job="${jobId}"] .progress-text`), "40 / 40");
   await page.screenshot({ path: join(out, "jobs.png"), timeout: 120_000 });
+  await t.test("the kernels page lists the tuned kernel; its page shows its best configurations", async () => {
+    // Each problem's winner, its variables and knobs as text in any order.
+    const words = (text) => text.split(" ").sort();
+    const asText = (object) => Object.entries(object).map(([k, v]) => `${k}=${v}`).sort();
+    await page.goto(`${base}/#/kernels`);
+    const row = page.locator('#kernels tr[data-kernel="web_axpy"]');
+    await row.waitFor();
+    assert.equal(await page.locator('[data-nav="kernels"].active').count(), 1);
+    const cells = await row.locator("td").allTextContents();
+    assert.deepEqual(cells.slice(0, 4), ["web_axpy", "web-submitter", "2", job.device_class]);
+    assert.match(cells[4], / s ago$| min ago$/);
+    await page.screenshot({ path: join(out, "kernels.png"), timeout: 120_000 });
+    await row.locator("a").click();
+    await page.waitForSelector("#kernel-best tbody tr td code");
+    assert.equal(new URL(page.url()).hash, "#/kernels/web_axpy");
+    assert.match(await page.textContent("#kernel-summary h1"), /web_axpy/);
+    const bests = await page.locator("#kernel-best tbody tr").evaluateAll((rows) =>
+      rows.map((r) => ({
+        cells: [...r.children].map((td) => td.textContent),
+        job: r.querySelector("a").getAttribute("href"),
+      })),
+    );
+    assert.equal(bests.length, job.best.length);
+    for (const best of job.best) {
+      const shown = bests.find((b) => words(b.cells[0]).join() === asText(best.problem).join());
+      assert.ok(shown, `no row for ${asText(best.problem)}`);
+      assert.equal(shown.cells[1], job.device_class);
+      assert.deepEqual(words(shown.cells[2]), asText(best.config));
+      assert.match(shown.cells[3], /\d (ns|µs|ms|s)$/);
+      assert.equal(shown.job, `#/jobs/${jobId}`);
+    }
+    await page.screenshot({ path: join(out, "kernel.png"), timeout: 120_000 });
+  });
+
+  await t.test("/api/kernels answers by the roles of ListKernels, its bests by ListBest's", async () => {
+    const as = (token, path) => fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    for (const token of [reader, submitter, otherSubmitter]) {
+      const kernels = await (await as(token, "/api/kernels")).json();
+      assert.deepEqual(kernels.map((k) => k.name), ["web_axpy"]);
+      assert.equal(kernels[0].owner, "web-submitter");
+      assert.equal((await (await as(token, "/api/kernels/web_axpy/best")).json()).length, 2);
+    }
+    for (const path of ["/api/kernels", "/api/kernels/web_axpy/best"]) {
+      const refused = await as(worker, path);
+      assert.equal(refused.status, 403, path);
+      assert.match((await refused.json()).error, /role 'worker' may not call List(Kernels|Best)/);
+    }
+    const of = async (deviceClass) =>
+      (await (await as(reader, `/api/kernels?device_class=${encodeURIComponent(deviceClass)}`)).json()).map((k) => k.name);
+    assert.deepEqual(await of(job.device_class), ["web_axpy"]);
+    assert.deepEqual(await of("nowhere"), []);
+    assert.deepEqual(await (await as(reader, "/api/kernels/no_such_kernel/best")).json(), []);
+  });
+
   await t.test("the page raised no script error", () => assert.deepEqual(pageErrors, []));
 
   const last = await scrape(base, reader);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -192,6 +193,46 @@ def test_submit_watch_results_best(fleet: Fleet) -> None:
         # Answered from the process's cache: no coordinator needed any more.
         fleet_client.close()
         assert fleet_client.best("gemm_f32_pytest", PROBLEM) == best
+
+
+def test_kernels_lists_what_best_answers_for_with_its_owner(fleet: Fleet) -> None:
+    # One kernel tuned by the submitter token's job (the token is named
+    # "submitter"), one imported by an admin, which claims no name.
+    spec = small_gemm()
+    spec["kernel"] = "gemm_f32_listed"
+    spec["params"] = {"BM": [16], "BN": [16], "BK": [16], "U": [1]}
+    with client(fleet) as fleet_client:
+        job = fleet_client.submit(spec, sources=gemm_sources())
+        final = list(fleet_client.watch(job.job_id))[-1]
+    assert final.state == "succeeded", fleet.logs()
+    fleet.cli(
+        "import", "results", str(REPO / "tests/data/spaces/convolution/W6600_T4.json.gz"),
+        "--kernel", "conv_listed", "--device-class", "rdna-listed",
+        "--problem", "problem_size_x=4096,problem_size_y=4096", token="admin",
+    )
+    with client(fleet, "reader") as reader:
+        kernels = reader.kernels()
+        on_rdna = reader.kernels(device_class="rdna-listed")
+        assert reader.kernels(device_class="nowhere") == []
+        with pytest.raises(TypeError, match="device_class"):
+            reader.kernels(device_class=1)  # type: ignore[arg-type]
+    names = [k.name for k in kernels]
+    assert names == sorted(names)
+    listed = {k.name: k for k in kernels}
+    assert listed["gemm_f32_listed"] == tunefleet.Kernel(
+        name="gemm_f32_listed",
+        owner="submitter",
+        tuned=1,
+        device_classes=[final.device_class],
+        last_tuned_unix_ms=final.updated_unix_ms,
+    )
+    conv = listed["conv_listed"]
+    assert (conv.owner, conv.tuned, conv.device_classes) == ("", 1, ["rdna-listed"])
+    assert conv.last_tuned_unix_ms >= final.updated_unix_ms
+    assert on_rdna == [conv]
+    # As `tunefleet kernels --json` prints them.
+    as_json = json.loads(fleet.cli("--json", "kernels", token="reader").stdout)
+    assert as_json == [dataclasses.asdict(k) for k in kernels]
 
 
 def test_results_frame(fleet: Fleet) -> None:

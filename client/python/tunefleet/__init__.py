@@ -20,7 +20,7 @@ from tunefleet.errors import (
     UnavailableError,
 )
 from tunefleet.exported import ExportedConfigs
-from tunefleet.messages import Best, BestEntry, Device, Job, Timing, Worker
+from tunefleet.messages import Best, BestEntry, Device, Job, Kernel, Timing, Worker
 from tunefleet.spec import load_spec
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "ExportedConfigs",
     "InvalidArgumentError",
     "Job",
+    "Kernel",
     "NotFoundError",
     "PermissionDeniedError",
     "Timing",

@@ -26,6 +26,7 @@ from tunefleet.errors import (
 from tunefleet.messages import (
     Best,
     Job,
+    Kernel,
     Worker,
     best_request,
     not_found_reason_word,
@@ -33,7 +34,7 @@ from tunefleet.messages import (
     result_row,
 )
 from tunefleet.spec import SpecInput, Sources, load_spec
-from tunefleet.v1 import tunefleet_pb2, tunefleet_pb2_grpc
+from tunefleet.v1 import results_pb2, results_pb2_grpc, tunefleet_pb2, tunefleet_pb2_grpc
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 # Results of a large job and the sources of a kernel exceed gRPC's 4 MiB default.
@@ -198,6 +199,7 @@ class Client:
         else:
             self._channels = [grpc.insecure_channel(a, options) for a in addresses]
         self._stubs = [tunefleet_pb2_grpc.TuneFleetStub(c) for c in self._channels]
+        self._results_stubs = [results_pb2_grpc.TuningResultsStub(c) for c in self._channels]
         self._current = 0
         self._ready = [False] * len(self._channels)
         # gRPC notices that a connection attempt ended only while a thread
@@ -217,23 +219,30 @@ class Client:
         self._best_retry_at = 0.0
         self._best_unreachable = ""
 
-    @property
-    def _stub(self) -> tunefleet_pb2_grpc.TuneFleetStub:
-        """The stub of the coordinator that serves now: with several
+    def _serving(self) -> int:
+        """The index of the coordinator that serves now: with several
         addresses, the first connected one from the one used last, waiting a
         few seconds for one (a standby taking over)."""
-        count = len(self._stubs)
+        count = len(self._channels)
         deadline = time.monotonic() + min(_TAKEOVER_WAIT_S, self.timeout_s)
         while count > 1:
             for k in range(count):
                 i = (self._current + k) % count
                 if self._ready[i]:
                     self._current = i
-                    return self._stubs[i]
+                    return i
             if time.monotonic() >= deadline:
                 break
             time.sleep(0.02)
-        return self._stubs[self._current]
+        return self._current
+
+    @property
+    def _stub(self) -> tunefleet_pb2_grpc.TuneFleetStub:
+        return self._stubs[self._serving()]
+
+    @property
+    def _results_stub(self) -> results_pb2_grpc.TuningResultsStub:
+        return self._results_stubs[self._serving()]
 
     def close(self) -> None:
         for channel in self._channels:
@@ -435,6 +444,18 @@ class Client:
             return (now + BEST_TTL_S, Best.from_proto(response))
         reason = not_found_reason_word(response.not_found_reason)
         return (now + BEST_NOT_FOUND_TTL_S, _NotFound(response.not_found, reason))
+
+    def kernels(self, device_class: Optional[str] = None) -> list[Kernel]:
+        """The kernels best() answers for, by name, as `tunefleet kernels`
+        lists them: each with the token name its kernel name belongs to ("":
+        none yet), its tuned (problem, device class) pairs, their device
+        classes and when it was last tuned; of device_class only, when given.
+        Empty when nothing is tuned."""
+        if device_class is not None:
+            require(device_class, str, "device_class")
+        request = results_pb2.ListKernelsRequest(device_class=device_class or "")
+        response = self._call(self._results_stub.ListKernels, request)
+        return [Kernel.from_proto(k) for k in response.kernels]
 
     def workers(self) -> list[Worker]:
         response = self._call(self._stub.ListWorkers, tunefleet_pb2.ListWorkersRequest())

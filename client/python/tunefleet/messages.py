@@ -12,7 +12,7 @@ from typing import Any, Optional, Union
 import grpc
 
 from tunefleet.errors import InvalidArgumentError
-from tunefleet.v1 import common_pb2, spec_pb2, tunefleet_pb2
+from tunefleet.v1 import common_pb2, results_pb2, spec_pb2, tunefleet_pb2
 
 Value = Union[int, str]
 
@@ -218,6 +218,27 @@ class Best:
             job_id=b.job_id,
             fingerprint=b.fingerprint,
             confirmed_by_retiming=b.confirmed_by_retiming,
+        )
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel best() answers for, with the keys of `tunefleet kernels --json`."""
+
+    name: str
+    owner: str  # the token name its kernel name belongs to; "" while none
+    tuned: int  # (problem, device class) pairs tuned: the entries `tunefleet export` writes
+    device_classes: list[str]  # of those pairs, sorted
+    last_tuned_unix_ms: int  # when its newest completed tuning (a job, or an import) ended
+
+    @staticmethod
+    def from_proto(k: results_pb2.TunedKernel) -> Kernel:
+        return Kernel(
+            name=k.name,
+            owner=k.owner,
+            tuned=k.tuned,
+            device_classes=list(k.device_classes),
+            last_tuned_unix_ms=k.last_tuned_unix_ms,
         )
 
 
