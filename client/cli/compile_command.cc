@@ -59,11 +59,7 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
       !valid.ok()) {
     return fail_spec(valid);
   }
-  Result<DeviceProperties> props = TargetProperties(spec, options.device_props);
-  if (!props.ok()) return FailUsage(props.status());
-  Result<std::vector<v1::Config>> configs =
-      EnumerateConfigs(spec, *props, options.limit, options.seed);
-  if (!configs.ok()) return FailSpec(*loaded, configs.status());  // constraints[i]: ...
+  // A toolchain this build lacks is said before the device properties it would need.
   Result<std::unique_ptr<compiler::Toolchain>> toolchain = vendors::MakeToolchain(spec);
   if (!toolchain.ok()) return FailUsage(toolchain.status());
   // What the coordinator checks at submit (compile_options, define-style values), with lines.
@@ -73,6 +69,11 @@ int RunCompile(const GlobalOptions& global, const CompileOptions& options) {
         "target.arch: the spec names no architecture; pass --target with the arch a worker "
         "reports for the device (tunefleet workers)"));
   }
+  Result<DeviceProperties> props = TargetProperties(spec, options.device_props);
+  if (!props.ok()) return FailUsage(props.status());
+  Result<std::vector<v1::Config>> configs =
+      EnumerateConfigs(spec, *props, options.limit, options.seed);
+  if (!configs.ok()) return FailSpec(*loaded, configs.status());  // constraints[i]: ...
   const std::string out_dir = options.out_dir.empty() ? DefaultArtifactDir() : options.out_dir;
   Result<std::unique_ptr<compiler::ArtifactStore>> store = compiler::ArtifactStore::Open(out_dir);
   if (!store.ok()) return Fail(store.status());
