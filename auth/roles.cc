@@ -35,6 +35,7 @@ constexpr std::array<Row, kRpcCount> kPolicy = {{
     {Rpc::kCreateToken, "CreateToken", {kNo, kNo, kNo, kAll}},
     {Rpc::kListTokens, "ListTokens", {kNo, kNo, kNo, kAll}},
     {Rpc::kRevokeToken, "RevokeToken", {kNo, kNo, kNo, kAll}},
+    {Rpc::kSetKernelOwner, "SetKernelOwner", {kNo, kNo, kNo, kAll}},
     {Rpc::kImportResults, "ImportResults", {kNo, kNo, kNo, kAll}},
     {Rpc::kListBest, "ListBest", {kAll, kAll, kNo, kAll}},
     {Rpc::kListKernels, "ListKernels", {kAll, kAll, kNo, kAll}},

@@ -27,6 +27,7 @@ enum class Rpc {
   kCreateToken,
   kListTokens,
   kRevokeToken,
+  kSetKernelOwner,
   // TuningResults, for clients.
   kImportResults,
   kListBest,
@@ -38,7 +39,7 @@ enum class Rpc {
   kReportResults,
   kFetchArtifact,
 };
-inline constexpr int kRpcCount = 19;
+inline constexpr int kRpcCount = 20;
 
 enum class Access {
   kNone,

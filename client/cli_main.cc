@@ -123,10 +123,29 @@ int main(int argc, char** argv) {
       "none yet), its tuned (problem, device class) pairs, their device classes, and when it "
       "was last tuned (a job that succeeded, or an import). Exits 4 when nothing is tuned",
       "  tunefleet kernels\n"
-      "  tunefleet kernels --device-class a100 --json | jq -r '.[].name'\n");
-  kernels_cmd->add_option("--device-class", kernels_device_class,
-                          "Only what is tuned on this device class (default: every one)");
-  kernels_cmd->callback([&] { exit_code = RunKernels(global, kernels_device_class); });
+      "  tunefleet kernels --device-class a100 --json | jq -r '.[].name'\n"
+      "  tunefleet kernels set-owner gemm_f16 team-b   # an admin hands it to another team\n");
+  CLI::Option* kernels_device_class_option =
+      kernels_cmd->add_option("--device-class", kernels_device_class,
+                              "Only what is tuned on this device class (default: every one)");
+  KernelOwnerOptions kernel_owner;
+  CLI::App* set_owner_cmd = AddCommand(
+      *kernels_cmd, "set-owner",
+      "Hand a kernel name to a team (the name of submitter tokens: `tunefleet token list`) "
+      "whatever its jobs say, or with --none to no one, until the next submitter token to "
+      "submit under it takes it (needs an admin token). The kernel needs a job or an import "
+      "under its name. Prints the change",
+      "  tunefleet kernels set-owner gemm_f16 team-b\n"
+      "  tunefleet kernels set-owner gemm_f16 --none --json\n");
+  set_owner_cmd->add_option("KERNEL", kernel_owner.kernel, "Kernel name, as in the spec")
+      ->required();
+  set_owner_cmd->add_option("TEAM", kernel_owner.team, "The token name it goes to");
+  set_owner_cmd->add_flag("--none", kernel_owner.none, "To no one (instead of TEAM)");
+  set_owner_cmd->excludes(kernels_device_class_option);
+  set_owner_cmd->callback([&] { exit_code = RunKernelSetOwner(global, kernel_owner); });
+  kernels_cmd->callback([&] {
+    if (!set_owner_cmd->parsed()) exit_code = RunKernels(global, kernels_device_class);
+  });
 
   BestOptions best;
   CLI::App* best_cmd = AddCommand(

@@ -195,4 +195,12 @@ Result<v1::TokenInfo> Client::RevokeToken(int64_t token_id) {
   return Call(&v1::TuneFleet::Stub::RevokeToken, request);
 }
 
+Result<v1::SetKernelOwnerResponse> Client::SetKernelOwner(const std::string& kernel,
+                                                          const std::string& team) {
+  v1::SetKernelOwnerRequest request;
+  request.set_kernel(kernel);
+  request.set_team(team);
+  return Call(&v1::TuneFleet::Stub::SetKernelOwner, request);
+}
+
 }  // namespace tf::client

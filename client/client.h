@@ -74,6 +74,10 @@ class Client {
   Result<v1::CreateTokenResponse> CreateToken(const std::string& name, v1::Role role);
   Result<std::vector<v1::TokenInfo>> ListTokens();
   Result<v1::TokenInfo> RevokeToken(int64_t token_id);
+  // Admin only: hands a kernel name to `team` (a submitter token's name), or
+  // to no one when `team` is empty.
+  Result<v1::SetKernelOwnerResponse> SetKernelOwner(const std::string& kernel,
+                                                    const std::string& team);
 
  private:
   Client(std::unique_ptr<CoordinatorChannels> channels, ClientOptions options)

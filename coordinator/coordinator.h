@@ -172,6 +172,11 @@ class Coordinator {
   // at least 32 characters), kFailedPrecondition when it knows that id as
   // another token, a revoked one or a non-admin.
   Status EnsureAdminToken(const std::string& token);
+  // Hands a kernel name to a team, the name of a submitter token in force,
+  // or to no one (team empty): stored, then in force for the next
+  // submission (KernelOwners). kNotFound when no job or import is under the
+  // name, or no such submitter token exists.
+  Result<v1::SetKernelOwnerResponse> SetKernelOwner(const v1::SetKernelOwnerRequest& request);
 
  private:
   struct Candidate {

@@ -19,7 +19,8 @@ Status Coordinator::Load() {
   TF_ASSIGN_OR_RETURN(auto tokens, db_->LoadTokens());
   for (const auto& token : tokens) tokens_.Put(token.info, token.hash);
   TF_ASSIGN_OR_RETURN(auto submitters, db_->LoadKernelSubmitters());
-  kernel_owners_ = KernelOwners(submitters, [this](int64_t token_id) {
+  TF_ASSIGN_OR_RETURN(auto set_owners, db_->LoadKernelOwners());
+  kernel_owners_ = KernelOwners(submitters, set_owners, [this](int64_t token_id) {
     const v1::TokenInfo token = tokens_.Find(token_id);
     return token.role() == v1::ROLE_SUBMITTER ? std::optional(token.name()) : std::nullopt;
   });

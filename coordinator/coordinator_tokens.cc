@@ -1,6 +1,9 @@
-// The coordinator's tokens: each change is committed to the database first,
-// then made visible to the in-memory index that checks every call.
+// The coordinator's tokens, and the kernel names handed to their names: each
+// change is committed to the database first, then made visible to the
+// in-memory index that checks every call.
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "auth/tokens.h"
 #include "common/files.h"
@@ -107,6 +110,39 @@ Status Coordinator::EnsureAdminToken(const std::string& token) {
   }
   admin_file_token_ = id;
   return Status::Ok();
+}
+
+Result<v1::SetKernelOwnerResponse> Coordinator::SetKernelOwner(
+    const v1::SetKernelOwnerRequest& request) {
+  const std::string& kernel = request.kernel();
+  const std::string& team = request.team();
+  if (kernel.empty()) return Status::InvalidArgument("a kernel name is needed");
+  std::lock_guard lock(mu_);
+  const std::vector<v1::TokenInfo> tokens = tokens_.List();
+  if (!team.empty() && std::none_of(tokens.begin(), tokens.end(), [&](const v1::TokenInfo& t) {
+        return t.name() == team && t.role() == v1::ROLE_SUBMITTER && t.revoked_unix_ms() == 0;
+      })) {
+    return Status::NotFound("no submitter token in force is named '" + team +
+                            "': a kernel name goes to a team, the name of submitter tokens "
+                            "(`tunefleet token list` shows them)");
+  }
+  // Its jobs so far no longer claim it: who did is what the admin overrides.
+  TF_ASSIGN_OR_RETURN(const int64_t last_job, db_->LastJobOf(kernel));
+  if (last_job == 0) {
+    return Status::NotFound("no job or import is under kernel name '" + kernel +
+                            "' (`tunefleet jobs` and `tunefleet kernels` list them); a new name "
+                            "goes to the first submitter token that submits under it");
+  }
+  TF_RETURN_IF_ERROR(db_->PutKernelOwner({kernel, team, last_job}));
+  v1::SetKernelOwnerResponse response;
+  response.set_kernel(kernel);
+  response.set_previous_owner(kernel_owners_.OwnerOf(kernel));
+  response.set_owner(team);
+  kernel_owners_.Set(kernel, team);
+  spdlog::info("kernel {}: owner {} -> {}", kernel,
+               response.previous_owner().empty() ? "none" : response.previous_owner(),
+               team.empty() ? "none" : team);
+  return response;
 }
 
 }  // namespace tf::coordinator

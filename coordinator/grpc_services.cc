@@ -184,6 +184,14 @@ grpc::Status TuneFleetService::RevokeToken(grpc::ServerContext* context,
   return Reply(c_.RevokeToken(request->token_id()), response);
 }
 
+grpc::Status TuneFleetService::SetKernelOwner(grpc::ServerContext* context,
+                                              const v1::SetKernelOwnerRequest* request,
+                                              v1::SetKernelOwnerResponse* response) {
+  auto caller = gate_.Check(*context, auth::Rpc::kSetKernelOwner);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(c_.SetKernelOwner(*request), response);
+}
+
 grpc::Status WorkerServiceImpl::Register(grpc::ServerContext* context,
                                          const v1::RegisterRequest* request,
                                          v1::RegisterResponse* response) {

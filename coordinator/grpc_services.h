@@ -47,6 +47,8 @@ class TuneFleetService final
                           v1::ListTokensResponse*) override;
   grpc::Status RevokeToken(grpc::ServerContext*, const v1::RevokeTokenRequest*,
                            v1::TokenInfo*) override;
+  grpc::Status SetKernelOwner(grpc::ServerContext*, const v1::SetKernelOwnerRequest*,
+                              v1::SetKernelOwnerResponse*) override;
 
  private:
   Coordinator& c_;

@@ -4,8 +4,14 @@
 
 namespace tf::coordinator {
 
-KernelOwners::KernelOwners(const std::vector<db::KernelSubmitter>& submitters, TeamOf team_of)
+KernelOwners::KernelOwners(const std::vector<db::KernelSubmitter>& submitters,
+                           const std::vector<db::KernelOwnerRow>& set, TeamOf team_of)
     : team_of_(std::move(team_of)) {
+  for (const db::KernelOwnerRow& o : set) {
+    if (!o.team.empty()) owner_.emplace(o.kernel, o.team);
+  }
+  // A set name's submitters are those since it was set: one set to no one
+  // goes to the first of them.
   for (const db::KernelSubmitter& s : submitters) {  // by first job: the first team keeps it
     if (std::optional<std::string> team = team_of_(s.token_id)) owner_.try_emplace(s.kernel, *team);
   }
@@ -19,7 +25,8 @@ Status KernelOwners::CheckSubmit(const std::string& kernel, const auth::Caller& 
       "kernel '" + kernel +
       "' belongs to another token name (the name of the first submitter token to submit a job "
       "under a kernel name owns it, so that its best configuration is its own team's); choose "
-      "another kernel name (the spec's `kernel:`), or have an admin submit it");
+      "another kernel name (the spec's `kernel:`), have an admin submit it, or have an admin "
+      "hand it to your token name (tunefleet kernels set-owner)");
 }
 
 void KernelOwners::Submitted(const std::string& kernel, const auth::Caller& caller) {
@@ -31,6 +38,14 @@ void KernelOwners::Submitted(const std::string& kernel, const auth::Caller& call
 std::string KernelOwners::OwnerOf(const std::string& kernel) const {
   auto owner = owner_.find(kernel);
   return owner == owner_.end() ? "" : owner->second;
+}
+
+void KernelOwners::Set(const std::string& kernel, const std::string& team) {
+  if (team.empty()) {
+    owner_.erase(kernel);
+  } else {
+    owner_[kernel] = team;
+  }
 }
 
 }  // namespace tf::coordinator

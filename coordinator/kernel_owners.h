@@ -6,8 +6,13 @@
 // one of the same name keeps its kernels. Submitter tokens of other names are
 // refused it. Admins and callers without a token may submit under any name
 // and claim none; a name whose jobs are all theirs (or imported) belongs to
-// no one yet. Nothing is stored of its own: the jobs table and the tokens say
-// it all (LoadKernelSubmitters), so a restart changes no owner.
+// no one yet. An admin may hand a name to another team, or to no one
+// (SetKernelOwner: `tunefleet kernels set-owner`), whatever its jobs say;
+// handed to no one, it goes to the team of the first submitter token that
+// submits under it afterwards, as a new name would. The jobs table and the
+// tokens say who claimed a name, the kernel_owners table what an admin set
+// and since which job (db::KernelOwnerRow, LoadKernelSubmitters), so a
+// restart changes no owner.
 //
 // Not thread-safe: guarded by the coordinator's mutex.
 #pragma once
@@ -31,8 +36,10 @@ class KernelOwners {
   // included), nullopt for any other token.
   using TeamOf = std::function<std::optional<std::string>(int64_t token_id)>;
 
-  // `submitters` as LoadKernelSubmitters gives them, by first job.
-  KernelOwners(const std::vector<db::KernelSubmitter>& submitters, TeamOf team_of);
+  // `submitters` as LoadKernelSubmitters gives them, by first job; `set` as
+  // LoadKernelOwners does.
+  KernelOwners(const std::vector<db::KernelSubmitter>& submitters,
+               const std::vector<db::KernelOwnerRow>& set, TeamOf team_of);
   KernelOwners() = default;
 
   // kPermissionDenied when an own_only caller names a kernel that belongs to
@@ -43,6 +50,9 @@ class KernelOwners {
   void Submitted(const std::string& kernel, const auth::Caller& caller);
   // The team `kernel` belongs to; empty while it belongs to no one.
   std::string OwnerOf(const std::string& kernel) const;
+  // An admin handed `kernel` to `team`; empty: to no one, until an own_only
+  // caller's next job under it claims it.
+  void Set(const std::string& kernel, const std::string& team);
 
  private:
   TeamOf team_of_;

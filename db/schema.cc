@@ -179,6 +179,15 @@ INSERT INTO workers(id, hostname, devices, registered_ms, owner_token, forgotten
   SELECT worker_id, '', CAST('' AS BLOB), 0, 0, 1 FROM leases
   WHERE worker_id NOT IN (SELECT id FROM workers) GROUP BY worker_id;
 )sql",
+      // 12: kernel names an admin handed to a team, or to no one
+      // (SetKernelOwner), over what their jobs say: `team` empty is no one, and
+      // the jobs up to `since_job` no longer claim the name.
+      R"sql(
+CREATE TABLE kernel_owners(
+  kernel TEXT PRIMARY KEY,
+  team TEXT NOT NULL,
+  since_job INTEGER NOT NULL);
+)sql",
   };
   return kMigrations;
 }

@@ -487,10 +487,35 @@ Result<std::vector<CompletedTuning>> TuningDb::LoadCompletedTunings() {
 
 Result<std::vector<KernelSubmitter>> TuningDb::LoadKernelSubmitters() {
   TF_ASSIGN_OR_RETURN(
-      auto stmt, db_->Prepare("SELECT kernel, owner_token, MIN(id) FROM jobs WHERE "
-                              "owner_token <> 0 GROUP BY kernel, owner_token ORDER BY MIN(id)"));
+      auto stmt,
+      db_->Prepare("SELECT j.kernel, j.owner_token, MIN(j.id) FROM jobs j LEFT JOIN kernel_owners "
+                   "o ON o.kernel = j.kernel WHERE j.owner_token <> 0 AND j.id > "
+                   "COALESCE(o.since_job, 0) GROUP BY j.kernel, j.owner_token ORDER BY MIN(j.id)"));
   return Collect<KernelSubmitter>(stmt, [](const Statement& s) {
     return KernelSubmitter{s.Text(0), s.Int(1), s.Int(2)};
+  });
+}
+
+Result<int64_t> TuningDb::LastJobOf(const std::string& kernel) {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("SELECT MAX(id) FROM jobs WHERE kernel = ?"));
+  stmt.Bind(1, kernel);
+  TF_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row && !stmt.IsNull(0) ? stmt.Int(0) : 0;
+}
+
+Status TuningDb::PutKernelOwner(const KernelOwnerRow& owner) {
+  TF_ASSIGN_OR_RETURN(auto stmt,
+                      db_->Prepare("INSERT INTO kernel_owners(kernel, team, since_job) "
+                                   "VALUES(?,?,?) ON CONFLICT(kernel) DO UPDATE SET team = "
+                                   "excluded.team, since_job = excluded.since_job"));
+  stmt.Bind(1, owner.kernel).Bind(2, owner.team).Bind(3, owner.since_job);
+  return stmt.Run();
+}
+
+Result<std::vector<KernelOwnerRow>> TuningDb::LoadKernelOwners() {
+  TF_ASSIGN_OR_RETURN(auto stmt, db_->Prepare("SELECT kernel, team, since_job FROM kernel_owners"));
+  return Collect<KernelOwnerRow>(stmt, [](const Statement& s) {
+    return KernelOwnerRow{s.Text(0), s.Text(1), s.Int(2)};
   });
 }
 

@@ -114,11 +114,19 @@ struct CompletedTuning {
   int64_t completed_ms = 0;  // when it ended; of several such jobs, the newest
 };
 
-// A token that submitted jobs under a kernel name, with the first of them.
+// A token that submitted jobs under a kernel name since its owner was last
+// set (KernelOwnerRow), with the first of them.
 struct KernelSubmitter {
   std::string kernel;
   int64_t token_id = 0;
   int64_t first_job_id = 0;
+};
+
+// A kernel name's owner as an admin last set it.
+struct KernelOwnerRow {
+  std::string kernel;
+  std::string team;       // a token name; empty: no one
+  int64_t since_job = 0;  // the jobs up to this id no longer claim the name
 };
 
 struct WorkerRow {
@@ -223,8 +231,14 @@ class TuningDb {
   Result<std::vector<BestRow>> LoadBest(const std::string& fingerprint,
                                         const std::string& device_class);
   Result<std::vector<CompletedTuning>> LoadCompletedTunings();
-  // Every (kernel, token) with a job, jobs of no token left out, by first job.
+  // Every (kernel, token) with a job after the kernel's since_job (when its
+  // owner was set), jobs of no token left out, by first such job.
   Result<std::vector<KernelSubmitter>> LoadKernelSubmitters();
+  // The newest job under the kernel name, imports included; 0: none.
+  Result<int64_t> LastJobOf(const std::string& kernel);
+  // Adds or replaces the kernel's row.
+  Status PutKernelOwner(const KernelOwnerRow& owner);
+  Result<std::vector<KernelOwnerRow>> LoadKernelOwners();
   // Each problem's best OK result of a job: the winner of its finalists'
   // re-timing, else the fastest.
   Result<std::vector<ResultRow>> JobBest(int64_t job_id);

@@ -79,6 +79,12 @@ struct ImportResultsOptions {
   std::string device;   // the device recorded on; default: as the file says, else its name
 };
 
+struct KernelOwnerOptions {
+  std::string kernel;
+  std::string team;  // empty: none given
+  bool none = false;
+};
+
 struct ExportOptions {
   std::string kernel;
   std::string device_class;     // empty: every device class
@@ -117,5 +123,7 @@ int RunExport(const GlobalOptions& global, const ExportOptions& options);
 // The kernels the coordinator answers for (of `device_class` only, when not
 // empty), with their owners; exits 4 when there is none.
 int RunKernels(const GlobalOptions& global, const std::string& device_class);
+// Hands a kernel name to a team, or to no one (admin); prints the change.
+int RunKernelSetOwner(const GlobalOptions& global, const KernelOwnerOptions& options);
 
 }  // namespace tf::cli

@@ -1,6 +1,6 @@
 // `tunefleet import results`, `tunefleet export` and `tunefleet kernels`:
 // tuning results into the coordinator's database from other tuners' files,
-// out of it for applications, and which kernels it holds.
+// out of it for applications, and which kernels it holds and whose they are.
 #include <cstdio>
 #include <string>
 
@@ -142,6 +142,28 @@ int RunKernels(const GlobalOptions& global, const std::string& device_class) {
                   FormatTime(kernel.last_tuned_unix_ms())});
   }
   table.Print(stdout);
+  return kExitOk;
+}
+
+int RunKernelSetOwner(const GlobalOptions& global, const KernelOwnerOptions& options) {
+  if (options.none == !options.team.empty()) {
+    return FailUsage(Status::InvalidArgument(
+        options.none ? "give TEAM or --none, not both"
+                     : "give the TEAM to hand " + options.kernel + " to, or --none for no one"));
+  }
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  auto changed = (*client)->SetKernelOwner(options.kernel, options.team);
+  if (!changed.ok()) return Fail(changed.status());
+  if (global.json) {
+    PrintJson({{"kernel", changed->kernel()},
+               {"previous_owner", changed->previous_owner()},
+               {"owner", changed->owner()}});
+    return kExitOk;
+  }
+  auto text = [](const std::string& owner) { return owner.empty() ? "none" : owner; };
+  std::printf("%s: owner %s -> %s\n", changed->kernel().c_str(),
+              text(changed->previous_owner()).c_str(), text(changed->owner()).c_str());
   return kExitOk;
 }
 

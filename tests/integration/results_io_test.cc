@@ -5,7 +5,8 @@
 // device; `tunefleet export` writes JSON that the C++ client answers from
 // offline, and a C++ header that g++ compiles and whose lookup answers as
 // `best` does, nearest problem included; `tunefleet kernels` lists what is
-// tuned, with the token name each kernel name belongs to.
+// tuned, with the token name each kernel name belongs to, which an admin
+// hands to another team or to no one.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -131,19 +132,37 @@ class ResultsIoTest : public ::testing::TestWithParam<DbKind> {
 
   std::set<Config> CandidatesOnReplay(const std::string& recording, int budget);
 
-  // A submitter token named `team`, whose job under `kernel` (queued: no
-  // worker runs it) makes the kernel name the team's.
-  void Claim(const std::string& team, const std::string& kernel) {
+  // The text of a new submitter token named `team`.
+  std::string Team(const std::string& team) {
     auto admin = client::Client::Connect(coordinator_->address(), {});
-    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+    EXPECT_TRUE(admin.ok()) << admin.status().ToString();
+    if (!admin.ok()) return "";
     auto token = (*admin)->CreateToken(team, v1::ROLE_SUBMITTER);
-    ASSERT_TRUE(token.ok()) << token.status().ToString();
+    EXPECT_TRUE(token.ok()) << token.status().ToString();
+    return token.ok() ? token->token() : "";
+  }
+
+  // A job under `kernel` (queued: no worker runs it) with `token`.
+  Status SubmitUnder(const std::string& token, const std::string& kernel) {
     client::ClientOptions options;
-    options.token = token->token();
+    options.token = token;
     auto submitter = client::Client::Connect(coordinator_->address(), options);
-    ASSERT_TRUE(submitter.ok()) << submitter.status().ToString();
-    SubmitSpec(**submitter, LoadTestSpec("tests/integration/data/slow/slow.yaml",
-                                         [&](v1::KernelSpec& spec) { spec.set_name(kernel); }));
+    if (!submitter.ok()) return submitter.status();
+    kernelspec::LoadedSpec spec = LoadTestSpec("tests/integration/data/slow/slow.yaml",
+                                               [&](v1::KernelSpec& s) { s.set_name(kernel); });
+    return (*submitter)->Submit(spec.spec, spec.sources, /*priority=*/0).status();
+  }
+
+  // A submitter token named `team`, whose job under `kernel` makes the
+  // kernel name the team's.
+  void Claim(const std::string& team, const std::string& kernel) {
+    Status submitted = SubmitUnder(Team(team), kernel);
+    ASSERT_TRUE(submitted.ok()) << submitted.ToString();
+  }
+
+  Result<v1::SetKernelOwnerResponse> SetOwner(const std::string& kernel, const std::string& team) {
+    TF_ASSIGN_OR_RETURN(auto admin, client::Client::Connect(coordinator_->address(), {}));
+    return admin->SetKernelOwner(kernel, team);
   }
 
   // Two results of `kernel` for the problem n=`n` on `device_class`, imported.
@@ -163,6 +182,19 @@ class ResultsIoTest : public ::testing::TestWithParam<DbKind> {
     ASSERT_TRUE(results.ok()) << results.status().ToString();
     auto imported = (*results)->Import(request);
     ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  }
+
+  // Kills the coordinator and starts it again on its database, then waits
+  // for a call to reach it: the first may go to the connection the kill
+  // closed.
+  void Restart() {
+    coordinator_->Kill();
+    coordinator_->Start();
+    auto results = client::ResultsClient::Connect(coordinator_->address(), {});
+    ASSERT_TRUE(results.ok()) << results.status().ToString();
+    ASSERT_TRUE(
+        WaitFor([&] { return (*results)->ListKernels("").status().code() != Code::kUnavailable; },
+                seconds(10)));
   }
 
   std::vector<v1::TunedKernel> Kernels(const std::string& device_class = "") {
@@ -344,6 +376,78 @@ TEST_P(ResultsIoTest, KernelsAreListedByNameWithTheirOwners) {
   for (size_t i = 0; i < all.size(); ++i) {
     EXPECT_EQ(restarted[i].DebugString(), all[i].DebugString()) << "after a restart";
   }
+}
+
+// An admin hands a kernel name on: to team-b, whose token may then submit
+// under it and team-a's (its first submitter's) not; to no one, after which
+// the next team to submit takes it, the earlier jobs no longer counting;
+// each kept across a restart. A name without a job, or a team that no
+// submitter token in force is named, is refused and changes nothing.
+TEST_P(ResultsIoTest, AnAdminHandsAKernelNameToAnotherTeamOrToNoOne) {
+  const std::string team_a = Team("team-a");
+  const std::string team_b = Team("team-b");
+  const std::string team_c = Team("team-c");
+  ASSERT_TRUE(SubmitUnder(team_a, "gemm").ok());
+  ImportTwo("gemm", "a100", 1024);  // listed, with its owner
+  auto owner = [&] {
+    const std::vector<v1::TunedKernel> kernels = Kernels();
+    return kernels.size() == 1 ? kernels[0].owner() : "(" + std::to_string(kernels.size()) + ")";
+  };
+  auto expect_refused = [&](const std::string& token, const std::string& team) {
+    SCOPED_TRACE(team);
+    Status refused = SubmitUnder(token, "gemm");
+    EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused.ToString();
+    EXPECT_NE(refused.message().find("kernel 'gemm' belongs to another token name"),
+              std::string::npos)
+        << refused.message();
+  };
+  ASSERT_EQ(owner(), "team-a");
+
+  auto unknown = SetOwner("no_such_kernel", "team-b");
+  EXPECT_EQ(unknown.status().code(), Code::kNotFound);
+  EXPECT_NE(unknown.status().message().find("no job or import is under kernel name "
+                                            "'no_such_kernel'"),
+            std::string::npos)
+      << unknown.status().message();
+  auto nobody = SetOwner("gemm", "team-z");
+  EXPECT_EQ(nobody.status().code(), Code::kNotFound);
+  EXPECT_NE(nobody.status().message().find("no submitter token in force is named 'team-z'"),
+            std::string::npos)
+      << nobody.status().message();
+  auto admin = client::Client::Connect(coordinator_->address(), {});
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE((*admin)->CreateToken("readers", v1::ROLE_READER).ok());
+  EXPECT_EQ(SetOwner("gemm", "readers").status().code(), Code::kNotFound);  // not a submitter
+  EXPECT_EQ(owner(), "team-a");
+  expect_refused(team_b, "team-b");
+
+  auto handed = SetOwner("gemm", "team-b");
+  ASSERT_TRUE(handed.ok()) << handed.status().ToString();
+  EXPECT_EQ(handed->kernel(), "gemm");
+  EXPECT_EQ(handed->previous_owner(), "team-a");
+  EXPECT_EQ(handed->owner(), "team-b");
+  EXPECT_EQ(owner(), "team-b");
+  expect_refused(team_a, "team-a");
+  EXPECT_TRUE(SubmitUnder(team_b, "gemm").ok());
+  Restart();
+  EXPECT_EQ(owner(), "team-b") << "after a restart";
+  expect_refused(team_a, "team-a after a restart");
+  EXPECT_TRUE(SubmitUnder(team_b, "gemm").ok());
+
+  auto released = SetOwner("gemm", "");
+  ASSERT_TRUE(released.ok()) << released.status().ToString();
+  EXPECT_EQ(released->previous_owner(), "team-b");
+  EXPECT_EQ(released->owner(), "");
+  Restart();
+  EXPECT_EQ(owner(), "") << "after a restart";
+  ASSERT_TRUE(SubmitUnder(team_c, "gemm").ok());  // the first since takes it
+  EXPECT_EQ(owner(), "team-c");
+  expect_refused(team_a, "team-a");
+  expect_refused(team_b, "team-b");
+  Restart();
+  EXPECT_EQ(owner(), "team-c") << "after a restart";
+  expect_refused(team_a, "team-a after a restart");
+  EXPECT_TRUE(SubmitUnder(team_c, "gemm").ok());
 }
 
 TF_ON_BOTH_DATABASES(ResultsIoTest);

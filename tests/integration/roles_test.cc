@@ -137,6 +137,14 @@ class RolesTest : public TokenCoordinatorTest {
         v1::TokenInfo response;
         return clients_->RevokeToken(context.get(), request, &response);
       }
+      case Rpc::kSetKernelOwner: {
+        // The submitter's kernel name, to the submitter's team: it stays theirs.
+        v1::SetKernelOwnerRequest request;
+        request.set_kernel("spin");
+        request.set_team("submitter");
+        v1::SetKernelOwnerResponse response;
+        return clients_->SetKernelOwner(context.get(), request, &response);
+      }
       case Rpc::kImportResults: {
         v1::ImportResultsRequest request;
         request.set_kernel("spin");
@@ -489,6 +497,83 @@ TEST_F(RolesTest, AKernelNameBelongsToTheFirstSubmitterTokensName) {
   const std::string renewed = CreateToken(v1::ROLE_SUBMITTER, "first");  // a rotated token
   EXPECT_TRUE(Submit(renewed, nullptr, "shared_name").ok());
   expect_refused(renewed, "second_name");
+}
+
+// `tunefleet kernels set-owner` hands a kernel name to another team, or to
+// no one, printing the change; it is refused, changing nothing, to a
+// submitter or worker token, for a name with no job, for a team no submitter
+// token is named, and with both or neither of TEAM and --none.
+TEST_F(RolesTest, TheCommandLineHandsAKernelNameOn) {
+  const std::string admin_file = dir_ / "admin.token";
+  const std::string first = CreateToken(v1::ROLE_SUBMITTER, "first");
+  const std::string second = CreateToken(v1::ROLE_SUBMITTER, "second");
+  const std::string worker = CreateToken(v1::ROLE_WORKER, "worker");
+  ASSERT_TRUE(Submit(first, nullptr, "handed").ok());
+  auto set_owner = [&](const std::string& token_file, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--token-file", token_file, "kernels", "set-owner", "handed"});
+    return RunCli(coordinator_->address(), args);
+  };
+  auto expect_refused = [&](const std::string& token, const std::string& who) {
+    SCOPED_TRACE(who);
+    grpc::Status refused = Submit(token, nullptr, "handed");
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
+  };
+
+  for (const auto& [token, role] : {std::pair(first, "submitter"), std::pair(worker, "worker")}) {
+    const std::string file = dir_ / (std::string(role) + ".token");
+    ASSERT_TRUE(auth::WriteTokenFile(file, token).ok());
+    auto refused = set_owner(file, {"second"});
+    EXPECT_EQ(refused.exit_code, 5) << refused.output;
+    EXPECT_NE(refused.output.find("role '" + std::string(role) + "' may not call SetKernelOwner"),
+              std::string::npos)
+        << refused.output;
+  }
+  struct Refusal {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string says;
+  };
+  const std::vector<Refusal> refusals = {
+      {{"second", "--none"}, 2, "give TEAM or --none, not both"},
+      {{}, 2, "give the TEAM to hand handed to, or --none for no one"},
+      {{"nobody"}, 4, "no submitter token in force is named 'nobody'"},
+      {{"worker"}, 4, "no submitter token in force is named 'worker'"},
+      {{"second", "--device-class", "x"}, 2, "--device-class"},
+  };
+  for (const Refusal& r : refusals) {
+    auto refused = set_owner(admin_file, r.args);
+    EXPECT_EQ(refused.exit_code, r.exit_code) << refused.output;
+    EXPECT_NE(refused.output.find(r.says), std::string::npos) << refused.output;
+  }
+  auto unknown = RunCli(coordinator_->address(), {"--token-file", admin_file, "kernels",
+                                                  "set-owner", "never_submitted", "second"});
+  EXPECT_EQ(unknown.exit_code, 4) << unknown.output;
+  EXPECT_NE(unknown.output.find("no job or import is under kernel name 'never_submitted'"),
+            std::string::npos)
+      << unknown.output;
+  expect_refused(second, "second, before");
+
+  auto handed = set_owner(admin_file, {"second"});
+  ASSERT_EQ(handed.exit_code, 0) << handed.output;
+  EXPECT_EQ(handed.output, "handed: owner first -> second\n");
+  expect_refused(first, "first");
+  EXPECT_TRUE(Submit(second, nullptr, "handed").ok());
+
+  auto released = set_owner(admin_file, {"--none", "--json"});
+  ASSERT_EQ(released.exit_code, 0) << released.output;
+  EXPECT_EQ(nlohmann::json::parse(released.output),
+            (nlohmann::json{{"kernel", "handed"}, {"previous_owner", "second"}, {"owner", ""}}));
+  EXPECT_TRUE(Submit(first, nullptr, "handed").ok());  // the next to submit takes it
+  RestartCoordinator();
+  expect_refused(second, "second, after a restart");
+  handed = set_owner(admin_file, {"second"});
+  EXPECT_EQ(handed.output, "handed: owner first -> second\n");
+
+  // The listing is still `kernels`: nothing is tuned here.
+  auto listed = RunCli(coordinator_->address(), {"--token-file", admin_file, "kernels"});
+  EXPECT_EQ(listed.exit_code, 4) << listed.output;
+  EXPECT_NE(listed.output.find("no kernel is tuned on any device class"), std::string::npos)
+      << listed.output;
 }
 
 TEST_F(RolesTest, TheCommandLineManagesTokensAndExits5WhenRefused) {

@@ -46,6 +46,7 @@ TEST(HelpTest, EveryTunefleetCommandHasAnExample) {
                                            {"results"},
                                            {"workers"},
                                            {"kernels"},
+                                           {"kernels", "set-owner"},
                                            {"best"},
                                            {"token", "create"},
                                            {"token", "list"},

@@ -235,6 +235,56 @@ def test_kernels_lists_what_best_answers_for_with_its_owner(fleet: Fleet) -> Non
     assert as_json == [dataclasses.asdict(k) for k in kernels]
 
 
+def test_an_admin_sets_a_kernels_owner(fleet: Fleet) -> None:
+    # Jobs that wait for a device no worker has: submitted, never run.
+    spec = small_gemm()
+    spec["kernel"] = "gemm_f32_handed"
+    spec["target"] = {**spec["target"], "label": "nowhere"}
+    team_b = fleet.cli(
+        "token", "create", "--role", "submitter", "--name", "team-b", token="admin"
+    ).stdout.strip()
+    submitted: list[tuple[tunefleet.Client, int]] = []
+
+    def submit(submitter: tunefleet.Client) -> None:
+        submitted.append((submitter, submitter.submit(spec, sources=gemm_sources()).job_id))
+
+    with client(fleet) as first, tunefleet.Client(fleet.address, token=team_b) as second, client(
+        fleet, "admin"
+    ) as admin:
+        try:
+            submit(first)  # the token named "submitter" takes the name
+            with pytest.raises(tunefleet.PermissionDeniedError, match="belongs to another"):
+                submit(second)
+            for role in ("submitter", "worker"):
+                with client(fleet, role) as refused, pytest.raises(
+                    tunefleet.PermissionDeniedError, match="may not call SetKernelOwner"
+                ):
+                    refused.set_kernel_owner("gemm_f32_handed", "team-b")
+            with pytest.raises(tunefleet.NotFoundError, match="no job or import"):
+                admin.set_kernel_owner("gemm_f32_nowhere", "team-b")
+            with pytest.raises(tunefleet.NotFoundError, match="named 'team-z'"):
+                admin.set_kernel_owner("gemm_f32_handed", "team-z")
+            with pytest.raises(tunefleet.InvalidArgumentError, match="None hands"):
+                admin.set_kernel_owner("gemm_f32_handed", "")
+            with pytest.raises(TypeError, match="team"):
+                admin.set_kernel_owner("gemm_f32_handed", 1)  # type: ignore[arg-type]
+
+            assert admin.set_kernel_owner("gemm_f32_handed", "team-b") == "submitter"
+            submit(second)
+            with pytest.raises(tunefleet.PermissionDeniedError, match="belongs to another"):
+                submit(first)
+            assert admin.set_kernel_owner("gemm_f32_handed") == "team-b"
+            submit(first)  # the next to submit takes it
+            with pytest.raises(tunefleet.PermissionDeniedError, match="belongs to another"):
+                submit(second)
+            # As `tunefleet kernels set-owner` prints it.
+            printed = fleet.cli("kernels", "set-owner", "gemm_f32_handed", "team-b", token="admin")
+            assert printed.stdout == "gemm_f32_handed: owner submitter -> team-b\n"
+        finally:
+            for submitter, job_id in submitted:
+                submitter.cancel(job_id)
+
+
 def test_results_frame(fleet: Fleet) -> None:
     pandas = pytest.importorskip("pandas")
     with client(fleet) as fleet_client:

@@ -457,6 +457,26 @@ class Client:
         response = self._call(self._results_stub.ListKernels, request)
         return [Kernel.from_proto(k) for k in response.kernels]
 
+    def set_kernel_owner(self, kernel: str, team: Optional[str] = None) -> str:
+        """Hands the kernel name to team, the name of submitter tokens in
+        force, or when team is None to no one, until the next submitter
+        token to submit under it takes it; whoever its jobs say it belongs
+        to. Needs an admin token (PermissionDeniedError otherwise), as
+        `tunefleet kernels set-owner`. Returns the owner it had ("": none).
+        NotFoundError when no job or import is under the kernel name, or no
+        submitter token in force has team's name; InvalidArgumentError for
+        team "" (None hands it to no one)."""
+        require(kernel, str, "kernel")
+        if team is not None:
+            require(team, str, "team")
+            if not team:
+                raise InvalidArgumentError(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "team must be a token name; None hands the kernel to no one",
+                )
+        request = tunefleet_pb2.SetKernelOwnerRequest(kernel=kernel, team=team or "")
+        return self._call(self._stub.SetKernelOwner, request).previous_owner
+
     def workers(self) -> list[Worker]:
         response = self._call(self._stub.ListWorkers, tunefleet_pb2.ListWorkersRequest())
         return [Worker.from_proto(w) for w in response.workers]
