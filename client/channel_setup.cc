@@ -1,6 +1,7 @@
 #include "client/channel_setup.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "auth/bearer.h"
 #include "auth/tokens.h"
@@ -16,6 +17,28 @@ constexpr int kMaxMessageBytes = 256 << 20;
 
 // A standby takes over within a few seconds.
 constexpr auto kTakeoverWait = std::chrono::seconds(5);
+
+// What a mismatch of TLS between client and coordinator looks like, and what
+// to do about it; empty for other failures.
+std::string TlsHint(const std::string& message, bool plaintext_client) {
+  auto says = [&](std::string_view text) { return message.find(text) != std::string::npos; };
+  // What a TLS server does with a plaintext client's first bytes, and what a
+  // stopped one does too.
+  if (plaintext_client && says("Socket closed")) {
+    return " (the coordinator closed the connection: it stopped, or it serves TLS and wants its "
+           "CA with --tls-ca or TUNEFLEET_TLS_CA)";
+  }
+  // A plaintext server's answer to a TLS hello.
+  if (says("wrong version number")) {
+    return " (the coordinator does not serve TLS: one started with --plaintext takes clients "
+           "without --tls-ca, on 127.0.0.1 only)";
+  }
+  if (says("certificate verify failed")) {
+    return " (the coordinator's certificate is not signed by the CA of --tls-ca, or does not name "
+           "this address)";
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -73,16 +96,10 @@ Status FromGrpcStatus(const grpc::Status& status, const std::string& address,
   switch (code) {
     case Code::kOk:
       return Status::Ok();
-    case Code::kUnavailable: {
-      // What a TLS server does with a plaintext client's first bytes.
-      const bool closed_on_us = status.error_message().find("Socket closed") != std::string::npos;
+    case Code::kUnavailable:
       return Status::Unavailable("cannot reach coordinator at " + address + ": " +
                                  status.error_message() +
-                                 (closed_on_us && options.tls.ca_file.empty()
-                                      ? " (the coordinator closed the connection: if it serves "
-                                        "TLS, pass its CA with --tls-ca or TUNEFLEET_TLS_CA)"
-                                      : ""));
-    }
+                                 TlsHint(status.error_message(), options.tls.ca_file.empty()));
     case Code::kDeadlineExceeded:
       return Status::DeadlineExceeded("coordinator at " + address + " did not answer within " +
                                       NumberText(options.call_timeout_s) + " s");

@@ -59,10 +59,22 @@ TEST_F(TlsTest, ClientsTrustingTheCoordinatorsCaAreServedOthersRefused) {
   EXPECT_EQ(trusted.exit_code, 0) << trusted.output;
   auto plaintext = RunCli(coordinator.address(), {"jobs"}, 30);
   EXPECT_EQ(plaintext.exit_code, 3) << plaintext.output;  // unreachable, and told why it may be
-  EXPECT_NE(plaintext.output.find("if it serves TLS, pass its CA with --tls-ca"), std::string::npos)
+  EXPECT_NE(plaintext.output.find("or it serves TLS and wants its CA with --tls-ca"),
+            std::string::npos)
       << plaintext.output;
   auto other_ca = RunCli(coordinator.address(), {"--tls-ca", Pem("other-ca"), "jobs"}, 30);
-  EXPECT_NE(other_ca.exit_code, 0) << other_ca.output;
+  EXPECT_EQ(other_ca.exit_code, 3) << other_ca.output;
+  EXPECT_NE(other_ca.output.find("certificate is not signed by the CA of --tls-ca"),
+            std::string::npos)
+      << other_ca.output;
+}
+
+TEST_F(TlsTest, ATlsClientOfAPlaintextCoordinatorIsToldItDoesNotServeTls) {
+  CoordinatorProcess coordinator(dir_.path());  // --plaintext
+  coordinator.Start();
+  auto tls = RunCli(coordinator.address(), {"--tls-ca", Pem("ca"), "jobs"}, 30);
+  EXPECT_EQ(tls.exit_code, 3) << tls.output;
+  EXPECT_NE(tls.output.find("the coordinator does not serve TLS"), std::string::npos) << tls.output;
 }
 
 TEST_F(TlsTest, MutualTlsServesOnlyPeersWithACertificateOfItsClientCa) {
