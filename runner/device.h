@@ -15,6 +15,10 @@ struct Device {
   ::tunefleet::v1::DeviceInfo info;  // as registered; info.index numbers devices on this worker
   std::vector<int> cpus;  // host cores the device's runner is pinned to; empty: not pinned
   int ordinal = 0;        // the vendor's own number of the device (its driver's ordinal)
+  // What names a GPU on this host whatever ordinals a process's driver gives
+  // (NVIDIA: its UUID, a MIG instance's own; AMD: its PCI bus id), for the
+  // worker's device locks (worker/device_locks.h). Empty: not a GPU.
+  std::string host_id;
   // Files its runner's backend reads (a replayed recording): the worker
   // places a copy of files[n] in the runner's folder, which is the runner's
   // current directory, as DeviceFileName(n), where a confined runner can

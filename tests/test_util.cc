@@ -259,6 +259,10 @@ std::unique_ptr<Process> StartWorker(const std::string& address, const std::stri
   std::vector<std::string> argv = {
       BinaryPath("bin/tunefleet-worker"), "--coordinator", address, "--devices", devices, "--cache",
       dir + "/" + name + "-cache"};
+  // A test's fleet shares this host's cores on purpose (its timings mean
+  // nothing), and tests run side by side: each worker locks its devices
+  // apart from every other one's.
+  argv.insert(argv.end(), {"--lock-dir", dir + "/" + name + "-locks"});
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   WithEnvironment(environment, argv);
   return Process::Start(argv, dir + "/" + name + ".log");

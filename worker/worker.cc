@@ -106,6 +106,8 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   TF_ASSIGN_OR_RETURN(auto credentials, auth::MakeChannelCredentials(options.tls));
   TF_ASSIGN_OR_RETURN(auto devices,
                       DiscoverDevices(options.devices, options.label, options.replay_speed));
+  TF_ASSIGN_OR_RETURN(DeviceLocks locks, DeviceLocks::Take(devices, options.lock_dir));
+  if (locks.size() > 0) spdlog::info("holding {} device locks in {}", locks.size(), locks.dir());
   std::map<std::string, std::map<std::string, std::string>> toolchains;  // by vendor
   for (Device& device : devices) {
     auto [vendor, inserted] = toolchains.try_emplace(device.info.vendor());
@@ -126,19 +128,21 @@ Result<std::unique_ptr<Worker>> Worker::Create(WorkerOptions options) {
   TF_ASSIGN_OR_RETURN(auto channels, client::CoordinatorChannels::Make(options.coordinator,
                                                                        credentials, ChannelArgs()));
   TF_ASSIGN_OR_RETURN(auto bundles, BundleBuilder::Open(options.cache_dir + "/built"));
-  return std::unique_ptr<Worker>(
-      new Worker(std::move(options), std::move(devices), std::move(channels), std::move(bundles)));
+  return std::unique_ptr<Worker>(new Worker(std::move(options), std::move(devices),
+                                            std::move(locks), std::move(channels),
+                                            std::move(bundles)));
 }
 
 std::unique_ptr<v1::WorkerService::Stub> Worker::Stub() {
   return v1::WorkerService::NewStub(channels_->Pick(kTakeoverWait));
 }
 
-Worker::Worker(WorkerOptions options, std::vector<Device> devices,
+Worker::Worker(WorkerOptions options, std::vector<Device> devices, DeviceLocks locks,
                std::unique_ptr<client::CoordinatorChannels> channels,
                std::unique_ptr<BundleBuilder> bundles)
     : options_(std::move(options)),
       devices_(std::move(devices)),
+      locks_(std::move(locks)),
       channels_(std::move(channels)),
       artifacts_(options_.cache_dir,
                  [this](const std::string& sha, const std::string& path) {

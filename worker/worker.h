@@ -20,6 +20,7 @@
 #include "tunefleet/v1/worker.grpc.pb.h"
 #include "worker/artifact_cache.h"
 #include "worker/bundle_builder.h"
+#include "worker/device_locks.h"
 #include "worker/devices.h"
 #include "worker/result_reporter.h"
 
@@ -43,11 +44,15 @@ struct WorkerOptions {
   int64_t lease_wait_ms = 1000;
   // Replay devices sleep the recorded compile and run times times this.
   double replay_speed = 1.0;
+  // Where the devices' host-wide locks are (DeviceLocks); empty: the default.
+  std::string lock_dir;
 };
 
 class Worker {
  public:
-  // Discovers the devices and prepares the cache; contacts no one yet.
+  // Discovers the devices, locks them for this process (Unavailable, naming
+  // the holder, when another worker of this host has one) and prepares the
+  // cache; contacts no one yet.
   static Result<std::unique_ptr<Worker>> Create(WorkerOptions options);
 
   const std::vector<Device>& devices() const { return devices_; }
@@ -62,7 +67,7 @@ class Worker {
   void Shutdown();
 
  private:
-  Worker(WorkerOptions options, std::vector<Device> devices,
+  Worker(WorkerOptions options, std::vector<Device> devices, DeviceLocks locks,
          std::unique_ptr<client::CoordinatorChannels> channels,
          std::unique_ptr<BundleBuilder> bundles);
   // A stub on the channel of the coordinator that serves now.
@@ -95,6 +100,7 @@ class Worker {
 
   const WorkerOptions options_;
   const std::vector<Device> devices_;
+  const DeviceLocks locks_;  // held until the worker is gone
   std::unique_ptr<client::CoordinatorChannels> channels_;
   ArtifactCache artifacts_;
   std::unique_ptr<BundleBuilder> bundles_;  // artifacts built here, in cache_dir/built

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <thread>
 
 #include "auth/token_file.h"
@@ -19,12 +20,17 @@ int main(int argc, char** argv) {
       "Example: tunefleet-worker --coordinator 127.0.0.1:50051 --devices cpu:2 --cache "
       "worker-cache/ --token-file worker.token\n"
       "The token comes from `tunefleet token create --role worker`; --devices lists the device "
-      "kinds.\nExit codes: 0 shut down by SIGINT or SIGTERM, 1 error, 2 usage, 5 the coordinator "
-      "refused the token (none, unknown, revoked, or not a worker's), 75 no device --devices "
-      "names is there yet (a GPU driver not up: try again later)."};
+      "kinds.\nEach worker locks the cores and GPUs it times on for as long as it runs: a second "
+      "worker of this host asking for one of them exits 75, naming the first one's pid. To run "
+      "several on one host, give each its own cores (taskset -c 0-3 tunefleet-worker ... "
+      "--devices cpu:2) or GPUs (--devices nvidia:1).\nExit codes: 0 shut down by SIGINT or "
+      "SIGTERM, 1 error, 2 usage, 5 the coordinator refused the token (none, unknown, revoked, or "
+      "not a worker's), 75 a device --devices names is not there yet (a GPU driver not up) or "
+      "another worker of this host is using it: try again later."};
   app.add_option("--coordinator", options.coordinator,
                  "coordinator address HOST:PORT, or several separated by commas (a coordinator "
                  "and its standbys: the worker follows the one that serves)")
+      ->envname("TUNEFLEET_COORDINATOR")
       ->required();
   std::vector<std::string> devices;
   app.add_option("--devices", devices,
@@ -49,7 +55,12 @@ int main(int argc, char** argv) {
   std::string token_file;
   app.add_option("--token-file", token_file,
                  "file holding this worker's bearer token (role worker: `tunefleet token create "
-                 "--role worker`)");
+                 "--role worker`)")
+      ->envname("TUNEFLEET_TOKEN_FILE");
+  app.add_option("--lock-dir", options.lock_dir,
+                 "folder of the host-wide device locks, shared by every worker of this host "
+                 "(default /run/lock/tunefleet where writable, else /tmp/tunefleet-locks); "
+                 "workers locking in different folders do not see each other");
   bool no_sandbox = false;
   app.add_flag("--no-runner-sandbox", no_sandbox,
                "run candidates unconfined (own folder only): network, other files and new "
@@ -73,16 +84,23 @@ int main(int argc, char** argv) {
   if (!token_file.empty()) {
     auto token = tf::auth::ReadTokenFile(token_file);
     if (!token.ok()) {
-      spdlog::error("--token-file: {}", token.status().message());
+      // Name where the path came from, as the CLI does: an exported
+      // TUNEFLEET_TOKEN_FILE is easy to forget.
+      const char* from_env = std::getenv("TUNEFLEET_TOKEN_FILE");
+      spdlog::error(
+          "{}: {}",
+          from_env != nullptr && token_file == from_env ? "TUNEFLEET_TOKEN_FILE" : "--token-file",
+          token.status().message());
       return 2;
     }
     options.token = *token;
   } else {
     // The worker reads no TUNEFLEET_TOKEN (the coordinator's refusal suggests
-    // it, for the CLI), so this says early what it needs.
+    // it, for the CLI and Python), so this says early what it needs.
     spdlog::warn(
-        "no --token-file: only a coordinator started with --allow-anonymous will take this "
-        "worker; give it a worker token (tunefleet token create --role worker)");
+        "no --token-file or TUNEFLEET_TOKEN_FILE: only a coordinator started with "
+        "--allow-anonymous will take this worker; give it a worker token (tunefleet token "
+        "create --role worker) in a file");
   }
 
   // Signals are taken by one thread; every other thread starts with them blocked.
@@ -95,8 +113,9 @@ int main(int argc, char** argv) {
   auto worker = tf::worker::Worker::Create(options);
   if (!worker.ok()) {
     spdlog::error("{}", worker.status().message());
-    // EX_TEMPFAIL: a supervisor restarts it until the driver is up, where a
-    // bad flag (2) would fail the same way every time.
+    // EX_TEMPFAIL: a supervisor restarts it until the driver is up or the
+    // other worker holding its devices has stopped (a manual one beside the
+    // service), where a bad flag (2) would fail the same way every time.
     return worker.status().code() == tf::Code::kUnavailable ? 75 : 2;
   }
   std::thread([&signals, w = worker->get()] {

@@ -162,6 +162,10 @@ class DeployTest : public ::testing::Test {
     for (const auto& [key, value] : command.env) argv.push_back(key + "=" + value);
     argv.insert(argv.begin(), "env");
     argv.insert(argv.end(), command.argv.begin(), command.argv.end());
+    // Its workers share this host's cores with each other and other tests'.
+    if (command.argv[0].ends_with("/tunefleet-worker")) {
+      argv.insert(argv.end(), {"--lock-dir", dir_ / (name + "-locks")});
+    }
     processes_[name] = Process::Start(argv, dir_ / (name + ".log"));
     return *processes_[name];
   }

@@ -125,7 +125,7 @@ class NetnsTest : public ::testing::Test {
     w = Process::Start(
         Network::In(ns, {BinaryPath("bin/tunefleet-worker"), "--coordinator", address_, "--devices",
                          "cpu:1", "--cache", dir_ / (name + "-cache"), "--label", label,
-                         "--max-candidates", "4"}),
+                         "--max-candidates", "4", "--lock-dir", dir_ / (name + "-locks")}),
         dir_ / (name + ".log"));
     return *w;
   }

@@ -39,9 +39,9 @@ class ReuseTest : public ::testing::Test {
     const std::string name = "worker" + std::to_string(workers_.size());
     std::vector<std::string> argv = {"/usr/bin/env"};
     argv.insert(argv.end(), environment.begin(), environment.end());
-    argv.insert(argv.end(),
-                {BinaryPath("bin/tunefleet-worker"), "--coordinator", coordinator_->address(),
-                 "--devices", "cpu:1", "--cache", dir_ / (name + "-cache")});
+    argv.insert(argv.end(), {BinaryPath("bin/tunefleet-worker"), "--coordinator",
+                             coordinator_->address(), "--devices", "cpu:1", "--cache",
+                             dir_ / (name + "-cache"), "--lock-dir", dir_ / (name + "-locks")});
     workers_.push_back(Process::Start(argv, dir_ / (name + ".log")));
   }
 

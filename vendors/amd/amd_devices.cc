@@ -37,8 +37,12 @@ Result<runner::Device> Describe(const HipRuntime& hip, int ordinal, int index,
                                "hipGetDeviceProperties of AMD GPU " + std::to_string(ordinal)));
   const std::string gcn_arch = p.gcnArchName;  // "gfx90a:sramecc+:xnack-"
   const std::string arch = gcn_arch.substr(0, gcn_arch.find(':'));
+  char pci_bus_id[32] = {};
+  TF_RETURN_IF_ERROR(hip.Check(hip.hipDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, ordinal),
+                               "hipDeviceGetPCIBusId of AMD GPU " + std::to_string(ordinal)));
   runner::Device device;
   device.ordinal = ordinal;
+  device.host_id = pci_bus_id;
   v1::DeviceInfo& info = device.info;
   auto& props = *info.mutable_properties();
   props["compute_units"] = p.multiProcessorCount;

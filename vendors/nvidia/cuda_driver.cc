@@ -27,6 +27,7 @@ Result<const CudaDriver*> Load() {
   TF_BIND(cuDeviceGetAttribute);
   TF_BIND(cuDeviceTotalMem);
   TF_BIND(cuDeviceGetPCIBusId);
+  TF_BIND(cuDeviceGetUuid);
   TF_BIND(cuDevicePrimaryCtxRetain);
   TF_BIND(cuDevicePrimaryCtxRelease);
   TF_BIND(cuCtxSetCurrent);

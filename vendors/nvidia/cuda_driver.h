@@ -35,6 +35,7 @@ struct CudaDriver {
   TF_CUDA_FUNCTION(cuDeviceGetAttribute);
   TF_CUDA_FUNCTION(cuDeviceTotalMem);
   TF_CUDA_FUNCTION(cuDeviceGetPCIBusId);
+  TF_CUDA_FUNCTION(cuDeviceGetUuid);
   TF_CUDA_FUNCTION(cuDevicePrimaryCtxRetain);
   TF_CUDA_FUNCTION(cuDevicePrimaryCtxRelease);
   TF_CUDA_FUNCTION(cuCtxSetCurrent);

@@ -22,6 +22,19 @@ constexpr char kVendor[] = "NVIDIA";
 
 namespace {
 
+// As nvidia-smi writes it, without its prefix.
+std::string UuidText(const CUuuid& uuid) {
+  std::string text;
+  for (int i = 0; i < 16; ++i) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
+    text += kHex[byte >> 4];
+    text += kHex[byte & 15];
+  }
+  return text;
+}
+
 Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index,
                                 const std::string& label) {
   const std::string what = "CUDA device " + std::to_string(ordinal);
@@ -31,9 +44,13 @@ Result<runner::Device> Describe(const CudaDriver& cuda, int ordinal, int index,
   TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceGetName(name, sizeof name - 1, handle), what));
   size_t memory = 0;
   TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceTotalMem(&memory, handle), what));
+  // The UUID, not the PCI bus id, which the MIG instances of one GPU share.
+  CUuuid uuid;
+  TF_RETURN_IF_ERROR(cuda.Check(cuda.cuDeviceGetUuid(&uuid, handle), what));
 
   runner::Device device;
   device.ordinal = ordinal;
+  device.host_id = UuidText(uuid);
   v1::DeviceInfo& info = device.info;
   auto& props = *info.mutable_properties();
   const std::pair<const char*, CUdevice_attribute> kAttributes[] = {

@@ -203,6 +203,7 @@ test("the dashboard follows a job; /metrics counts it", { timeout: 400_000 }, as
   start("tunefleet-worker", [
     "--coordinator", grpcAddress, "--devices", "cpu:1",
     "--cache", join(dir, "worker-cache"), "--token-file", workerToken,
+    "--lock-dir", join(dir, "worker-locks"),  // its own, beside tests that run at once
   ]);
   await waitFor("the worker to register", 60_000, async () => {
     const r = await fetch(`${base}/api/workers`, { headers: { Authorization: `Bearer ${reader}` } });

@@ -107,6 +107,8 @@ class Fleet:
             "--devices", devices,
             "--cache", str(self.dir / f"worker{n}-cache"),
             "--token-file", str(self.token_file("worker")),
+            # Its own: workers of one test, or of tests run side by side, share cores.
+            "--lock-dir", str(self.dir / f"worker{n}-locks"),
         ]
         self.workers.append(Process.start(argv, self.dir / f"worker{n}.log"))
 
