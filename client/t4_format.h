@@ -13,7 +13,8 @@
 //   objectives     ["time"], and measurements: time (the median), time_p10,
 //                  time_p90, time_min in ms, and GFLOP/s when the spec counts
 //                  flops. TuneFleet keeps statistics, not each run, so
-//                  times.runtimes is left out.
+//                  times.runtimes is left out; `tunefleet import results`
+//                  reads the statistics back (search/recorded_space.h).
 #pragma once
 
 #include <vector>

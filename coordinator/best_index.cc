@@ -205,6 +205,17 @@ std::vector<v1::TunedKernel> BestIndex::Kernels(const std::string& device_class)
   return kernels;
 }
 
+int64_t BestIndex::JobOf(const std::string& kernel, const std::string& fingerprint,
+                         const std::string& problem_key, const std::string& device_class) const {
+  std::shared_lock lock(mu_);
+  auto it = by_problem_.find(kernel + '\n' + problem_key);
+  if (it == by_problem_.end()) return 0;
+  for (const Entry& e : it->second) {
+    if (e.fingerprint == fingerprint && e.device_class == device_class) return e.answer.job_id();
+  }
+  return 0;
+}
+
 size_t BestIndex::size() const {
   std::shared_lock lock(mu_);
   size_t n = 0;

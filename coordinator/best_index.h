@@ -55,6 +55,10 @@ class BestIndex {
   // classes, and the newest completion on those classes. The owner is not
   // the index's to know: left empty.
   std::vector<v1::TunedKernel> Kernels(const std::string& device_class) const;
+  // The job of the entry of (fingerprint, problem, device class), answering
+  // or not; 0 when there is none.
+  int64_t JobOf(const std::string& kernel, const std::string& fingerprint,
+                const std::string& problem_key, const std::string& device_class) const;
   size_t size() const;
 
  private:

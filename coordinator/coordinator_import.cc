@@ -8,7 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "common/files.h"
 #include "coordinator/coordinator.h"
@@ -87,6 +89,23 @@ v1::KernelSpec ImportedSpec(const v1::ImportResultsRequest& request) {
   return spec;
 }
 
+// Whether `rows` (an earlier job's) are the results `request` imports: the
+// same configurations, outcomes and timings.
+bool SameResults(const v1::ImportResultsRequest& request, const std::vector<db::ResultRow>& rows) {
+  using Recorded = std::tuple<std::string, int, double, double, double, double>;
+  auto recorded = [](const std::string& config, v1::ResultStatus status, const v1::TimingStats& t) {
+    return Recorded{config, status, t.median_ns(), t.p10_ns(), t.p90_ns(), t.min_ns()};
+  };
+  std::multiset<Recorded> imported, earlier;
+  for (const auto& r : request.results()) {
+    imported.insert(recorded(kernelspec::ConfigKey(r.config()), r.status(), r.timing()));
+  }
+  for (const db::ResultRow& row : rows) {
+    earlier.insert(recorded(row.config_key, row.status, row.timing));
+  }
+  return imported == earlier;
+}
+
 }  // namespace
 
 Result<v1::ImportResultsResponse> Coordinator::ImportResults(
@@ -122,6 +141,20 @@ Result<v1::ImportResultsResponse> Coordinator::ImportResults(
                     ", recorded on " + recorded_on;
   const std::string problem_key = kernelspec::ProblemKey(request.problem());
   const std::string problem_text = kernelspec::ProblemText(request.problem());
+  // The same file imported twice would add a job of the same results and change no answer:
+  // refused, naming the import that holds them (the one whose best answers for the problem).
+  if (const int64_t earlier =
+          best_.JobOf(job.kernel, job.fingerprint, problem_key, job.device_class)) {
+    TF_ASSIGN_OR_RETURN(std::vector<db::ResultRow> earlier_rows, db_->ListResults(earlier));
+    if (SameResults(request, earlier_rows)) {
+      TF_ASSIGN_OR_RETURN(std::optional<db::JobRow> earlier_job, db_->GetJob(earlier));
+      return Status::FailedPrecondition(
+          "these results of " + job.kernel + " for " + problem_text + " on " + job.device_class +
+          " were imported already, as job " + std::to_string(earlier) +
+          (earlier_job ? " (" + earlier_job->stop_reason + ")" : "") +
+          "; imported again they would answer as they do now");
+    }
+  }
 
   std::vector<db::ResultRow> rows;
   std::vector<bool> became_best;

@@ -451,9 +451,11 @@ Status ReadT4(const std::string& path, const Json& json, const std::vector<size_
     const Json* measured = nullptr;
     const Json* rate = nullptr;
     std::string not_a_time;  // a measurement of the wanted names whose unit is none of time
-    if (const Json* m = Field(result, "measurements"); m && m->is_array()) {
+    const Json* measurements = Field(result, "measurements");
+    if (measurements && !measurements->is_array()) measurements = nullptr;
+    if (measurements) {
       for (const std::string& name : {objective, std::string("time")}) {
-        for (const Json& measurement : *m) {
+        for (const Json& measurement : *measurements) {
           if (measured || StringOr(measurement, "name", "") != name) continue;
           const std::string unit = StringOr(measurement, "unit", "");
           if (milliseconds(measurement)) {
@@ -480,6 +482,22 @@ Status ReadT4(const std::string& path, const Json& json, const std::vector<size_
       r.time_ms = measured ? MeanOfNumbers(*value) * *measured_ms : 1 / MeanOfNumbers(*value);
       // NaN (read as null), 0 or below: a failure of no kind, as in a Kernel Tuner cache.
       if (!(r.time_ms > 0) || !std::isfinite(r.time_ms)) r.outcome = Outcome::kInvalid;
+    }
+    if (r.outcome == Outcome::kOk && measured) {
+      // The spread of the runs where the file keeps statistics rather than each run (TuneFleet
+      // writes time_p10, time_p90 and time_min beside time): without it an import reads p10 and
+      // p90 as the median.
+      const std::string name = StringOr(*measured, "name", "");
+      for (auto [suffix, field] : {std::pair{"_p10", &r.p10_ms}, std::pair{"_p90", &r.p90_ms},
+                                   std::pair{"_min", &r.min_ms}}) {
+        for (const Json& measurement : *measurements) {
+          if (StringOr(measurement, "name", "") != name + suffix) continue;
+          const std::optional<double> ms = milliseconds(measurement);
+          const Json* value = Field(measurement, "value");
+          const double v = ms && value ? MeanOfNumbers(*value) * *ms : -1;
+          if (v > 0 && std::isfinite(v)) *field = v;
+        }
+      }
     }
     if (const Json* times = Field(result, "times"); times && times->is_object()) {
       const double times_ms = file_ms.value_or(measured_ms.value_or(1));
@@ -546,6 +564,14 @@ Result<std::vector<RecordedSpace>> ReadRecordedSpaces(const std::string& path) {
       status = ReadT4(path, json, which, &recording_of(problem));
       if (!status.ok()) break;
     }
+  } else if (StringOr(json, "format", "").rfind("tunefleet-best-configs/", 0) == 0) {
+    // Not read as results: it holds one configuration per problem and device class, which
+    // imported would stand as a space of one, without the failures and times of the others.
+    return Status::InvalidArgument(
+        path +
+        ": a `tunefleet export` file (the best configuration of each problem and device class, "
+        "not the results of a tuning); import a job's results as `tunefleet results JOB "
+        "--format t4 > FILE` writes them");
   } else {
     return Status::InvalidArgument(
         path + ": neither a Kernel Tuner cache file (cache) nor a T4 results file (results)");

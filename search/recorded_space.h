@@ -22,8 +22,10 @@
 //    objective where that is a time, else the one named `time` (an objective
 //    such as GFLOP/s is not minimized), else the first objective where that
 //    is a rate, read as its inverse (values may be numbers written as text;
-//    an array is read as its mean), `times.compilation` and
-//    `times.runtimes`, all converted to ms: a measurement from its `unit`, else
+//    an array is read as its mean), the measurements named as that time
+//    with _p10, _p90 and _min (TuneFleet's export keeps statistics, not
+//    each run), `times.compilation` and `times.runtimes`, all converted to
+//    ms: a measurement from its `unit`, else
 //    `metadata.timeunit`; `times` from `metadata.timeunit`, else the unit of
 //    the time measured (s, ms, us, ns and their spellings; ms when none says).
 //    Parameters are the configuration keys recorded; values are those
@@ -34,6 +36,9 @@
 // Either may name its problem in a top-level `problem` string, as TuneFleet's
 // exports do ("M=1024,N=1024,K=1024", kernelspec::ProblemText's form). A
 // correct result's time of 0, below or NaN is read as invalid.
+//
+// A `tunefleet export` file (client/best_export.h) is refused, saying what to
+// import instead: it holds the best configuration per problem only.
 //
 // Errors name the file and the entry: a configuration that lacks a parameter
 // or has a value outside tune_params, the same configuration twice, no
@@ -65,6 +70,12 @@ struct RecordedResult {
   double compile_ms = -1;           // -1: not recorded
   double benchmark_ms = -1;         // time spent running it, -1: not recorded
   std::vector<double> runtimes_ms;  // each timed run, when recorded
+  // Statistics of the runs where the file keeps them rather than each run
+  // (T4: measurements named as the time's, with _p10, _p90, _min); -1: not
+  // recorded.
+  double p10_ms = -1;
+  double p90_ms = -1;
+  double min_ms = -1;
 };
 
 struct RecordedSpace {

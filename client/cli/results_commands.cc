@@ -2,7 +2,9 @@
 // tuning results into the coordinator's database from other tuners' files,
 // out of it for applications, and which kernels it holds and whose they are.
 #include <cstdio>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "client/best_export.h"
 #include "client/cli/cli_util.h"
@@ -16,6 +18,38 @@
 #include "search/recorded_space.h"
 
 namespace tf::cli {
+namespace {
+
+std::string JobsText(const std::set<int64_t>& jobs) {
+  std::string text = jobs.size() == 1 ? "job " : "jobs ";
+  for (int64_t job : jobs) {
+    text += (text.back() == ' ' ? "" : ", ") + std::to_string(job);
+  }
+  return text;
+}
+
+// What the import replaced, when it made another tuning answer for the
+// kernel on the class (one fingerprint answers per class: the newest
+// completed, docs/coordinator.md) with fewer problems than the one answering
+// `before`: the problems it does not cover answer from its nearest ones from
+// now on. Empty otherwise.
+std::string SupersededNote(const std::string& kernel, const std::string& device_class,
+                           const std::vector<v1::QueryBestResponse>& before,
+                           const std::vector<v1::QueryBestResponse>& after,
+                           const std::set<int64_t>& imported) {
+  if (before.empty() || after.empty() || after.size() >= before.size() ||
+      before[0].fingerprint() == after[0].fingerprint()) {
+    return "";
+  }
+  std::set<int64_t> jobs;
+  for (const v1::QueryBestResponse& entry : before) jobs.insert(entry.job_id());
+  return kernel + " on " + device_class + " was answered by " + JobsText(jobs) + " (" +
+         CountText(before.size(), "tuned problem") + "); from now on this import (" +
+         JobsText(imported) + ") answers for the class, " + CountText(after.size(), "problem") +
+         ": the others answer from the nearest of its problems";
+}
+
+}  // namespace
 
 int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& options) {
   Result<std::vector<search::RecordedSpace>> recordings = search::ReadRecordedSpaces(options.path);
@@ -29,6 +63,9 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
   client_options->call_timeout_s = 300;  // a large problem is one transaction
   auto client = client::ResultsClient::Connect(global.coordinator, *client_options);
   if (!client.ok()) return Fail(client.status());
+  auto before = (*client)->ListBest(options.kernel, options.device_class);
+  if (!before.ok()) return Fail(before.status());
+  std::set<int64_t> imported_jobs;
   // One job per problem: a refusal of a later problem leaves the earlier ones imported.
   for (const v1::ImportResultsRequest& request : *requests) {
     const std::string problem = kernelspec::ProblemText(request.problem());
@@ -37,6 +74,7 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
       return Fail(Status(imported.status().code(),
                          options.path + ": " + problem + ": " + imported.status().message()));
     }
+    imported_jobs.insert(imported->job_id());
     if (global.json) {
       client::Json out = {
           {"job_id", imported->job_id()},     {"problem", problem},
@@ -60,6 +98,11 @@ int RunImportResults(const GlobalOptions& global, const ImportResultsOptions& op
                   imported->best().timing().median_ns() / 1e6);
     }
   }
+  auto after = (*client)->ListBest(options.kernel, options.device_class);
+  if (!after.ok()) return Fail(after.status());
+  const std::string note =
+      SupersededNote(options.kernel, options.device_class, *before, *after, imported_jobs);
+  if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
   return kExitOk;
 }
 

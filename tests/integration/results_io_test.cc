@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "client/best_config_cache.h"
@@ -313,6 +314,90 @@ TEST_P(ResultsIoTest, BadFilesAreRefusedNamingTheFileAndNothingIsStored) {
                                       kernel_ + "'s tuned problems"),
             std::string::npos)
       << short_problem.output;
+}
+
+// The results of `tunefleet results JOB --format t4`, one per problem n=`ns`,
+// of one configuration of `param`: median 1.5 ms, p10 1.2, p90 1.9.
+std::string WriteT4(const std::string& path, const std::string& param, std::vector<int> ns) {
+  Json results = Json::array();
+  for (int n : ns) {
+    Json measurements = Json::array();
+    for (auto [name, ms] : {std::pair{"time", 1.5}, {"time_p10", 1.2}, {"time_p90", 1.9}}) {
+      measurements.push_back({{"name", name}, {"value", ms}, {"unit", "ms"}});
+    }
+    results.push_back({{"configuration", {{param, 1}}},
+                       {"problem", {{"n", n}}},
+                       {"objectives", Json::array({"time"})},
+                       {"times", Json::object()},
+                       {"invalidity", "correct"},
+                       {"correctness", 1},
+                       {"measurements", std::move(measurements)}});
+  }
+  EXPECT_TRUE(
+      WriteFileAtomic(path, Json({{"schema_version", "1.0.0"}, {"results", results}}).dump()).ok());
+  return path;
+}
+
+// The jobs that `tunefleet import results` says it imported as.
+std::vector<std::string> ImportedJobs(const std::string& output) {
+  std::vector<std::string> jobs;
+  const std::regex as_job(" as job ([0-9]+)\n");
+  for (std::sregex_iterator it(output.begin(), output.end(), as_job), end; it != end; ++it) {
+    jobs.push_back((*it)[1]);
+  }
+  return jobs;
+}
+
+// A kernel answered on a class by a tuning of two problems, then by a newer
+// one of one problem (imports of other parameters fingerprint apart): the
+// import says what it replaced, and keeps the spread of the runs recorded.
+// The same file imported again is refused, naming the import that holds its
+// results, and adds no job; a file of other times is imported.
+TEST_P(ResultsIoTest, AnImportSaysWhatItReplacesAndIsNotImportedTwice) {
+  auto import = [&](const std::string& path) {
+    return Cli({"import", "results", path, "--kernel", "spin", "--device-class", "a100"});
+  };
+  ProcessResult both = import(WriteT4(dir_ / "both_T4.json", "unroll", {1024, 2048}));
+  ASSERT_TRUE(both.success()) << both.output;
+  EXPECT_EQ(both.output.find("note:"), std::string::npos) << both.output;
+  const std::string one_file = WriteT4(dir_ / "one_T4.json", "tile", {1024});
+  ProcessResult one = import(one_file);
+  ASSERT_TRUE(one.success()) << one.output;
+  const std::vector<std::string> first = ImportedJobs(both.output),
+                                 second = ImportedJobs(one.output);
+  ASSERT_EQ(first.size(), 2u) << both.output;
+  ASSERT_EQ(second.size(), 1u) << one.output;
+  EXPECT_NE(
+      one.output.find("note: spin on a100 was answered by jobs " + first[0] + ", " + first[1] +
+                      " (2 tuned problems); from now on this import (job " + second[0] +
+                      ") answers for the class, 1 problem: the others answer from the "
+                      "nearest of its problems\n"),
+      std::string::npos)
+      << one.output;
+
+  Json best = Output(Cli({"--json", "best", "spin", "--problem", "n=1024", "--device", "a100"}));
+  EXPECT_EQ(best["job_id"].dump(), second[0]);
+  EXPECT_NEAR(best["median_ns"].get<double>(), 1.5e6, 1e-3);
+  EXPECT_NEAR(best["p10_ns"].get<double>(), 1.2e6, 1e-3);
+  EXPECT_NEAR(best["p90_ns"].get<double>(), 1.9e6, 1e-3);
+
+  Restart();  // the earlier import is found in the database as well
+  ProcessResult again = import(one_file);
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_NE(again.output.find("these results of spin for n=1024 on a100 were imported already, "
+                              "as job " +
+                              second[0] + " (imported from one_T4.json (t4), recorded on "),
+            std::string::npos)
+      << again.output;
+  ProcessResult jobs = Cli({"--json", "jobs"});
+  ASSERT_TRUE(jobs.success()) << jobs.output;
+  EXPECT_EQ(Output(jobs).size(), 3u) << jobs.output;
+
+  std::string text = *ReadFile(one_file);
+  text.replace(text.find("1.5"), 3, "1.4");
+  ASSERT_TRUE(WriteFileAtomic(one_file, text).ok());
+  ProcessResult retimed = import(one_file);
+  EXPECT_TRUE(retimed.success()) << retimed.output;
 }
 
 // Kernels of two teams and one of no one's (imports claim no name): listed

@@ -475,6 +475,15 @@ TEST_F(SmallFilesTest, ErrorsNameTheFileAndTheEntry) {
   ASSERT_FALSE(other.ok());
   EXPECT_THAT(other.status().message(), HasSubstr("neither a Kernel Tuner cache file"));
 
+  // `tunefleet export` keeps one configuration per problem: said so, and what to import instead.
+  auto exported = ReadRecordedSpace(Write(
+      "best.json", R"({"format": "tunefleet-best-configs/1", "kernel": "gemm", "entries": []})"));
+  ASSERT_FALSE(exported.ok());
+  EXPECT_THAT(exported.status().message(),
+              HasSubstr("best.json: a `tunefleet export` file (the best configuration of each "
+                        "problem and device class, not the results of a tuning); import a job's "
+                        "results as `tunefleet results JOB --format t4 > FILE` writes them"));
+
   auto garbage = ReadRecordedSpace(Write("garbage.json", "{not json"));
   ASSERT_FALSE(garbage.ok());
   EXPECT_THAT(garbage.status().message(), HasSubstr("not valid JSON"));

@@ -6,6 +6,7 @@
 #include "common/subprocess.h"
 #include "kernelspec/config.h"
 #include "search/recorded_space.h"
+#include "search/recorded_timing.h"
 #include "tests/test_util.h"
 
 namespace tf::client {
@@ -78,6 +79,22 @@ TEST(T4FormatTest, EveryOutcomeValidatesAndReadsBack) {
   }
   EXPECT_EQ(ok, 2);
   EXPECT_DOUBLE_EQ(best, 1.5);
+}
+
+// `tunefleet results --format t4` then `tunefleet import results`: the spread
+// of the runs comes back as written, not the median three times.
+TEST(T4FormatTest, TheSpreadOfTheRunsReadsBack) {
+  testing::TempDir dir;
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "t4.json", T4Results({Result(64, v1::RESULT_STATUS_OK, 2e6)}).dump())
+          .ok());
+  auto recorded = search::ReadRecordedSpace(dir / "t4.json");
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  const v1::TimingStats timing = search::RecordedTiming(recorded->results[0]);
+  EXPECT_NEAR(timing.median_ns(), 2e6, 1e-3);
+  EXPECT_NEAR(timing.p10_ns(), 1.8e6, 1e-3);
+  EXPECT_NEAR(timing.p90_ns(), 2.2e6, 1e-3);
+  EXPECT_NEAR(timing.min_ns(), 1.6e6, 1e-3);
 }
 
 TEST(T4FormatTest, TheSchemaCheckRefusesWhatIsNotT4) {
