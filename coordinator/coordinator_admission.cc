@@ -260,6 +260,12 @@ std::string Coordinator::WaitingForLocked(const Job& job) const {
 Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
   const auto& spec = job.row.spec;
   kernelspec::DeviceProperties properties(device.properties().begin(), device.properties().end());
+  // A job that cannot be bound fails on this device's class, which its
+  // status names.
+  auto fail = [&](const std::string& error) {
+    job.row.device_class = device.device_class();
+    FailJobLocked(job, error);
+  };
   for (const auto& problem : spec.problems()) {
     // The runner holds every buffer twice (working copies beside pristine
     // inputs and reference outputs); refuse before any build rather than
@@ -271,18 +277,18 @@ Status Coordinator::BindJobLocked(Job& job, const v1::DeviceInfo& device) {
                           std::to_string(*bytes) + " bytes, twice that is more than the " +
                           std::to_string(memory->second) + " bytes of memory of " +
                           device.device_class();
-      FailJobLocked(job, error);
+      fail(error);
       return Status::ResourceExhausted(error);
     }
   }
   if (Status target = SetTargetLocked(job, device); !target.ok()) {
-    FailJobLocked(job, target.message());
+    fail(target.message());
     return target;
   }
   const int64_t now = NowUnixMs();
   auto search = SearchDriver::Create(spec, properties, options_.limits.max_space_size, now);
   if (!search.ok()) {
-    FailJobLocked(job, "on " + device.device_class() + ": " + search.status().message());
+    fail(search.status().message());
     return search.status();
   }
   db::JobRow updated = job.row;

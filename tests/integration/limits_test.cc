@@ -93,6 +93,27 @@ TEST_F(LimitsTest, BuffersBeyondTheDeviceMemoryFailTheJobBeforeBuilding) {
       << submitted.output;
   EXPECT_NE(submitted.output.find("268435456 bytes of memory"), std::string::npos)
       << submitted.output;
+  EXPECT_NE(submitted.output.find("failed: kernel copy on cpu/"), std::string::npos)
+      << submitted.output;
+}
+
+// A device property no device of the class has (a typo) is found when the job
+// is bound: the job fails on that class, naming the property and those known.
+TEST_F(LimitsTest, AConstraintOnAPropertyTheDeviceLacksFailsTheJobOnItsClass) {
+  CoordinatorProcess coordinator(dir_.path());
+  coordinator.Start();
+  auto worker = StartWorker(coordinator.address(), dir_.path(), "w", "cpu:1");
+  const std::string spec = WriteSpec("typo", 1024);
+  auto text = ReadFile(spec);
+  ASSERT_TRUE(text.ok());
+  ASSERT_TRUE(WriteFileAtomic(spec, *text + "constraints: [\"U * 4 <= device.l1d_byte\"]\n").ok());
+  auto submitted = RunCli(coordinator.address(), {"submit", spec, "--wait"}, 120);
+  EXPECT_EQ(submitted.exit_code, 1) << submitted.output;
+  EXPECT_NE(submitted.output.find("failed: kernel copy on cpu/"), std::string::npos)
+      << submitted.output;
+  EXPECT_NE(submitted.output.find("device property 'l1d_byte' is unknown"), std::string::npos)
+      << submitted.output;
+  EXPECT_NE(submitted.output.find("l1d_bytes"), std::string::npos) << submitted.output;
 }
 
 }  // namespace
