@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 job failed or cancelled, 2 usage or spec error, 3 coordinator "
       "unreachable, 4 not found, 5 refused: no token, unknown or revoked token, or its role may "
-      "not do that.\nThe bearer token comes from --token-file, TUNEFLEET_TOKEN_FILE or "
+      "not do that, 130 following a job (submit --wait, watch) was interrupted: the job goes "
+      "on.\nThe bearer token comes from --token-file, TUNEFLEET_TOKEN_FILE or "
       "TUNEFLEET_TOKEN (the token itself).\nRun `tunefleet COMMAND --help` for a command's "
       "options.");
 
@@ -72,7 +73,8 @@ int main(int argc, char** argv) {
   submit_cmd->add_option("SPEC", submit.spec_path, "Kernel spec file (YAML)")->required();
   submit_cmd->add_flag("--wait", submit.wait,
                        "Follow the job to its end, then print the best configuration per problem; "
-                       "exits 1 when the job fails");
+                       "exits 1 when the job fails. Ctrl-C stops following, not the job "
+                       "(`tunefleet watch JOB` follows it again)");
   submit_cmd->add_option("--priority", submit.priority, "Higher runs first")->capture_default_str();
   submit_cmd->callback([&] { exit_code = RunSubmit(global, submit); });
 
@@ -81,6 +83,15 @@ int main(int argc, char** argv) {
                                     "  tunefleet status 12\n  tunefleet status 12 --json\n");
   status_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
   status_cmd->callback([&] { exit_code = RunStatus(global, job_id); });
+
+  CLI::App* watch_cmd = AddCommand(
+      app, "watch",
+      "Follow a queued or running job to its end as `submit --wait` does: progress on stderr, "
+      "then the best configuration per problem; exits 1 when the job fails or is cancelled, 130 "
+      "on Ctrl-C (the job goes on). Of a job that ended, prints its end at once",
+      "  tunefleet watch 12\n  tunefleet watch 12 --json > job12.json\n");
+  watch_cmd->add_option("JOB", job_id, "Job id")->required()->check(tf::kId);
+  watch_cmd->callback([&] { exit_code = RunWatch(global, job_id); });
 
   int limit = 0;
   CLI::App* jobs_cmd = AddCommand(app, "jobs", "List jobs, most recent first",

@@ -225,6 +225,9 @@ class Coordinator {
     int64_t lease_candidates_total = 0;
     uint64_t last_lease_seq = 0;  // when it last got a lease, in grants
     uint64_t version = 0;         // bumped on every change, for watchers
+    // Running with no live device that serves it (LiveDevicesLocked): its
+    // Job.waiting_for says so. Kept to tell watchers when it changes.
+    bool stranded = false;
     // Once bound: what to evaluate next, and the spec's problems by key.
     std::unique_ptr<SearchDriver> search;
     std::map<std::string, int> problem_index;
@@ -277,9 +280,13 @@ class Coordinator {
 
   // All *Locked members run with mu_ held.
   bool Matches(const v1::KernelSpec& spec, const v1::DeviceInfo& device) const;
-  // A queued job's Job.waiting_for: the device it needs and why none binds
-  // it, by BindQueuedJobsLocked's rules.
+  // Job.waiting_for: of a queued job, the device it needs and why none binds
+  // it, by BindQueuedJobsLocked's rules; of a stranded running job, that no
+  // live device of its class is left.
   std::string WaitingForLocked(const Job& job) const;
+  // Marks each running job stranded, or no longer, as the last live device
+  // that serves it goes silent or one comes: its watchers are told.
+  void StrandedChangedLocked();
   // What queued jobs wait for depends on the fleet: their watchers are told
   // when it changes.
   void FleetChangedLocked();

@@ -207,6 +207,20 @@ void Coordinator::BindQueuedJobsLocked(const std::string& asking_worker) {
 }
 
 std::string Coordinator::WaitingForLocked(const Job& job) const {
+  if (job.row.state == v1::JOB_STATE_RUNNING) {
+    // Stranded: every worker with a device that serves it is silent.
+    std::set<std::string> silent;
+    for (const auto& [worker_id, worker] : workers_->workers()) {
+      for (const auto& device : worker.row.devices) {
+        if (ServesJob(device, job)) silent.insert(worker_id);
+      }
+    }
+    return "no live device of class " + job.row.device_class +
+           (job.row.toolchain.empty() ? "" : " with " + job.row.toolchain) + ": " +
+           (silent.empty() ? "no worker with one is registered"
+                           : "its workers stopped (" + FewOf(silent) + " silent)") +
+           "; the job resumes when one registers";
+  }
   const int64_t now = NowUnixMs();
   size_t live_workers = 0, matching = 0, busy = 0;
   std::set<std::string> live_classes, silent_with_one;

@@ -168,7 +168,10 @@ v1::Job Coordinator::ToProto(const db::JobRow& row) {
 v1::Job Coordinator::ToProto(const Job& job) {
   v1::Job proto = ToProto(job.row);
   proto.set_problems_retiming(static_cast<int32_t>(job.retimes.size()));
-  if (job.row.state == v1::JOB_STATE_QUEUED) proto.set_waiting_for(WaitingForLocked(job));
+  if (job.row.state == v1::JOB_STATE_QUEUED ||
+      (job.row.state == v1::JOB_STATE_RUNNING && job.stranded)) {
+    proto.set_waiting_for(WaitingForLocked(job));
+  }
   return proto;
 }
 

@@ -406,6 +406,7 @@ void Coordinator::ReaperLoop() {
     });
     for (auto& [id, job] : jobs_) AdvanceSearchLocked(job);  // search.max_seconds
     if (!workers_->ExpireSilent(now).empty()) FleetChangedLocked();
+    StrandedChangedLocked();  // workers go silent without a call: only the reaper sees it
     workers_->ForgetSilent(now, [this](const std::string& id) { return LeasesOfLocked(id); });
   }
 }

@@ -15,6 +15,19 @@ void Coordinator::FleetChangedLocked() {
   }
 }
 
+void Coordinator::StrandedChangedLocked() {
+  for (auto& [id, job] : jobs_) {
+    const bool stranded = job.row.state == v1::JOB_STATE_RUNNING && LiveDevicesLocked(job) == 0;
+    if (stranded == job.stranded) continue;
+    job.stranded = stranded;
+    if (stranded) {
+      spdlog::warn("job {}: no live device of class {} is left; it waits for one", id,
+                   job.row.device_class);
+    }
+    ChangedLocked(job);
+  }
+}
+
 std::vector<v1::WorkerInfo> Coordinator::ListWorkers() {
   std::lock_guard lock(mu_);
   return workers_->List(NowUnixMs(), [this](const std::string& id) { return LeasesOfLocked(id); });

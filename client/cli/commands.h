@@ -19,6 +19,9 @@ enum ExitCode : int {
   kExitUnreachable = 3,
   kExitNotFound = 4,
   kExitAuth = 5,  // no token, unknown or revoked token, or its role may not
+  // Following a job (submit --wait, watch) was stopped by SIGINT; SIGTERM
+  // exits 143. The job goes on.
+  kExitInterrupted = 130,
 };
 
 struct GlobalOptions {
@@ -93,6 +96,9 @@ struct ExportOptions {
 };
 
 int RunSubmit(const GlobalOptions& global, const SubmitOptions& options);
+// Follows a job as `submit --wait` does: progress on stderr, then the result;
+// exits as the job ended.
+int RunWatch(const GlobalOptions& global, int64_t job_id);
 int RunStatus(const GlobalOptions& global, int64_t job_id);
 int RunJobs(const GlobalOptions& global, int limit);
 int RunCancel(const GlobalOptions& global, int64_t job_id);

@@ -1,8 +1,10 @@
 // The subcommands that talk to the coordinator.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "client/cli/build_failures.h"
@@ -31,13 +33,22 @@ void PrintBestTable(const v1::Job& job) {
                   best.confirmed_by_retiming() ? "re-timed" : ""});
   }
   if (table.empty()) {
-    std::printf("no candidate succeeded\n");
+    std::printf(job.state() == v1::JOB_STATE_CANCELLED
+                    ? "no candidate succeeded before the job was cancelled\n"
+                    : "no candidate succeeded\n");
     return;
   }
   table.Print(stdout);
+  // A cancelled job's other problems simply never finished.
+  const bool cancelled = job.state() == v1::JOB_STATE_CANCELLED;
   for (const v1::Problem& problem : job.problems_without_success()) {
-    std::printf("%s: no candidate succeeded (tunefleet results %lld says why)\n",
-                kernelspec::ProblemText(problem).c_str(), static_cast<long long>(job.job_id()));
+    if (cancelled) {
+      std::printf("%s: not finished: the job was cancelled\n",
+                  kernelspec::ProblemText(problem).c_str());
+    } else {
+      std::printf("%s: no candidate succeeded (tunefleet results %lld says why)\n",
+                  kernelspec::ProblemText(problem).c_str(), static_cast<long long>(job.job_id()));
+    }
   }
   if (std::any_of(job.best().begin(), job.best().end(),
                   [](const v1::BestEntry& b) { return b.confirmed_by_retiming(); })) {
@@ -118,6 +129,58 @@ int JobExitCode(const v1::Job& job) {
   return job.state() == v1::JOB_STATE_SUCCEEDED ? kExitOk : kExitJobFailed;
 }
 
+// What a follower stopped by SIGINT or SIGTERM writes: the job goes on.
+char interrupted_note[256];
+size_t interrupted_note_size = 0;
+
+void OnInterrupt(int signal) {
+  // Only async-signal-safe calls here.
+  const ssize_t written = write(STDERR_FILENO, interrupted_note, interrupted_note_size);
+  (void)written;
+  _exit(128 + signal);  // the shells' convention: kExitInterrupted for SIGINT
+}
+
+// From here on, SIGINT or SIGTERM ends the process saying how to find the
+// job again (on a terminal, under the progress line being redrawn).
+void SayJobContinuesWhenInterrupted(int64_t job_id, bool redraw) {
+  const std::string id = std::to_string(job_id);
+  const std::string note = std::string(redraw ? "\n" : "") + "job " + id +
+                           " continues on the coordinator: `tunefleet watch " + id +
+                           "` to follow it, `tunefleet cancel " + id + "` to stop it\n";
+  interrupted_note_size = std::min(note.size(), sizeof(interrupted_note));
+  std::memcpy(interrupted_note, note.data(), interrupted_note_size);
+  struct sigaction action = {};
+  action.sa_handler = OnInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// Follows the job to its end: progress on stderr, so that stdout holds only
+// the result, then its summary and best configurations, or its JSON.
+int FollowJob(const GlobalOptions& global, client::Client& client, int64_t job_id) {
+  const bool redraw = isatty(STDERR_FILENO);
+  SayJobContinuesWhenInterrupted(job_id, redraw);
+  JobProgress progress(stderr, redraw);
+  Result<v1::Job> final_job = client.WatchJob(
+      job_id, [&](const v1::Job& update) { progress.Update(update); },
+      [&](const Status& lost) { progress.Note(lost.message() + "; reconnecting"); });
+  progress.Finish();
+  // Ended, or no longer followed: nothing goes on unseen any more.
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  if (!final_job.ok()) return Fail(final_job.status());
+  if (global.json) {
+    PrintJson(client::JobJson(*final_job));
+  } else {
+    PrintJobSummary(*final_job);
+    // A job that ended without a best said why in its summary's error line.
+    if (final_job->best_size() > 0 || final_job->error().empty()) PrintBestTable(*final_job);
+    PrintBuildFailuresOfFailedJob(client, *final_job);
+  }
+  return JobExitCode(*final_job);
+}
+
 }  // namespace
 
 int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
@@ -138,24 +201,15 @@ int RunSubmit(const GlobalOptions& global, const SubmitOptions& options) {
     }
     return kExitOk;
   }
-  // Progress goes to stderr so that stdout holds only the result.
   std::fprintf(stderr, "submitted job %lld (kernel %s)\n", static_cast<long long>(job->job_id()),
                job->kernel().c_str());
-  JobProgress progress(stderr, isatty(STDERR_FILENO));
-  Result<v1::Job> final_job = (*client)->WatchJob(
-      job->job_id(), [&](const v1::Job& update) { progress.Update(update); },
-      [&](const Status& lost) { progress.Note(lost.message() + "; reconnecting"); });
-  progress.Finish();
-  if (!final_job.ok()) return Fail(final_job.status());
-  if (global.json) {
-    PrintJson(client::JobJson(*final_job));
-  } else {
-    PrintJobSummary(*final_job);
-    // A job that ended without a best said why in its summary's error line.
-    if (final_job->best_size() > 0 || final_job->error().empty()) PrintBestTable(*final_job);
-    PrintBuildFailuresOfFailedJob(**client, *final_job);
-  }
-  return JobExitCode(*final_job);
+  return FollowJob(global, **client, job->job_id());
+}
+
+int RunWatch(const GlobalOptions& global, int64_t job_id) {
+  auto client = Connect(global);
+  if (!client.ok()) return Fail(client.status());
+  return FollowJob(global, **client, job_id);
 }
 
 int RunStatus(const GlobalOptions& global, int64_t job_id) {

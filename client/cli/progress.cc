@@ -14,6 +14,13 @@ std::string Bar(int64_t done, int64_t total) {
   return "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "]";
 }
 
+// What writes a plain line at once when it changes.
+std::string Phase(const v1::Job& job) {
+  return std::string(client::JobStateName(job.state())) +
+         (job.builds_done() < job.configurations() ? ", building" : "") +
+         (job.problems_retiming() > 0 ? ", re-timing" : "") + "; " + job.waiting_for();
+}
+
 }  // namespace
 
 JobProgress::JobProgress(std::FILE* out, bool redraw)
@@ -31,8 +38,10 @@ std::string JobProgress::Line(const v1::Job& job) const {
                      std::to_string(job.builds_done()) + "/" +
                      std::to_string(job.configurations()) + ", " + FormatSeconds(elapsed);
   // The rate since watching began: earlier progress may come from a cache.
+  // None while it waits (no device is left, ...): it would only grow.
   const int64_t progressed = done - done_at_start_;
-  if (progressed > 0 && done < total && !client::IsTerminal(job.state())) {
+  if (progressed > 0 && done < total && !client::IsTerminal(job.state()) &&
+      job.waiting_for().empty()) {
     line += ", ETA " + FormatSeconds(elapsed * static_cast<double>(total - done) / progressed);
   }
   if (job.problems_retiming() > 0) {
@@ -46,23 +55,37 @@ std::string JobProgress::Line(const v1::Job& job) const {
 
 void JobProgress::Update(const v1::Job& job) {
   if (done_at_start_ < 0) done_at_start_ = job.candidates_done();
-  const auto now = std::chrono::steady_clock::now();
-  const bool state_changed = job.state() != last_state_;
-  last_state_ = job.state();
   if (redraw_) {
     std::fprintf(out_, "\r\033[K%s", Line(job).c_str());
     std::fflush(out_);
     printed_ = true;
     return;
   }
-  if (!state_changed && printed_ && now - last_print_ < kPlainInterval) return;
+  const auto now = std::chrono::steady_clock::now();
+  std::string phase = Phase(job);
+  const bool phase_changed = phase != last_phase_;
+  last_phase_ = std::move(phase);
+  if (!phase_changed && printed_ && now - last_print_ < kPlainInterval) {
+    held_back_ = Line(job);
+    return;
+  }
+  if (phase_changed) WriteHeldBack();
+  held_back_.clear();  // this line is newer
   std::fprintf(out_, "%s\n", Line(job).c_str());
   std::fflush(out_);
   last_print_ = now;
   printed_ = true;
 }
 
+void JobProgress::WriteHeldBack() {
+  if (held_back_.empty()) return;
+  std::fprintf(out_, "%s\n", held_back_.c_str());
+  std::fflush(out_);
+  held_back_.clear();
+}
+
 void JobProgress::Note(const std::string& text) {
+  WriteHeldBack();
   if (redraw_ && printed_) std::fprintf(out_, "\n");
   std::fprintf(out_, "%s\n", text.c_str());
   std::fflush(out_);
@@ -70,6 +93,7 @@ void JobProgress::Note(const std::string& text) {
 }
 
 void JobProgress::Finish() {
+  WriteHeldBack();
   if (redraw_ && printed_) std::fprintf(out_, "\n");
 }
 

@@ -22,6 +22,21 @@ namespace v1 = ::tunefleet::v1;
 
 class OneKernelCoordinator final : public v1::TuneFleet::Service {
  public:
+  static constexpr int64_t kCancelledJob = 13;
+  // Cancelled with one of its two problems tuned, as the coordinator shows it.
+  static v1::Job Cancelled() {
+    v1::Job job;
+    job.set_job_id(kCancelledJob);
+    job.set_kernel("gemm");
+    job.set_state(v1::JOB_STATE_CANCELLED);
+    v1::BestEntry* best = job.add_best();
+    *best->mutable_problem() = *kernelspec::ParseProblem("M=64,N=64,K=64");
+    *best->mutable_config() = *kernelspec::ParseConfigKey("BM=64,BN=128");
+    best->mutable_timing()->set_median_ns(5000);
+    *job.add_problems_without_success() = *kernelspec::ParseProblem("M=512,N=128,K=256");
+    return job;
+  }
+
   grpc::Status QueryBest(grpc::ServerContext*, const v1::QueryBestRequest* request,
                          v1::QueryBestResponse* response) override {
     if (request->kernel() != "gemm") {
@@ -48,8 +63,21 @@ class OneKernelCoordinator final : public v1::TuneFleet::Service {
     response->mutable_timing()->set_median_ns(5000);
     return grpc::Status::OK;
   }
-  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request, v1::Job*) override {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(request->job_id()));
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                      v1::Job* job) override {
+    if (request->job_id() != kCancelledJob) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          "no job " + std::to_string(request->job_id()));
+    }
+    *job = Cancelled();
+    return grpc::Status::OK;
+  }
+  grpc::Status WatchJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
+                        grpc::ServerWriter<v1::JobEvent>* writer) override {
+    v1::JobEvent event;
+    grpc::Status got = GetJob(context, request, event.mutable_job());
+    if (got.ok()) writer->Write(event);
+    return got;
   }
   // As the coordinator answers for a job that has ended: the job as it was.
   grpc::Status CancelJob(grpc::ServerContext*, const v1::GetJobRequest* request,
@@ -229,7 +257,7 @@ TEST_F(CliTest, ANumberFlagOutOfRangeIsNamedWithItsValue) {
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("--jobs: nan is not a finite number"), std::string::npos)
       << result.output;
-  for (const char* command : {"status", "cancel", "results"}) {
+  for (const char* command : {"status", "watch", "cancel", "results"}) {
     result = Run({command, "abc"});
     EXPECT_EQ(result.exit_code, 2) << result.output;
     EXPECT_NE(result.output.find("JOB: 'abc' is not a whole number"), std::string::npos)
@@ -327,6 +355,20 @@ TEST_F(CliTest, CancelOfAJobThatEndedSaysNothingWasCancelled) {
   ProcessResult result = Run({"cancel", "7"});
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(result.output, "job 7 had already succeeded; nothing to cancel\n");
+}
+
+// Its other problems never ran: no candidate of theirs failed.
+TEST_F(CliTest, ACancelledJobsProblemsWithoutABestWereNotFinished) {
+  for (const char* command : {"status", "watch"}) {
+    ProcessResult result = Run({command, "13"});
+    EXPECT_EQ(result.exit_code, std::string(command) == "watch" ? 1 : 0) << result.output;
+    EXPECT_NE(result.output.find("job 13 cancelled: kernel gemm"), std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find("M=512,N=128,K=256: not finished: the job was cancelled\n"),
+              std::string::npos)
+        << result.output;
+    EXPECT_EQ(result.output.find("no candidate succeeded"), std::string::npos) << result.output;
+  }
 }
 
 TEST_F(CliTest, MisspelledCommandIsNamed) {

@@ -492,6 +492,56 @@ TEST_F(CoordinatorTest, AQueuedJobSaysWhatItWaitsForUntilBound) {
       << waiting_for(on_workers);
 }
 
+// A running job whose only worker went silent stays running and says that
+// no live device of its class is left; its watchers are told as the worker
+// goes silent and as another comes.
+TEST_F(CoordinatorTest, ARunningJobWhoseWorkersWentSilentSaysNoLiveDeviceIsLeft) {
+  Start();
+  v1::SubmitJobRequest request = CompiledOnWorkers(/*configs=*/2);
+  request.mutable_spec()->mutable_target()->clear_compile_on();
+  const std::string worker = Register();
+  auto job = c_->Submit(request);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  ASSERT_EQ(job->state(), v1::JOB_STATE_RUNNING);
+  std::mutex mu;
+  std::vector<std::string> told;  // each waiting_for the watch streamed, once in a row
+  std::atomic<bool> stop = false;
+  std::thread watcher([&] {
+    (void)c_->WatchJob(
+        job->job_id(),
+        [&](const v1::Job& update) {
+          std::lock_guard lock(mu);
+          if (told.empty() || told.back() != update.waiting_for()) {
+            told.push_back(update.waiting_for());
+          }
+          return true;
+        },
+        [&] { return stop.load(); });
+  });
+  auto streamed = [&] {
+    std::lock_guard lock(mu);
+    return told;
+  };
+  auto last = [&] {
+    const std::vector<std::string> now = streamed();
+    return now.empty() ? std::optional<std::string>() : now.back();
+  };
+
+  Silence(worker);
+  const std::string stranded = "no live device of class cpu-test: its workers stopped (" + worker +
+                               " silent); the job resumes when one registers";
+  EXPECT_TRUE(WaitFor([&] { return last() == stranded; }, seconds(10)));
+  EXPECT_EQ(State(job->job_id()), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(c_->GetJob(job->job_id())->waiting_for(), stranded);
+
+  Register();
+  EXPECT_TRUE(WaitFor([&] { return last() == ""; }, seconds(10)));
+  EXPECT_EQ(c_->GetJob(job->job_id())->waiting_for(), "");
+  stop = true;
+  watcher.join();
+  EXPECT_EQ(streamed(), (std::vector<std::string>{"", stranded, ""}));
+}
+
 TEST_F(CoordinatorTest, AJobItsWorkersCompileIsMeasuredWithOneCompilerWhoseTimesAloneItReuses) {
   Start();
   const v1::SubmitJobRequest request = CompiledOnWorkers(/*configs=*/4);

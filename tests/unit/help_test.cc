@@ -41,6 +41,7 @@ TEST(HelpTest, CommandsForPeopleDescribeThemselvesWithAnExample) {
 TEST(HelpTest, EveryTunefleetCommandHasAnExample) {
   for (std::vector<std::string> command : {std::vector<std::string>{"submit"},
                                            {"status"},
+                                           {"watch"},
                                            {"jobs"},
                                            {"cancel"},
                                            {"results"},

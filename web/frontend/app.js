@@ -557,7 +557,7 @@ function jobPage(id) {
     job = await api(`/api/jobs/${id}`);
     title.replaceChildren(
       el("h1", {}, `Job #${job.job_id}: ${job.kernel} `, badge(job.state)),
-      el("div", { class: "muted" }, job.device_class ? `on ${job.device_class}` : job.waiting_for || "waiting for a device", ` · submitted ${ago(job.created_unix_ms)}`, job.priority ? ` · priority ${job.priority}` : ""),
+      el("div", { class: "muted" }, job.device_class ? `on ${job.device_class}` : job.waiting_for || "waiting for a device", job.device_class && job.waiting_for ? ` · ${job.waiting_for}` : "", ` · submitted ${ago(job.created_unix_ms)}`, job.priority ? ` · priority ${job.priority}` : ""),
       el("div", { class: "progress-cell", style: "margin-top:10px" }, progress(job)),
       el(
         "div",

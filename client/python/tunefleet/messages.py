@@ -146,7 +146,8 @@ class Job:
     toolchain: str = ""  # the compiler it is measured with, when its workers compile it
     # Once it ended: the problems where no candidate succeeded (best has none).
     problems_without_success: list[dict[str, int]] = field(default_factory=list)
-    # While queued: the device it waits for, and why none serves it yet.
+    # While queued: the device it waits for, and why none serves it yet; while
+    # running with no live device of its class left: that.
     waiting_for: str = ""
 
     @property
