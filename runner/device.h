@@ -16,8 +16,9 @@ struct Device {
   std::vector<int> cpus;  // host cores the device's runner is pinned to; empty: not pinned
   int ordinal = 0;        // the vendor's own number of the device (its driver's ordinal)
   // What names a GPU on this host whatever ordinals a process's driver gives
-  // (NVIDIA: its UUID, a MIG instance's own; AMD: its PCI bus id), for the
-  // worker's device locks (worker/device_locks.h). Empty: not a GPU.
+  // (its vendor folder's choice: an id that partitions of one GPU do not
+  // share where the driver has them), for the worker's device locks
+  // (worker/device_locks.h). Empty: not a GPU.
   std::string host_id;
   // Files its runner's backend reads (a replayed recording): the worker
   // places a copy of files[n] in the runner's folder, which is the runner's

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
       "kinds.\nEach worker locks the cores and GPUs it times on for as long as it runs: a second "
       "worker of this host asking for one of them exits 75, naming the first one's pid. To run "
       "several on one host, give each its own cores (taskset -c 0-3 tunefleet-worker ... "
-      "--devices cpu:2) or GPUs (--devices nvidia:1).\nExit codes: 0 shut down by SIGINT or "
+      "--devices cpu:2) or GPUs (--devices KIND:N).\nExit codes: 0 shut down by SIGINT or "
       "SIGTERM, 1 error, 2 usage, 5 the coordinator refused the token (none, unknown, revoked, or "
       "not a worker's), 75 a device --devices names is not there yet (a GPU driver not up) or "
       "another worker of this host is using it: try again later."};
