@@ -169,7 +169,7 @@ v1::Job Coordinator::ToProto(const Job& job) {
   v1::Job proto = ToProto(job.row);
   proto.set_problems_retiming(static_cast<int32_t>(job.retimes.size()));
   if (job.row.state == v1::JOB_STATE_QUEUED ||
-      (job.row.state == v1::JOB_STATE_RUNNING && job.stranded)) {
+      (job.row.state == v1::JOB_STATE_RUNNING && job.stranded && LiveDevicesLocked(job) == 0)) {
     proto.set_waiting_for(WaitingForLocked(job));
   }
   return proto;
